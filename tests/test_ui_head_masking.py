@@ -123,6 +123,9 @@ def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
     qtbot.addWidget(view)
     assert view.head_mask.compare() is None and "Type the heads" in view.head_mask.table.text()
     view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.head_mask.field.setText("3.1")       # the loaded model's size is known before any comparison
+    assert view.head_mask.compare() is None
+    assert view.head_mask.table.text() == "layer 3 does not exist: this model has layers 1-2 and heads 1-4 per layer"
     view.inputs.text_a.setText("a good model")
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)

@@ -23,7 +23,8 @@ class HeadMaskBar(QWidget):
 
     ``inputs()`` gives the page's input in view as mask_heads fields (``text``, ``text_pair``, ``tau``, window
     settings), or None when there is none; ``slot`` is the page's model slot in the inspector child.
-    ``size`` (layers, heads per layer) checks typed indices once a result has told them. ``dev()``, when given,
+    ``size`` (layers, heads per layer) checks typed indices once the model (:meth:`model_in`) or a result has told
+    them. ``dev()``, when given,
     names a dev set (components.head_masking.dev_fields, or None when none is chosen) that "and on the dev set"
     also scores; ``dev_where`` names the place where the user chooses it (messages and tooltip).
     ``class_names(names)``, when given, gives the class names the page shows for the head's output names."""
@@ -77,6 +78,13 @@ class HeadMaskBar(QWidget):
         self.on_dev.setToolTip(f"also score the dev set named in {where} with and without these heads (its first "
                                f"examples, {MASK_DEV_CAP} when it says all; one dev pass per comparison)")
         self.on_dev.setVisible(dev is not None)
+
+    def model_in(self, loaded) -> None:
+        """A new model (ModelInfo: ``num_layers``, ``num_heads``): typed heads are checked against its size at
+        once, and a comparison of the previous model is cleared."""
+        layers, heads = int(getattr(loaded, "num_layers", 0) or 0), int(getattr(loaded, "num_heads", 0) or 0)
+        self.size = (layers, heads) if layers and heads else None
+        self.clear()
 
     def compare(self) -> int | None:
         """Ask the child for the input in view with the typed heads off; the request id, or None (said why)."""
