@@ -93,6 +93,26 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_tabs_behind_the_scroll_arrows(qtbot):
+    """A tab bar too narrow for its tabs scrolls them: every tab is reported (the arrows take the bar's end);
+    wide enough, none is."""
+    from PySide6.QtWidgets import QLabel, QTabWidget
+
+    from explorer.ui.shell.layout_check import hidden_tabs, layout_offenders
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    for title in ("Block flow per layer", "Model view", "Head importance"):
+        tabs.addTab(QLabel("x"), title)
+    tabs.resize(200, 120)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    assert hidden_tabs(tabs.tabBar()) == ["Block flow per layer", "Model view", "Head importance"]
+    assert [o.kind for o in layout_offenders(tabs) if o.kind == "tabs"] == ["tabs"]
+    tabs.resize(900, 120)
+    qtbot.waitUntil(lambda: not hidden_tabs(tabs.tabBar()))
+
+
 def test_the_check_finds_a_clipped_combo_and_a_menu_arrow_over_the_text(qtbot):
     """A combo box that clips its text without "…" ("1: 165 tokens, chars" on the Attention page at 1280x800) and
     a menu arrow drawn over a tool button's text ("Export⌄": Fusion draws an instant-popup tool button's arrow over
@@ -582,3 +602,27 @@ def test_tabs_wrapping_to_a_third_row_never_push_the_window_past_the_screen(qtbo
     w.tabs.setCurrentIndex(0)   # the pages still switch and the window stays inside
     QApplication.processEvents()
     assert area.contains(w.frameGeometry())
+
+
+def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, tiny_qa, app_style, tmp_path):
+    """On Spans & τ at 1280x800 the Heads off field shows "5.3, 6.1, 2.4" whole (it was 30 px: only "6.1" showed),
+    and the page is no wider than the window leaves it."""
+    from helpers import probe_in_small_windows
+
+    from explorer.ui.inspectors.hub import InspectorHub
+    from explorer.ui.inspectors.registry import SPANS
+
+    hub = InspectorHub()
+    page = dict(hub.tabs())[SPANS]
+    qtbot.addWidget(page)
+    hub.set_model(tiny_qa)
+    _shown(qtbot, page, PAGE_AT_1280)
+    probe_in_small_windows(qtbot, hub, "Where was Ada born?", "Ada was born in London in 1815.")
+    field = hub.head_mask.field
+    field.setText("5.3, 6.1, 2.4")
+    qtbot.waitUntil(field.isVisible)
+    frame = field.style().pixelMetric(field.style().PixelMetric.PM_DefaultFrameWidth)
+    text_room = field.contentsRect().width() - 2 * frame
+    assert text_room >= field.fontMetrics().horizontalAdvance(field.text())
+    assert page.minimumSizeHint().width() <= PAGE_AT_1280[0]
+    page.grab().save(str(tmp_path / "spans_1280.png"))
