@@ -95,6 +95,7 @@ class ClassifyView(ModelPage):
         self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs,   # heads switched off on this input
                                      class_names=lambda names: readable_label_names(names, self.run_label_names))
         layout.addWidget(self.head_mask)
+        self.model_changed.connect(self.head_mask.model_in)   # typed heads checked against its size
         # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown; the
         # veil covers a plain host of the splitter (a QSplitter takes a child widget, the veil, as a third pane:
         # the Arithmetic pane shrank to a third while the veil was up)
@@ -348,6 +349,8 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     dev.open_requested.connect(open_row)
     view.model_changed.connect(dev.model_changed)
+    view.load_started.connect(dev.model_loading)   # the run's dev rows at once, Score waiting for the model
+    view.load_ended.connect(dev.load_ended)
     view.head_mask.attach_dev(dev.masking_dev_set, f"the {CLASSIFY_DEV_PAGE} page")   # heads off on its dev file
     return [(CLASSIFY_PAGE, view), (CLASSIFY_DEV_PAGE, dev)]
 
