@@ -61,7 +61,13 @@ def test_capsule_states_the_run_and_its_check_reproduces_the_figures(tmp_path, m
     events = [json.loads(x) for x in (tmp_path / "runs" / "tiny" / "events.jsonl").read_text().splitlines() if x]
     last = [e for e in events if e.get("event") == "eval"][-1]
     assert doc["final"]["printed"]["accuracy"] == f"{100 * last['metrics']['accuracy']:.4f}"
+    # every row of the final evaluation kept with the run: bootstrap intervals of the headline figures
+    boot = doc["final"]["bootstrap_95"]
+    assert set(boot) >= {"accuracy", "macro_f1", "matthews_corrcoef"} and doc["final"]["bootstrap_note"] == ""
+    assert all(b["n"] == doc["final"]["n"] and b["low"] <= b["value"] <= b["high"] for b in boot.values())
+    assert f"95% bootstrap interval {boot['macro_f1']['printed'][0]}" in (folder / "metrics.md").read_text()
     methods = (folder / "methods.md").read_text()
+    assert "bootstrap" in methods and f"95% CI {boot['macro_f1']['printed'][0]}" in methods
     assert "seed 7" in methods and doc["data"]["train"][0]["sha256"][:12] in methods
     assert f"torch {metadata.version('torch')}" in methods and "Wilson" in methods
     assert f"capsule --check {folder}" in (folder / "command.txt").read_text()
