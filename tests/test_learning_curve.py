@@ -188,6 +188,7 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
     assert "bag-of-words 54.0 (46.0 to 62.0)" in text and "the next doubling" in text
     assert "1 of 2 dev rows (50.0%) also occur in the training rows" in text
     assert "t interval" not in text   # the sizes' mean would mix training-set sizes: no interval of it
+    assert "per size: " in text and "±" not in text   # nor a mean ± sd: each size's figure on its own
     drawn = tab.view.curve_plot.drawn   # the same figures drawn: sizes on log2 rows, the fit's next doubling
     assert list(drawn.model.value) == pytest.approx([41, 52, 58, 61]) and drawn.next is not None
     tab.show()
@@ -216,3 +217,42 @@ def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_
     monkeypatch.setattr(QMessageBox, "question", lambda *_a: QMessageBox.StandardButton.Yes)
     group, configs = tab.learning_curve(base)
     assert group.kind == "curve" and len(configs) == 4 and (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()
+
+
+def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
+    """Each size trains on other rows: the Groups page, the CLI summary and the Runs dock give the figure per
+    size (the dock: the largest size's), where restarts of one setting get mean ± sd and a t interval."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from explorer.core.studies.group_stats import MemberData, group_table, per_size_lines
+    from explorer.core.studies.groups import Group, GroupMember
+    from explorer.ui.groups.group_summary import summary_head
+    from explorer.ui.runs.group_rows import GroupRow
+
+    rows, acc = (400, 800, 1600), (50.92, 54.36, 77.06)
+    members = [MemberData(run_id=f"lc-0{i}", status="finished", params={"fraction": r / 3200, "train_rows": r},
+                          metric_name="accuracy", task="single", eval_steps=np.array([0, 9]),
+                          eval_values=np.array([50.0, a]), final_metrics={"accuracy": a, "macro_f1": a - 10})
+               for i, (r, a) in enumerate(zip(rows, acc), 1)]
+    curve = Group(name="lc", kind="curve", varied=["fraction"], seeds=[1],
+                  members=[GroupMember(run_id=m.run_id, seed=1, params=m.params) for m in members])
+    table = group_table(members, ["fraction"])
+    text = summary_head(curve, members, table, [])
+    assert text.startswith("final accuracy (%) per size: 400 rows 50.92, 800 rows 54.36, 1600 rows 77.06")
+    assert "macro F1 (%) per size: 400 rows 40.92" in text
+    assert "±" not in text and "t interval" not in text and f"{np.mean(acc):.2f}" not in text
+    assert per_size_lines(members, "accuracy")[0] == text.split("  |")[0].split("<br>")[0][len("final "):]
+
+    restarts = Group(name="r", kind="restarts", varied=["seed"], seeds=[1, 2, 3], members=curve.members)
+    text = summary_head(restarts, members, table, [])
+    assert f"{np.mean(acc):.2f} ± {np.std(acc, ddof=1):.2f}" in text and "t interval" in text
+
+    def state(value):
+        return SimpleNamespace(status="finished", best_metric=lambda: ("accuracy", value, 9))
+
+    row = GroupRow(group=curve, states=[state(a) for a in acc])
+    assert row.best_text() == "77.06% acc at 1600 rows" and row.best_sort_key() == 77.06
+    assert "largest size" in row.tooltip()
+    assert "±" in GroupRow(group=restarts, states=[state(a) for a in acc]).best_text()

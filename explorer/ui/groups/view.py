@@ -17,10 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
     QVBoxLayout, QWidget
 
-from explorer.core.specs.metric_display import metric_label
-from explorer.core.studies.group_stats import BAND_MODES, final_metric_intervals, final_metric_stats, group_table, heat_map, \
-    mean_band
+from explorer.core.studies.group_stats import BAND_MODES, group_table, heat_map, mean_band
 from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
+from explorer.ui.groups.group_summary import summary_head
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -139,18 +138,7 @@ class GroupView(QWidget):
                                f"({status}); each fold's run trains on the other folds and is scored on its own")
         name = self.table_data.label or "dev metric"
         task = next((m.task for m in self.members if m.task), None)
-        others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
-                  for k, st in final_metric_stats(self.members).items()
-                  if k not in (self.table_data.metric_name, "total") and st.n]
-        self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
-                             f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
-                             + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
-        intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(self.members).items()
-                     if k != "total" and ci.n > 1]
-        # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py); a learning
-        # curve's members train on different sizes, so their mean estimates nothing and gets no interval
-        if intervals and group.kind != "curve":
-            self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
+        self.summary.setText(summary_head(group, self.members, self.table_data, self.notes))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             import html
 
