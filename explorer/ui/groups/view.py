@@ -174,6 +174,8 @@ class GroupView(QWidget):
         grid = group.kind == "grid" and len(axes) >= 2
         for w in (self.x_axis, self.y_axis, self.heat_plot, *self.axis_labels[1:]):
             w.setVisible(grid)
+        for w in (self.band_mode, self.axis_labels[0]):   # a band spans restarts or folds, not sizes
+            w.setVisible(group.kind != "curve")
         self._draw_curves()
         self._draw_heat()
 
@@ -197,6 +199,10 @@ class GroupView(QWidget):
         if not self.members:
             self.curves.setTitle("no group: pick one in the Runs dock")
             return
+        name = (self.table_data.label if self.table_data else "") or "metric"
+        if self.group is not None and self.group.kind == "curve":
+            self._draw_sizes(name)   # one run per size on other rows: no mean across them
+            return
         for m in self.members:
             if len(m.eval_steps):
                 self.curves.plot(m.eval_steps, m.eval_values, pen=RUN_PEN)
@@ -213,13 +219,27 @@ class GroupView(QWidget):
             low, high = float(values.min()), float(values.max())
             pad = max((high - low) * 0.08, 1e-3)
             self.curves.setYRange(low - pad, high + pad, padding=0)
-        name = (self.table_data.label if self.table_data else "") or "metric"
         with_points = sum(1 for m in self.members if len(m.eval_steps))
         if not with_points:
             self.curves.setTitle(f"no dev evaluation yet in the {len(self.members)} runs of this group")
         else:
             self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
                                  f"{BAND_LABELS[self.band_mode.currentData()]}")
+        self.curves.setLabel("left", name)
+
+    def _draw_sizes(self, name: str) -> None:
+        """A learning curve's dev curves, one coloured line per size with its size in the legend."""
+        from explorer.core.studies.group_stats import size_of
+
+        legend = self.curves.addLegend(offset=(-10, 10))
+        legend.clear()
+        drawn = [m for m in self.members if len(m.eval_steps)]
+        for i, m in enumerate(drawn):
+            self.curves.plot(m.eval_steps, m.eval_values, pen=pg.mkPen(pg.intColor(i, hues=max(len(drawn), 1)),
+                                                                      width=2), symbol="o", symbolSize=4,
+                             name=size_of(m))
+        self.curves.setTitle(f"dev {name} of each size ({len(drawn)} of {len(self.members)} evaluated)"
+                             if drawn else f"no dev evaluation yet in the {len(self.members)} runs of this group")
         self.curves.setLabel("left", name)
 
     def _draw_heat(self) -> None:
