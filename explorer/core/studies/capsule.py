@@ -177,6 +177,7 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
     from explorer.core.runs.layout import config_file, events_file
     from explorer.core.specs.best import best_of_events
     from explorer.core.specs.tasks import find_task_facts
+    from explorer.core.studies.capsule_marks import capsule_marks
 
     run_dir = Path(run_dir)
     if not config_file(run_dir).is_file():
@@ -203,6 +204,8 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
             "versions": {**versions(str(started.get("device") or "")), "bert-explorer commit": commit or ""},
             "final": final_figures(run_dir, evals[-1], task, config.get("f1_classes") or ()),
             "best": Figures.of(best, task).to_dict() if best else None, "best_metric": metric,
+            "marks": capsule_marks(events=events, final=evals[-1].get("metrics") or {}, metric=metric,
+                                   calibration=calibration),
             "calibration": calibration, "baselines": baselines,
             "steps": started.get("steps_total"), "train_examples": started.get("num_train_examples")}
 
@@ -220,16 +223,6 @@ def final_figures(run_dir: Path, event: dict, task: str, f1_classes=()) -> dict:
                            for k, iv in found.items()}
     out["bootstrap_note"] = note
     return out
-
-
-def interval_words(fig: dict, name: str) -> str:
-    """" (95% Wilson interval a to b)", " (95% bootstrap interval a to b)", both, or "": a figure's intervals
-    as metrics.md prints them."""
-    wilson = (fig.get("intervals_95") or {}).get(name)
-    boot = (fig.get("bootstrap_95") or {}).get(name)
-    words = ([f"95% Wilson interval {wilson[0]} to {wilson[1]}"] if wilson else []) + \
-        ([f"95% bootstrap interval {boot['printed'][0]} to {boot['printed'][1]}"] if boot else [])
-    return f" ({'; '.join(words)})" if words else ""
 
 
 def command_lines(folder: Path) -> list[str]:
@@ -262,6 +255,8 @@ def write_capsule(doc: dict, folder: str | Path) -> Path:
 def metrics_lines(doc: dict) -> list[str]:
     """metrics.md: the final and best figures as printed, intervals, calibration, baselines."""
     from explorer.core.specs.metric_display import metric_label
+    from explorer.core.studies.capsule_intervals import interval_words
+    from explorer.core.studies.capsule_marks import mark_lines
 
     task = doc["task"]
     out = [f"# Figures of run {doc['run_id']}", ""]
@@ -276,11 +271,12 @@ def metrics_lines(doc: dict) -> list[str]:
                        f"(seed {boot['seed']}, scipy.stats.bootstrap)")
         if fig.get("bootstrap_note"):
             out.append(f"- {fig['bootstrap_note']}")
-        out.append("")
+        out += mark_lines((doc.get("marks") or {}).get(title, [])) + [""]
     out.append("## calibration")
     cal = doc.get("calibration")
     out.append(f"- temperature {cal.get('temperature'):.4f} fitted on {cal.get('n')} dev examples (calibration.json)"
                if cal else "- no temperature was fitted for this run")
+    out += mark_lines((doc.get("marks") or {}).get("calibration", []))
     out += ["", "## baselines"]
     out += [f"- {b.get('name')}: " + ", ".join(f"{metric_label(k, task)} {printed(v, k, task)}"
                                             for k, v in (b.get("metrics") or {}).items())
@@ -291,6 +287,7 @@ def metrics_lines(doc: dict) -> list[str]:
 def methods_paragraph(doc: dict) -> str:
     """A methods paragraph stating the model, data (with hashes), recipe, seed, software, figures."""
     from explorer.core.specs.metric_display import metric_label
+    from explorer.core.studies.capsule_marks import methods_sentence
 
     c, v, task = doc["config"], doc["versions"], doc["task"]
 
@@ -331,6 +328,7 @@ def methods_paragraph(doc: dict) -> str:
         text += (f" The {b.get('name')} baseline scores "
                  + ", ".join(f"{metric_label(k, task)} {printed(val, k, task)}"
                              for k, val in (b.get("metrics") or {}).items()) + ".")
+    text += methods_sentence(doc.get("marks") or {})
     text += " Intervals for shares of examples are 95% Wilson score intervals"
     others = [k for k in boot if k not in wilson]
     if others:

@@ -92,3 +92,13 @@ def _score_intervals(rows, metrics: dict, resamples: int, seed: int) -> dict:
         return {}
     return {name: correlation_interval(gold, scores, resamples=resamples, seed=seed, level=LEVEL, method=name)
             for name in SCORE_FIGURES if name in metrics and np.isfinite(float(metrics[name]))}
+
+
+def interval_words(fig: dict, name: str) -> str:
+    """" (95% Wilson interval a to b)", " (95% bootstrap interval a to b)", both, or "": a figure's intervals
+    as metrics.md prints them."""
+    wilson = (fig.get("intervals_95") or {}).get(name)
+    boot = (fig.get("bootstrap_95") or {}).get(name)
+    words = ([f"95% Wilson interval {wilson[0]} to {wilson[1]}"] if wilson else []) + \
+        ([f"95% bootstrap interval {boot['printed'][0]} to {boot['printed'][1]}"] if boot else [])
+    return f" ({'; '.join(words)})" if words else ""

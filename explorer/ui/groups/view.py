@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
     QVBoxLayout, QWidget
 
 from explorer.core.studies.group_stats import BAND_MODES, group_table, heat_map, mean_band
-from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
+from explorer.ui.groups.curve_plot import LearningCurvePlotWidget, shrinkable_title
 from explorer.ui.groups.group_summary import summary_head
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
@@ -225,6 +225,7 @@ class GroupView(QWidget):
         else:
             self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
                                  f"{BAND_LABELS[self.band_mode.currentData()]}")
+        shrinkable_title(self.curves)
         self.curves.setLabel("left", name)
 
     def _draw_sizes(self, name: str) -> None:
@@ -238,8 +239,9 @@ class GroupView(QWidget):
             self.curves.plot(m.eval_steps, m.eval_values, pen=pg.mkPen(pg.intColor(i, hues=max(len(drawn), 1)),
                                                                       width=2), symbol="o", symbolSize=4,
                              name=size_of(m))
-        self.curves.setTitle(f"dev {name} of each size ({len(drawn)} of {len(self.members)} evaluated)"
-                             if drawn else f"no dev evaluation yet in the {len(self.members)} runs of this group")
+        self.curves.setTitle(f"dev {name} by size" if drawn
+                             else f"no dev evaluation yet in the {len(self.members)} runs of this group")
+        shrinkable_title(self.curves)
         self.curves.setLabel("left", name)
 
     def _draw_heat(self) -> None:
