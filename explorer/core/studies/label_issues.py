@@ -200,6 +200,10 @@ def group_label_issues(runs_dir: str | Path, name: str) -> tuple[LabelIssues, Pa
     from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
 
     folder = group_dir(runs_dir, name)
+    if not (folder / GROUP_FILE).is_file():
+        raise LabelIssuesError(f"no group {name!r} in {runs_dir} (no {folder / GROUP_FILE}): label issues need a "
+                               "cross-validation group of a classification table (bert-explorer group --cv K); "
+                               "another runs folder: --output-dir")
     plan = read_folds(folder)
     if plan is None or plan.kind != "table" or plan.labels is None:
         raise LabelIssuesError(f"group {name!r}: label issues need a cross-validation group of a classification "
