@@ -317,7 +317,7 @@ class PlotPanel(QFrame):
     def set_x_axis(self, label: str, factors: dict[str, float]) -> None:
         """The x axis' unit: its ``label`` ("step", "epoch", "training examples seen") and each run's ``factors``
         (run id -> units per optimizer step; a run not named: 1), used by the next :meth:`update_run`
-        (explorer.ui.curves.x_units)."""
+        (explorer.core.runs.x_units)."""
         self.x_factors = factors
         if self.plot.getAxis("bottom").labelText != label:
             self.plot.setLabel("bottom", label)
