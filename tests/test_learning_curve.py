@@ -192,6 +192,12 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
     drawn = tab.view.curve_plot.drawn   # the same figures drawn: sizes on log2 rows, the fit's next doubling
     assert list(drawn.model.value) == pytest.approx([41, 52, 58, 61]) and drawn.next is not None
     tab.show()
+    tab.resize(1000, 600)      # a narrow page (1280x800 beside the Runs dock): every plot within its pane
+    qtbot.waitUntil(lambda: tab.view.curves.width() < 400)
+    for plot in (tab.view.curves, tab.view.curve_plot):
+        assert plot.getPlotItem().geometry().width() <= plot.width() + 1, "a title widened the plot past its pane"
+    legend = tab.view.curves.getPlotItem().legend   # one line per size, named by its rows
+    assert [label.text for _sample, label in legend.items] == [f"{m.params['train_rows']} rows" for m in group.members]
     tab.grab().save(str(tmp_path / "curve.png"))
     report = tab.view.export_report(tmp_path / "report")
     assert (report / "learning_curve.png").is_file() and "## Learning curve" in (report / "report.md").read_text()

@@ -38,10 +38,8 @@ class LearningCurvePlotWidget(pg.PlotWidget):
         self.drawn = plot
         if plot is None:
             self.setTitle(text)
-            shrinkable_title(self)
             return
         self.setTitle(plot.title if not plot.notes else f"{plot.title}<br><i>{'; '.join(plot.notes)}</i>", size="9pt")
-        shrinkable_title(self)
         self.setLabel("left", plot.y_label)
         self._errors(plot.baseline, BASELINE_COLOR)
         if len(plot.baseline):
@@ -74,11 +72,3 @@ class LearningCurvePlotWidget(pg.PlotWidget):
         """(n, 2) x and value of the fine-tune's drawn points (tests)."""
         d = self.drawn
         return np.stack([d.model.x, d.model.value], axis=1) if d is not None else np.empty((0, 2))
-
-
-def shrinkable_title(plot: pg.PlotWidget) -> None:
-    """Let ``plot``'s title be cut rather than widen the plot: pyqtgraph gives a title label its text's width
-    as minimum, so a long title made the plot wider than its pane and cut off its right side (the largest
-    sizes, the legend) at 1280x800."""
-    plot.getPlotItem().titleLabel.setMinimumWidth(0)
-

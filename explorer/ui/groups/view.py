@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
     QVBoxLayout, QWidget
 
 from explorer.core.studies.group_stats import BAND_MODES, group_table, heat_map, mean_band
-from explorer.ui.groups.curve_plot import LearningCurvePlotWidget, shrinkable_title
+from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
 from explorer.ui.groups.group_summary import summary_head
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
@@ -225,24 +225,24 @@ class GroupView(QWidget):
         else:
             self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
                                  f"{BAND_LABELS[self.band_mode.currentData()]}")
-        shrinkable_title(self.curves)
         self.curves.setLabel("left", name)
 
     def _draw_sizes(self, name: str) -> None:
         """A learning curve's dev curves, one coloured line per size with its size in the legend."""
         from explorer.core.studies.group_stats import size_of
 
-        legend = self.curves.addLegend(offset=(-10, 10))
+        legend = self.curves.addLegend(offset=(10, 10))   # top left: rising curves leave it free
         legend.clear()
         drawn = [m for m in self.members if len(m.eval_steps)]
         for i, m in enumerate(drawn):
             self.curves.plot(m.eval_steps, m.eval_values, pen=pg.mkPen(pg.intColor(i, hues=max(len(drawn), 1)),
                                                                       width=2), symbol="o", symbolSize=4,
                              name=size_of(m))
-        self.curves.setTitle(f"dev {name} by size" if drawn
-                             else f"no dev evaluation yet in the {len(self.members)} runs of this group")
-        shrinkable_title(self.curves)
-        self.curves.setLabel("left", name)
+        # the legend names the sizes and the axis the metric: a title would widen this narrow plot past its pane
+        self.curves.setTitle("" if drawn else "no evaluation yet")   # "" first: a hidden title keeps its width
+        if drawn:
+            self.curves.setTitle(None)
+        self.curves.setLabel("left", f"dev {name}")
 
     def _draw_heat(self) -> None:
         for item in self.heat_labels:
