@@ -18,7 +18,10 @@ One row per operation, as the inspector pages call it (explorer.core; no Qt):
   states over the same batches;
 - τ study of N questions: ``run_study()`` (windows, forward, decoding; no cache); bare = the model's forward
   over the same windows in the same batches;
-- head masking: a row "not built yet" (explorer.core has no head-masking operation yet).
+- head masking: ``mask_qa()`` (explorer.core.ablation.one_input) of the probe's question and ~200-token passage with
+  2 heads of the first layer and the whole last layer off, beside the shown (unmasked) probe result as the page
+  runs it; bare = ``model(**window)`` on the probe's window (scripts/bench_head_masking.py times it against the
+  probe).
 Bare and operation run alternately, run by run, so load on the machine hits both alike. Figures: wall p50 and
 p95 (ms) of each, the ratio operation / bare of the p50s, and the ratio of the process CPU times (every
 thread of this process: what other processes' load does not enter); ``--threads 1`` keeps torch from competing
@@ -79,6 +82,21 @@ def case_probe(loaded, attentions: bool):
     passage = passage_with_tokens(tok, n)
     bare, _ = bare_forward_fn(loaded, passage, attentions)
     return bare, probe_fn(loaded, passage, attentions)
+
+
+def case_masking(loaded):
+    from bench_probe import QUESTION, bare_forward_fn, passage_with_tokens
+
+    from explorer.core.ablation.one_input import mask_qa
+    from explorer.core.attention.gates import gate_tensor, head_layout
+    from explorer.core.qa.probe import probe
+
+    passage = passage_with_tokens(loaded.tokenizer, 200)
+    bare, _ = bare_forward_fn(loaded, passage, False)
+    layout = head_layout(loaded.model)
+    gates = gate_tensor(layout, heads=[(0, 0), (0, 1)], layers=[layout.layers - 1])
+    base = probe(loaded, QUESTION, passage)
+    return bare, lambda: mask_qa(loaded, QUESTION, passage, gates, base=base)
 
 
 def head_model(source: str, task: str, labels: int):
@@ -243,6 +261,7 @@ def main(argv=None) -> int:
         *[(f"ig{s}", f"explain, IG {s} steps, sentence pair", (lambda s=s: case_explain(loaded, seq, s)))
           for s in (20, 50, 100)],
         ("embeddings", f"embeddings of {args.texts} texts", lambda: case_embeddings(loaded, args.texts)),
+        ("masking", "head masking, ~200-token passage", lambda: case_masking(loaded)),
     ]
     figures, ratios, notes = {}, {}, []
     print(f"\n{'operation':42s} {'bare p50':>9s} {'p95':>7s} {'op p50':>8s} {'p95':>7s} {'op/bare':>8s} "
@@ -266,9 +285,6 @@ def main(argv=None) -> int:
         else:
             notes.append(f"τ study: no SQuAD v2.0 dev file at {dev!r}; give --squad-dev")
             print(f"{'τ study':42s} skipped: {notes[-1]}")
-    if want is None or "masking" in want:   # a row of its own once explorer.core has the operation
-        notes.append("head masking: not built yet (no head-masking operation in explorer.core)")
-        print(f"{'head masking':42s} not built yet")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     threads = f", {args.threads} torch thread(s)" if args.threads else ""
     record(args, "bench_inspector_latency", case=f"every inspector operation, {args.model}"

@@ -304,7 +304,8 @@ def _drawn_tick_positions(panel, name):
     panel.widget.grab()                                            # paint: the specs are current
     shortest = abs(axis.style["tickLength"]) / 1.5 - 1e-9          # level i is tickLength / (1 + i / 2) long
     out = []
-    for _pen, p1, p2 in axis._specs[1]:
+    ticks = [spec for level in axis._specs[1] for spec in level.as_pyqtgraph()]   # per tick: (pen, start, end)
+    for _pen, p1, p2 in ticks:
         if abs((p2 - p1).y() if name == "bottom" else (p2 - p1).x()) >= shortest:
             v = vb.mapSceneToView(axis.mapToScene(p1))
             out.append(v.x() if name == "bottom" else v.y())

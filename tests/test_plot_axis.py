@@ -10,6 +10,14 @@ import pytest
 from PySide6.QtGui import QPainter, QPicture
 
 
+def _per_tick(ticks):
+    """pyqtgraph's (pen, start, end) per tick, also from MeasuredAxis' lean specs (one TickLevel per level)."""
+    from explorer.ui.curves.axis import TickLevel
+
+    return [spec for level in ticks for spec in level.as_pyqtgraph()] if ticks and isinstance(ticks[0], TickLevel) \
+        else ticks
+
+
 def _specs(axis):
     pic = QPicture()
     p = QPainter(pic)
@@ -19,6 +27,7 @@ def _specs(axis):
         axis_spec, ticks, texts = axis.generateDrawSpecs(p)
     finally:
         p.end()
+    ticks = _per_tick(ticks)
     return ([(a.x(), a.y(), b.x(), b.y()) for _pen, a, b in ticks],
             [(r.getRect(), int(f), t) for r, f, t in texts])
 
@@ -141,6 +150,7 @@ def _lean_or_plain_specs(axis, lean: bool):
     finally:
         p.end()
     a, ticks, texts = out
+    ticks = _per_tick(ticks)
     return ((a[0].color().rgba(), a[1].x(), a[1].y(), a[2].x(), a[2].y()),
             [(pen.color().rgba(), p1.x(), p1.y(), p2.x(), p2.y()) for pen, p1, p2 in ticks],
             [(r.getRect(), int(f), s) for r, f, s in texts], sizes)

@@ -5,8 +5,10 @@ pyqtgraph's ``AxisItem`` rebuilds its draw specs (tick positions, label strings 
 that on every paint; ``tickValues`` is asked again by the grid lines for the same range. In the Curves
 panel every plot's x axis shows the same steps over the same width, so :class:`MeasuredAxis` keeps the
 specs of the last few (range, size, style) combinations shared by all its axes (five of six x axes reuse
-the first one's) and caches label sizes per font and tick values per range. The specs are drawn as
-pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tests).
+the first one's) and caches label sizes per font and tick values per range. Each level of tick marks is
+one array of lines drawn with one ``drawLines`` (:class:`TickLevel`), not a pair of points and a ``drawLine``
+per tick: a new y range (six per full redraw of the Curves page) lays out ~40 ticks per axis. The specs are
+drawn as pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tests).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from typing import NamedTuple
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPicture
 
 _SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
@@ -27,6 +31,19 @@ _LEFT_FLAGS = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _BOTTOM_FLAGS = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
 _CENTER = Qt.AlignmentFlag.AlignCenter   # the flags pyqtgraph measures a label with
 _TEXT_FLAGS = {True: _LEFT_FLAGS | Qt.TextFlag.TextDontClip, False: _BOTTOM_FLAGS | Qt.TextFlag.TextDontClip}
+
+
+class TickLevel(NamedTuple):
+    """One level of an axis' ticks as :class:`MeasuredAxis` draws them: the pen and every tick's line (a
+    pyqtgraph PrimitiveArray of QLineF, drawn with one ``drawLines``); pyqtgraph's own specs hold a
+    (pen, start, end) per tick."""
+
+    pen: QPen
+    lines: object
+
+    def as_pyqtgraph(self) -> list[tuple[QPen, QPointF, QPointF]]:
+        """pyqtgraph's (pen, start, end) tick specs of this level."""
+        return [(self.pen, QPointF(a, b), QPointF(c, d)) for a, b, c, d in self.lines.ndarray().tolist()]
 
 
 class _MeasuringPainter:
@@ -148,7 +165,8 @@ class MeasuredAxis(pg.AxisItem):
         return axis_spec, tick_specs, text_specs
 
     def _lean_ticks(self, levels, scale, offset, x_min, x_max, length, tick_start, tick_stop, tick_dir, axis):
-        """(tick positions per level, None where out of bounds; tick specs): _lean_specs' first half."""
+        """(tick positions per level, None where out of bounds; one :class:`TickLevel` per level): _lean_specs'
+        first half, each level's tick lines computed as one array, not a pair of points per tick."""
         st = self.style
         positions, specs = [], []
         for i, (_spacing, ticks) in enumerate(levels):
@@ -169,12 +187,18 @@ class MeasuredAxis(pg.AxisItem):
                 color.setAlpha(int(alpha))
                 pen.setColor(color)
             end = tick_stop + tick_length * tick_dir
-            level = [None if (x < x_min or x > x_max) else x for x in [(v * scale) - offset for v in ticks]]
+            at = np.asarray(ticks, dtype=np.float64) * scale - offset   # the same float operations, per tick
+            inside = (at >= x_min) & (at <= x_max)
+            positions.append([x if ok else None for x, ok in zip(at.tolist(), inside.tolist())])
+            shown = at[inside]
+            lines = pg.Qt.internals.PrimitiveArray(QLineF, 4)
+            lines.resize(len(shown))
+            arr = lines.ndarray()
             if axis == 0:
-                specs += [(pen, QPointF(tick_start, x), QPointF(end, x)) for x in level if x is not None]
+                arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3] = tick_start, shown, end, shown
             else:
-                specs += [(pen, QPointF(x, tick_start), QPointF(x, end)) for x in level if x is not None]
-            positions.append(level)
+                arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3] = shown, tick_start, shown, end
+            specs.append(TickLevel(pen, lines))
         return positions, specs
 
     def _lean_texts(self, p, levels, positions, length, tick_stop, axis, left):
@@ -312,6 +336,27 @@ class MeasuredAxis(pg.AxisItem):
                 if hit is not None and hit[0] is specs:
                     _SPECS[key] = (*hit[:2], self.picture)
         self.picture.play(p)
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):  # noqa: N802,N803 - pyqtgraph API
+        """pyqtgraph's ``AxisItem.drawPicture``, with each :class:`TickLevel` of lean specs drawn by one
+        ``drawLines`` (the same lines, in the same order, with the same pens)."""
+        if not tickSpecs or not isinstance(tickSpecs[0], TickLevel):
+            return super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+        p.setRenderHint(p.RenderHint.Antialiasing, False)
+        p.setRenderHint(p.RenderHint.TextAntialiasing, True)
+        pen, p1, p2 = axisSpec
+        p.setPen(pen)
+        p.drawLine(p1, p2)
+        for level in tickSpecs:
+            if len(level.lines):
+                p.setPen(level.pen)
+                p.drawLines(*level.lines.drawargs())
+        if self.style["tickFont"] is not None:
+            p.setFont(self.style["tickFont"])
+        p.setPen(self.textPen())
+        p.setClipRect(self.boundingRect().toAlignedRect())
+        for rect, flags, text in textSpecs:
+            p.drawText(rect, int(flags), text)
 
     def _record(self, specs) -> QPicture:
         """The specs drawn into a picture as pyqtgraph does (recorded once, replayed at each paint: the same
