@@ -177,3 +177,20 @@ def test_the_runs_csv_of_the_cli_lines_runs_up_by_examples_seen_and_by_epoch(tmp
     capsys.readouterr()
     assert main(["runs", str(tmp_path / "other"), "--export-csv", str(out), "--x", "epoch"]) == 2
     assert "no-epochs records no epochs" in capsys.readouterr().err
+
+
+def test_epochs_below_one_read_as_epochs_without_an_si_prefix(qtbot, tmp_path):
+    """A short run by epoch (0.04 of an epoch): the axis reads "epoch" with ticks 0.01 .. 0.04, not "epoch (x0.001)"."""
+    from explorer.ui.curves.panel import CurvesPanel
+    from explorer.ui.shell.settings import AppSettings
+
+    w = CurvesPanel(settings=AppSettings(tmp_path / "settings.ini"))
+    w.resize(1000, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_runs([_run("short", batch=8, steps_per_epoch=1000)])
+    w.x_control.choose("epoch")
+    w.redraw_now()
+    axis = w.panels["loss"].plot.getAxis("bottom")
+    assert axis.labelText == "epoch" and "x0.001" not in axis.labelString() and axis.autoSIPrefixScale == 1.0

@@ -161,6 +161,8 @@ class PlotPanel(QFrame):
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
         # column from explorer.ui.curves.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")
+        # epochs below one read 0.17, never "epoch (x0.001)" with ticks to 170
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         # A y axis as wide as typical labels ("0.0001") from the start that only ever grows: a new
         # selection or range then never changes its width, which would re-lay out and repaint the plot.
         left = self.plot.getAxis("left")
