@@ -201,6 +201,12 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
     tab.grab().save(str(tmp_path / "curve.png"))
     report = tab.view.export_report(tmp_path / "report")
     assert (report / "learning_curve.png").is_file() and "## Learning curve" in (report / "report.md").read_text()
+    md = (report / "report.md").read_text()   # the report too: each size on its own, no mean or band across sizes
+    assert f"- final accuracy (%) per size: {group.members[0].params['train_rows']} rows 50.00" in md
+    assert "- final accuracy (%): " not in md
+    assert (report / "summary.csv").read_text().splitlines()[0] == "metric," + ",".join(
+        f"{m.params['train_rows']} rows" for m in group.members)
+    assert not (report / "curves.csv").exists()
 
 
 def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_group(qtbot, tmp_path, monkeypatch):
