@@ -118,7 +118,7 @@ def figures_of(name: str, d: dict) -> dict:
         curve = d["prune_curve"]
         return {"pruning": d.get("pruning"), "metric": d["importance"]["metric"],
                 "dev examples": d["importance"]["examples"],
-                "most important (layer.head)": [f"{a}.{b}" for a, b in d["least_important_first"][-5:][::-1]],
+                "most important (layer.head from 1)": d["least_important_first_labels"][-5:][::-1],
                 "curve (heads kept: metric)": {str(p["heads_kept"]): _r(p["value"]) for p in curve}}
     if name.startswith("explain"):
         det = d.get("details", {})
@@ -201,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--probe-cap", type=int, default=0, help="layer probes of sentence labels: texts read (0: default)")
     p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--qa-layer", type=int, default=5)
-    p.add_argument("--cls-layer", type=int, default=5)
+    p.add_argument("--qa-layer", type=int, default=6, help="the layer switched off, counted from 1 (6: MiniLM's last)")
+    p.add_argument("--cls-layer", type=int, default=6, help="the layer switched off, counted from 1 (6: MiniLM's last)")
     add_results_argument(p)
     a = p.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)

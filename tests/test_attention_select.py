@@ -205,3 +205,36 @@ def test_the_wheel_over_a_plot_of_the_attention_page_scrolls_the_page_and_ctrl_w
     _wheel(view.flow_plot.viewport(), ctrl=True)
     assert bar.value() == scrolled                                  # Ctrl+wheel: the page stays
     assert [v for r in box.viewRange() for v in r] != before        # and the plot zoomed
+
+
+def test_the_wheel_over_the_lines_view_scrolls_it_then_the_page(qtbot, tiny_qa):
+    """The question -> passage lines view (about 95 px high at 1280x800) scrolls under the wheel until its end;
+    there, or when it has nothing to scroll, the wheel scrolls the page, so the block flow below stays in reach."""
+    from explorer.core.qa.probe import probe
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.resize(500, 660)
+    view.show()
+    qtbot.waitExposed(view)
+    page = view.scroll.verticalScrollBar()
+    lines = view.head_scroll.viewport()    # where the wheel over the lines arrives (the lines widget ignores it)
+    inner = view.head_scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: page.maximum() > 0)
+    page.setValue(0)
+    _wheel(lines, ctrl=False)                # nothing to scroll inside yet: the page scrolls
+    assert inner.maximum() == 0 and page.value() > 0
+    passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the engine." for i in range(12))
+    view.set_result(probe(tiny_qa, "where was ada born?", passage, attentions=True))
+    qtbot.waitUntil(lambda: inner.maximum() > 0)
+    page.setValue(0)
+    inner.setValue(0)
+    _wheel(lines, ctrl=False)                # the lines view can move down: it scrolls, the page stays
+    assert inner.value() > 0 and page.value() == 0
+    inner.setValue(inner.maximum())
+    _wheel(lines, ctrl=False)                # at its end: the page scrolls
+    assert inner.value() == inner.maximum() and page.value() > 0
+    scrolled = page.value()
+    _wheel(lines, ctrl=False, delta=240)     # upward: the lines view moves back first
+    assert inner.value() < inner.maximum() and page.value() == scrolled

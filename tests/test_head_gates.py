@@ -14,6 +14,7 @@ import torch
 from family_models import FAMILIES, build_model
 
 from explorer.core.attention.gates import HeadGateError, gate_tensor, head_gates, head_layout
+from explorer.core.errors import UserError
 
 FOUR = ["bert", "roberta", "deberta-v2", "modernbert"]
 
@@ -171,8 +172,10 @@ def test_gradient_with_respect_to_a_gate_matches_a_finite_difference():
 def test_bad_gates_and_indices_are_refused_with_the_models_size():
     model = _model("bert")
     layout = head_layout(model)
-    with pytest.raises(HeadGateError, match="layers 0..1, heads 0..3"):
-        gate_tensor(layout, heads=[(2, 0)])
+    with pytest.raises(HeadGateError, match="layer 3 does not exist: this model has layers 1-2 and heads 1-4"):
+        gate_tensor(layout, heads=[(2, 0)])      # 0-based indexes in, a person's numbers in the message
+    with pytest.raises(UserError, match="head 5 of layer 1 does not exist"):
+        gate_tensor(layout, heads=[(0, 4)])
     with pytest.raises(HeadGateError, match=r"\(3, 4\)"):
         with head_gates(model, torch.ones(3, 4)):
             pass

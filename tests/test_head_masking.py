@@ -220,13 +220,14 @@ def test_iterative_pruning_follows_the_new_map_not_the_first_one(tmp_path, monke
 def test_heads_mask_prints_the_qa_comparison_and_the_dev_change(tmp_path):
     model = save_tiny_model(tmp_path / "qa", task="qa")
     dev = write_tiny_squad(tmp_path / "dev.json")
-    r = run_cli(["heads", "mask", "--model", model, "--text", QUESTION, "--text-pair", PASSAGE, "--mask", "0.1",
-                 "--mask-layer", "1", "--dev", dev, "--task", "squad_v2", "--cap", "6", "--max-seq-length", "64", "--doc-stride", "16", "--out",
+    r = run_cli(["heads", "mask", "--model", model, "--text", QUESTION, "--text-pair", PASSAGE, "--mask", "1.2",
+                 "--mask-layer", "2", "--dev", dev, "--task", "squad_v2", "--cap", "6", "--max-seq-length", "64", "--doc-stride", "16", "--out",
                  tmp_path / "o.json"])
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["kind"] == "span_decision" and d["task"] == "squad_v2"
-    assert d["masked_heads"] == [[0, 1], [1, 0], [1, 1], [1, 2], [1, 3]]
+    assert d["masked_heads"] == [[0, 1], [1, 0], [1, 1], [1, 2], [1, 3]]     # 0-based index pairs
+    assert d["masked_head_labels"] == ["1.2", "2.1", "2.2", "2.3", "2.4"]   # as typed, counted from 1
     assert d["dev"]["examples"] == 6 and d["dev"]["metric"] == "best_f1"
     assert json.loads((tmp_path / "o.json").read_text()) == d
 
@@ -240,6 +241,7 @@ def test_heads_importance_prints_the_map_and_the_curve(tmp_path):
     assert np.asarray(d["importance"]["scores"]).shape == (2, 4)
     assert [p["heads_kept"] for p in d["prune_curve"]] == [8, 4, 1]
     assert len(d["least_important_first"]) == 8
+    assert d["least_important_first_labels"] == [f"{a + 1}.{h + 1}" for a, h in d["least_important_first"]]
 
 
 def test_heads_importance_iterative_prunes_in_steps(tmp_path):
@@ -254,7 +256,9 @@ def test_heads_importance_iterative_prunes_in_steps(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--mask", "3"], "layer.head"),
-    (["--mask", "5.0"], "outside the model"),
+    (["--mask", "3.1"], "layer 3 does not exist: this model has layers 1-2 and heads 1-4 per layer"),
+    (["--mask", "1.0"], "--mask head 0 of layer 1 does not exist: layers and heads are counted from 1"),
+    (["--mask-layer", "x"], "--mask-layer 'x' is not a layer"),
     ([], "--mask L.H"),
 ])
 def test_heads_mask_says_what_was_wrong(tmp_path, argv, message):

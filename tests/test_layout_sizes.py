@@ -519,3 +519,27 @@ def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style
         if _rows_in_view(table) < want:
             short[name] = (_rows_in_view(table), table.rowCount())
     assert not short, short
+
+
+def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, tiny_qa, app_style, tmp_path):
+    """On Spans & τ at 1280x800 the Heads off field shows "5.3, 6.1, 2.4" whole (it was 30 px: only "6.1" showed),
+    and the page is no wider than the window leaves it."""
+    from helpers import probe_in_small_windows
+
+    from explorer.ui.inspectors.hub import InspectorHub
+    from explorer.ui.inspectors.registry import SPANS
+
+    hub = InspectorHub()
+    page = dict(hub.tabs())[SPANS]
+    qtbot.addWidget(page)
+    hub.set_model(tiny_qa)
+    _shown(qtbot, page, PAGE_AT_1280)
+    probe_in_small_windows(qtbot, hub, "Where was Ada born?", "Ada was born in London in 1815.")
+    field = hub.head_mask.field
+    field.setText("5.3, 6.1, 2.4")
+    qtbot.waitUntil(field.isVisible)
+    frame = field.style().pixelMetric(field.style().PixelMetric.PM_DefaultFrameWidth)
+    text_room = field.contentsRect().width() - 2 * frame
+    assert text_room >= field.fontMetrics().horizontalAdvance(field.text())
+    assert page.minimumSizeHint().width() <= PAGE_AT_1280[0]
+    page.grab().save(str(tmp_path / "spans_1280.png"))

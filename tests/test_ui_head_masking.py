@@ -10,7 +10,8 @@ from helpers import tiny_loaded_model, write_tiny_classification, write_tiny_con
 from explorer.core.ablation.one_input import mask_classify
 from explorer.core.attention.gates import gate_tensor, head_layout
 from explorer.ui.inspectors.components.head_masking import (MASK_DEV_CAP, comparison_html, comparison_rows,
-                                                            curve_points, dev_fields, importance_request,
+                                                            curve_points, dev_fields, importance_axes,
+                                                            importance_hover, importance_request,
                                                             importance_summary, parse_selection)
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
@@ -20,10 +21,10 @@ TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 
 
 @pytest.mark.parametrize("text, heads, layers", [
-    ("0.1, 1.3", [(0, 1), (1, 3)], []),
-    ("1.* 0.2", [(0, 2)], [1]),
-    ("L1; 1.2, 0.0", [(0, 0)], [1]),        # a head of a whole layer is named once, by its layer
-    ("0.1,0.1", [(0, 1)], []),
+    ("1.2, 2.4", [(0, 1), (1, 3)], []),     # counted from 1, as the Attention page counts
+    ("2.* 1.3", [(0, 2)], [1]),
+    ("L2; 2.3, 1.1", [(0, 0)], [1]),        # a head of a whole layer is named once, by its layer
+    ("1.2,1.2", [(0, 1)], []),
 ])
 def test_a_typed_selection_names_heads_and_whole_layers(text, heads, layers):
     sel = parse_selection(text, 2, 4)
@@ -32,7 +33,10 @@ def test_a_typed_selection_names_heads_and_whole_layers(text, heads, layers):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("3", "is not a head"), ("2.0", "layers 0..1"), ("0.4", "heads 0..3"), ("a.b", "is not a head")])
+    ("3", "is not a head"), ("a.b", "is not a head"),
+    ("3.1", "layer 3 does not exist: this model has layers 1-2 and heads 1-4 per layer"),
+    ("1.5", "head 5 of layer 1 does not exist: this model has layers 1-2 and heads 1-4 per layer"),
+    ("0.1", "layer 0 does not exist"), ("L3", "layer 3 does not exist")])
 def test_a_bad_selection_says_which_item_and_why(text, message):
     sel = parse_selection(text, 2, 4)
     assert message in sel.error and sel.empty
@@ -60,13 +64,23 @@ def test_the_importance_caption_names_the_heads_and_the_curve():
                               {"heads_kept": 2, "heads_total": 4, "value": 0.5},
                               {"heads_kept": 1, "heads_total": 4, "value": None}]}
     text = importance_summary(report, n=2)
-    assert "Most important: 0.1, 1.0" in text and "Least important: 0.0, 1.1" in text
+    assert "Most important: 1.2, 2.1" in text and "Least important: 1.1, 2.2" in text
     assert "accuracy 0.75 with all 4 heads, 0.5 with 2 kept" in text
     assert curve_points(report) == ([4, 2], [0.75, 0.5])
     assert importance_request("qa", "  ", 10, 2) is None
     assert importance_request("qa", "d.json", 10, 2, {"doc_stride": 16})["doc_stride"] == 16
     assert importance_request("qa", "d.json", 10, 2, iterative=True)["iterative"] is True
     assert "2 kept (iterative pruning)." in importance_summary({**report, "pruning": "iterative"}, n=2)
+
+
+def test_the_importance_map_names_layers_and_heads_as_heads_off_reads_them():
+    report = {"importance": {"scores": [[0.0, 1.0], [0.5, 0.2]]},
+              "least_important_first": [[0, 0], [1, 1], [1, 0], [0, 1]]}
+    assert importance_axes(report) == (["layer 1", "layer 2"], ["h1", "h2"])
+    assert importance_hover(report, 1, 0) == "head 2.1 (layer 2, head 1): importance 0.50, rank 2 of 4 (1 = most " \
+                                             "important)"
+    assert parse_selection("2.1", 2, 2).heads == [(1, 0)]        # the hovered head, typed as the readout names it
+    assert importance_hover(report, 2, 0) == ""
 
 
 def test_the_dev_fields_name_the_file_a_capped_count_the_task_and_the_table_settings():
@@ -90,15 +104,16 @@ def test_tag_page_compares_the_sentence_with_heads_off(qtbot):
     view.sentence.setText("ada was born in london")
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
-    view.head_mask.field.setText("L0, 1.2")
+    view.head_mask.field.setText("L1, 2.3")
     assert view.head_mask.compare() is not None
     qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
     res = view.head_mask.result
     assert res["masked_heads"] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 2]]
     assert res["base"]["words"] == ["ada", "was", "born", "in", "london"]
     assert "5 of 8 heads off" in view.head_mask.table.text()
-    view.head_mask.field.setText("0.9")       # the model's size is known now: the index is refused here
-    assert view.head_mask.compare() is None and "heads 0..3" in view.head_mask.table.text()
+    view.head_mask.field.setText("1.9")       # the model's size is known now: the index is refused here
+    assert view.head_mask.compare() is None
+    assert "head 9 of layer 1 does not exist: this model has layers 1-2" in view.head_mask.table.text()
 
 
 def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
@@ -108,10 +123,13 @@ def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
     qtbot.addWidget(view)
     assert view.head_mask.compare() is None and "Type the heads" in view.head_mask.table.text()
     view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.head_mask.field.setText("3.1")       # the loaded model's size is known before any comparison
+    assert view.head_mask.compare() is None
+    assert view.head_mask.table.text() == "layer 3 does not exist: this model has layers 1-2 and heads 1-4 per layer"
     view.inputs.text_a.setText("a good model")
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
-    view.head_mask.field.setText("1.*")
+    view.head_mask.field.setText("2.*")
     view.head_mask.compare()
     qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
     assert view.head_mask.result["kind"] == "probabilities"
@@ -132,7 +150,7 @@ def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtb
     hub.set_model(tiny_loaded_model("qa"))
     result = probe_in_small_windows(qtbot, hub, "Where was Ada born?", "Ada was born in London in 1815.")
     assert hub.result is result
-    hub.head_mask.field.setText("0.0, 0.1")
+    hub.head_mask.field.setText("1.1, 1.2")
     hub.head_mask.compare()
     qtbot.waitUntil(lambda: hub.head_mask.result is not None, timeout=30000)
     res = hub.head_mask.result
@@ -169,7 +187,7 @@ def test_classify_page_scores_its_dev_page_file_with_heads_off(qtbot, tmp_path):
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     bar = view.head_mask
-    bar.field.setText("0.*")
+    bar.field.setText("1.*")
     bar.on_dev.setChecked(True)
     assert not bar.on_dev.isHidden()
     assert bar.compare() is None and "Choose a dev file in the Classify: dev set page" in bar.table.text()

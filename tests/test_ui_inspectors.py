@@ -120,6 +120,22 @@ def test_tau_slider_flips_decision_at_score_diff(qtbot, hub):
     assert f"= {result.byhand_max_abs_diff:.2e}" in spans.byhand_label.text()
 
 
+def test_the_probe_line_under_probe_follows_tau(qtbot, hub):
+    """The line under Probe restates the decision at the τ on screen, never the answer at an older τ."""
+    result = probe_in_hub(qtbot, hub)
+    spans = hub.spans_view
+    answer = result.decision(0.0).answer_text
+    assert f"answer at τ=+0.00: \"{answer or 'no answer'}\"" in hub.panel.status.text()
+    spans.set_tau(result.score_diff + 1.0)        # above score_diff: the decision above reads "no answer"
+    assert spans.decision_label.text().endswith("no -> no answer")
+    assert hub.panel.status.text().endswith(f"answer at τ={result.score_diff + 1.0:+.2f}: \"no answer\"")
+    spans.slider.setValue(math.floor((result.score_diff - 1.0) * 100))   # the slider too
+    assert "no answer" not in hub.panel.status.text() or not answer
+    hub.panel.set_status("something else")        # another message is left alone by a τ move
+    spans.set_tau(0.5)
+    assert hub.panel.status.text() == "something else"
+
+
 def test_click_span_cell_shows_that_span(qtbot, hub):
     result = probe_in_hub(qtbot, hub)
     spans = hub.spans_view

@@ -6,7 +6,10 @@ probabilities (classification) or the tags (token tagging); with ``--dev`` also 
 them. ``heads importance``: head importance on a capped dev set (gradient of the dev loss with respect to a gate
 per head, per-layer normalised; Michel et al. 2019) and the "prune the least important heads" curve (the heads
 ranked once, or with ``--iterative`` ranked again after each step).
-Layers and heads count from 0.
+Layers and heads are counted from 1, as on the Attention page (explorer.core.attention.head_labels): ``--mask 5.3``
+is head 3 of layer 5. In the JSON, the index pairs (``masked_heads``, ``least_important_first``) and the rows and
+columns of the importance matrices are 0-based torch indexes; the ``..._labels`` fields name the same heads as a
+person counts them.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import sys
 from pathlib import Path
 
 from explorer.commands.window_args import add_tokenizer_argument, add_window_arguments
+from explorer.core.attention import head_labels
 from explorer.core.errors import UserError, exits_on_user_error
 
 
@@ -28,9 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mask.add_argument("--text", default="", help="the sentence (classification, tagging) or the question (QA)")
     mask.add_argument("--text-pair", default="", help="the passage (QA) or the second sentence of a pair")
     mask.add_argument("--mask", action="append", default=[], metavar="L.H",
-                      help="a head to switch off: layer.head, 0-based (repeat the flag for more)")
-    mask.add_argument("--mask-layer", action="append", default=[], type=int, metavar="L",
-                      help="a whole layer's heads to switch off, 0-based (repeat the flag for more)")
+                      help="a head to switch off: layer.head counted from 1, e.g. 5.3 = head 3 of layer 5 "
+                           "(repeat the flag for more)")
+    mask.add_argument("--mask-layer", action="append", default=[], metavar="L",
+                      help="a whole layer's heads to switch off, counted from 1 (repeat the flag for more)")
     mask.add_argument("--tau", type=float, default=0.0, help="QA: answer iff score_diff > tau (default: %(default)s)")
     mask.add_argument("--dev", default="", help="also score this dev file with and without the masked heads")
     imp = sub.add_parser("importance", help="head importance on a dev set and the pruning curve",
@@ -61,12 +66,19 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_head(text: str) -> tuple[int, int]:
-    """``"L.H"`` -> (L, H); UserError naming the flag value otherwise."""
+    """``--mask`` ``"L.H"`` counted from 1 -> the 0-based (layer, head); UserError naming the flag value otherwise."""
     try:
-        layer, head = text.split(".")
-        return int(layer), int(head)
-    except ValueError:
-        raise UserError(f"--mask {text!r}: write a head as layer.head, e.g. 3.7 (0-based)") from None
+        return head_labels.parse_head(text)
+    except head_labels.HeadLabelError as exc:
+        raise UserError(f"--mask {exc}") from None
+
+
+def parse_layer(text: str) -> int:
+    """``--mask-layer`` ``"L"`` counted from 1 -> the 0-based layer; UserError naming the flag value otherwise."""
+    try:
+        return head_labels.parse_layer(text)
+    except head_labels.HeadLabelError as exc:
+        raise UserError(f"--mask-layer {exc}") from None
 
 
 def _load(args):
@@ -129,9 +141,10 @@ def _mask(args) -> dict:
 
     if not args.mask and not args.mask_layer:
         raise UserError("name the heads to switch off: --mask L.H and/or --mask-layer L")
+    heads, layers = [parse_head(h) for h in args.mask], [parse_layer(x) for x in args.mask_layer]
     loaded, task, window = _load(args)
     model, tok = loaded.model, loaded.tokenizer
-    gates = gate_tensor(head_layout(model), heads=[parse_head(h) for h in args.mask], layers=args.mask_layer)
+    gates = gate_tensor(head_layout(model), heads=heads, layers=layers)
     result = mask_input(loaded, gates, text=args.text, text_pair=args.text_pair, tau=args.tau, **window)
     payload = {"model": args.model, "task": task, **result.to_dict()}
     if args.dev:

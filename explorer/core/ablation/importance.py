@@ -22,6 +22,7 @@ import numpy as np
 
 from explorer.core.ablation.dev import DevSet, dev_gate_gradients, dev_metrics
 from explorer.core.attention.gates import gate_tensor, head_layout
+from explorer.core.attention.head_labels import head_label
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,7 +179,8 @@ def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 20
                       batch_size: int = 16, progress=None) -> dict:
     """Head importance of ``model`` on the first ``cap`` examples of dev file ``source`` (read as ``task``) and the
     pruning curve with ``steps`` points (0: none; ``iterative``: importance estimated again after each step),
-    JSON-ready: {task, dev, importance (HeadImportance.to_dict), least_important_first, prune_curve
+    JSON-ready: {task, dev, importance (HeadImportance.to_dict), least_important_first (0-based index pairs),
+    least_important_first_labels (the same heads counted from 1, "5.3"), prune_curve
     (PrunePoint.to_dict each), pruning ("one-shot" | "iterative"), higher_is_better}. ``progress(done, total)``
     after the importance pass and each curve point. Raises what load_dev_set and head_importance raise."""
     from explorer.core.ablation.dev import load_dev_set
@@ -193,5 +195,6 @@ def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 20
         if steps else []
     return {"task": task, "dev": str(source), "importance": imp.to_dict(),
             "least_important_first": [list(p) for p in imp.order()],
+            "least_important_first_labels": [head_label(a, h) for a, h in imp.order()],
             "prune_curve": [p.to_dict() for p in curve], "pruning": "iterative" if iterative else "one-shot",
             "higher_is_better": dev.higher_is_better}

@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from explorer.core.attention.gates import head_gates
+from explorer.core.attention.head_labels import head_label
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,9 +47,11 @@ class Masked:
     seconds: float
 
     def to_dict(self) -> dict:
-        """JSON-ready: kind, masked_heads, base and masked summaries, and what changed."""
+        """JSON-ready: kind, masked_heads (0-based index pairs), masked_head_labels (the same heads counted from 1,
+        "5.3"), base and masked summaries, and what changed."""
         b, m = self.outcome.summary(self.base), self.outcome.summary(self.masked)
-        return {"kind": self.outcome.name, "masked_heads": [list(p) for p in self.masked_heads], "base": b,
+        return {"kind": self.outcome.name, "masked_heads": [list(p) for p in self.masked_heads],
+                "masked_head_labels": [head_label(a, h) for a, h in self.masked_heads], "base": b,
                 "masked": m, "change": self.outcome.change(b, m), "seconds": self.seconds}
 
 

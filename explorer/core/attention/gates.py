@@ -18,6 +18,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from explorer.core.attention.head_labels import HeadLabelError, outside_message
+
 # module-name suffixes of the linear layer that reads the concatenated heads of one attention block
 OUTPUT_PROJECTION_SUFFIXES = ("attention.output.dense", "attention.out_lin", "attention.dense", "attn.Wo",
                               "self_attn.out_proj", "self_attn.o_proj")
@@ -25,6 +27,11 @@ OUTPUT_PROJECTION_SUFFIXES = ("attention.output.dense", "attention.out_lin", "at
 
 class HeadGateError(ValueError):
     """The model's attention output projections could not be found, or gates of the wrong shape were given."""
+
+
+class HeadOutsideModelError(HeadGateError, HeadLabelError):
+    """A head or layer index outside the model; the message names it as a person counts (from 1) with the model's
+    layers and heads: "layer 7 does not exist: this model has layers 1-6 and heads 1-12 per layer"."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,12 +97,13 @@ def head_layout(model) -> HeadLayout:
 def gate_tensor(layout: HeadLayout, *, heads: Iterable[tuple[int, int]] = (), layers: Iterable[int] = (),
                 requires_grad: bool = False):
     """A (layers, heads) float32 tensor of ones with 0 at each masked ``(layer, head)`` and on every head of each
-    masked layer (0-based). Raises HeadGateError for an index outside the model."""
+    masked layer (0-based indexes). Raises HeadOutsideModelError (a HeadGateError and a UserError) for an index
+    outside the model."""
     import torch
 
     gates = torch.ones(layout.layers, layout.heads)
     for layer in layers:
-        _check_index(layout, int(layer), 0)
+        _check_index(layout, int(layer), None)
         gates[int(layer)] = 0.0
     for layer, head in heads:
         _check_index(layout, int(layer), int(head))
@@ -103,10 +111,9 @@ def gate_tensor(layout: HeadLayout, *, heads: Iterable[tuple[int, int]] = (), la
     return gates.requires_grad_(requires_grad)
 
 
-def _check_index(layout: HeadLayout, layer: int, head: int) -> None:
-    if not (0 <= layer < layout.layers and 0 <= head < layout.heads):
-        raise HeadGateError(f"head ({layer}, {head}) is outside the model: layers 0..{layout.layers - 1}, "
-                            f"heads 0..{layout.heads - 1}")
+def _check_index(layout: HeadLayout, layer: int, head: int | None) -> None:
+    if not (0 <= layer < layout.layers and (head is None or 0 <= head < layout.heads)):
+        raise HeadOutsideModelError(outside_message(layer, head, layout.layers, layout.heads))
 
 
 @contextlib.contextmanager

@@ -595,10 +595,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
 
 def _word_rule_note(loaded) -> str:
     """The note naming the word-splitting rule a tagger's raw text is split by (its training words' rule)."""
-    from explorer.core.data.words import WORD_RULES, rule_of
+    from explorer.core.data.words import recorded_rule, rule_note, rule_of
 
-    rule = rule_of(loaded.model)
-    return f"words split by the {rule} rule ({WORD_RULES[rule].words}), as the model's training words were formed"
+    return rule_note(rule_of(loaded.model), bool(recorded_rule(loaded.model)))
 
 
 class _BatchReporter:

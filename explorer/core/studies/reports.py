@@ -74,7 +74,7 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     task = next((m.task for m in members if m.task), None)
     summary += [{"metric": f"final {metric_label(name, task)}", "mean": s.mean, "sd": s.sd, "best": s.best,
                  "worst": s.worst, "n": s.n} for name, s in finals.items() if name != table.metric_name]
-    figures = [f"- final {table.label}: {table.final.text()}", f"- best {table.label}: {table.best.text()}",
+    figures = [f"- final {table.label}: {table.figure_text('final')}", f"- best {table.label}: {table.figure_text('best')}",
                *[f"- final {metric_label(name, task)}: {st.text(4)}" for name, st in finals.items()
                  if name != table.metric_name]]
     if group.kind == "curve":   # each size trains on other rows: its figures size by size, never a mean across

@@ -44,11 +44,13 @@ class RunBaselineReport:
                f"{self.n_train} training rows, both scored on its {self.n_dev} dev rows:"]
         out += [f"  {line}" for line in self.verdict.lines]
         if self.encoder_cosine:
-            c = self.encoder_cosine
-            out.append(f"  the base encoder without fine-tuning (cosine of mean-pooled vectors): Pearson r "
-                       f"{c['cosine']['value']:.3f} ({c['cosine']['low']:.3f} to {c['cosine']['high']:.3f}); "
-                       f"fine-tuned - encoder {c['difference']['difference']:+.3f} "
-                       f"({c['difference']['low']:+.3f} to {c['difference']['high']:+.3f})")
+            c, d = self.encoder_cosine["cosine"], self.encoder_cosine["difference"]
+            cosine = (f"undefined ({c['undefined']})" if c.get("undefined")
+                      else f"{c['value']:.3f} ({c['low']:.3f} to {c['high']:.3f})")
+            versus = (f"undefined ({d['undefined']})" if d.get("undefined")
+                      else f"{d['difference']:+.3f} ({d['low']:+.3f} to {d['high']:+.3f})")
+            out.append(f"  the base encoder without fine-tuning (cosine of mean-pooled vectors): Pearson r {cosine}; "
+                       f"fine-tuned - encoder {versus}")
         return out + mark_lines(self.marks)
 
     def to_dict(self) -> dict:
@@ -210,7 +212,13 @@ def _encoder_cosine(config, dev, gold, model, resamples: int) -> dict:
     from explorer.core.metrics.intervals import correlation_interval
     from explorer.core.metrics.significance import paired_bootstrap
 
+    from explorer.core.metrics.regression import undefined_reason
+
     cos = pair_cosine(config.model, dev.texts_a, dev.texts_b, max_seq_length=config.max_seq_length)
+    why = undefined_reason(np.asarray(model, dtype=float), np.asarray(gold, dtype=float))
+    if why:   # the fine-tune's r has no value (constant predictions): no difference to bootstrap
+        return {"cosine": correlation_interval(gold, cos).to_dict(),
+                "difference": {"difference": None, "low": None, "high": None, "level": 0.95, "undefined": why}}
     data_a = np.stack([gold, cos], axis=1)
     data_b = np.stack([gold, model], axis=1)
 

@@ -30,7 +30,7 @@ def summary_head(group, members: list, table, notes: list) -> str:
     others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
               for k, st in final_metric_stats(members).items()
               if k not in (table.metric_name, "total") and st.n]
-    text = (f"final {name}: {table.final.text()}  |  best {name}: {table.best.text()}{noted}"
+    text = (f"final {name}: {table.figure_text('final')}  |  best {name}: {table.figure_text('best')}{noted}"
             + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
     # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py)
     intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(members).items()

@@ -148,12 +148,18 @@ class GroupsTab(QWidget):
         keep = current.data(0, Qt.UserRole) if current is not None else None
         self.tree.blockSignals(True)
         self.tree.clear()
+        from explorer.core.specs.metric_display import undefined_text
+
         for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
             top.setData(0, Qt.UserRole, g.name)
             for st in states:
                 best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
-                child = QTreeWidgetItem([st.member.run_id, st.status, "" if best is None else f"{best:.4g}"])
+                undefined = st.summary.metric_undefined if st.summary else ""   # the metric undefined throughout
+                child = QTreeWidgetItem([st.member.run_id, st.status, f"{best:.4g}" if best is not None
+                                         else "undefined" if undefined else ""])
+                if undefined:
+                    child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)

@@ -189,7 +189,12 @@ class GroupView(QWidget):
         self.table.setRowCount(len(t.rows))
         for i, row in enumerate(t.rows):
             for j, col in enumerate(t.columns):
-                self.table.setItem(i, j, _NumberItem(row.get(col)))
+                item = _NumberItem(row.get(col))
+                why = t.undefined.get(row.get("run_id")) if col in ("final", "best") else None
+                if why and not item.text():   # the metric undefined (constant predictions), not missing
+                    item.setText("undefined")
+                    item.setToolTip(why)
+                self.table.setItem(i, j, item)
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
 

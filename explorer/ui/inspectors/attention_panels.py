@@ -11,6 +11,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from explorer.core.attention.head_labels import head_axis_labels, layer_axis_labels
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, rows_tall
@@ -157,7 +158,7 @@ class FlowPanel(AdaptiveSplitter):
         resize = self.table.rowCount() != n_layers
         if resize:   # new rows: new items; otherwise only their texts change (a head change)
             self.table.setRowCount(n_layers)
-            self.table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
+            self.table.setVerticalHeaderLabels(layer_axis_labels(n_layers))
         self._set_texts(per_layer)
         if resize:
             self._fit_table()
@@ -239,8 +240,8 @@ class ModelMapPanel(QWidget):
             self._key = (id(att), pair)
             a, b = self.pairs[pair]
             grid = att.flow[:, :, a, b]
-            self.map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
-                                [f"H{j + 1}" for j in range(grid.shape[1])], levels=(0.0, 1.0))
+            self.map.set_matrix(grid, layer_axis_labels(grid.shape[0], short=True), head_axis_labels(grid.shape[1]),
+                                levels=(0.0, 1.0))
         if head is None:
             self.map.mark_cell(-1, -1)
         else:

@@ -16,10 +16,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
                                QWidget)
 
+from explorer.core.attention.head_labels import head_name, layer_label, numbers
 from explorer.core.attention.layers import head_matrix
 from explorer.core.attention.wordmerge import merge_attention, word_groups
 from explorer.ui.shell.flow_layout import FlowLayout
-from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
+from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end, wheel_scrolls_page
 from explorer.ui.shell.turns import zero_timer
 
 from .attention_panels import ControlRow, FlowPanel, ModelMapPanel, TokenViews
@@ -123,6 +124,7 @@ class AttentionView(QWidget):
         layout.addWidget(self.hint)   # under the views it is about; the readout's empty lines below it
         layout.addWidget(self.info)
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
+        wheel_passes_to_page_at_end(self.head_scroll)   # the lines view, then the page: block flow below in reach
 
     def _connect(self) -> None:
         for box in (self.mode, self.layer, self.head, self.direction, self.model_pair):
@@ -153,8 +155,8 @@ class AttentionView(QWidget):
                                   if result is not None else self.blocks.empty)
                 return
             att = result.attention[0]
-            self._fill_combo(self.layer, [str(i + 1) for i in range(att.num_layers)])
-            self._fill_combo(self.head, ["mean"] + [str(i + 1) for i in range(att.num_heads)])
+            self._fill_combo(self.layer, numbers(att.num_layers))   # counted from 1, as Heads off reads them
+            self._fill_combo(self.head, ["mean"] + numbers(att.num_heads))
             self._fill_combo(self.window_box, [window_label(w, len(result.windows)) for w in result.windows])
             self.window = min(self.window, len(result.windows) - 1)
             self.window_box.setCurrentIndex(self.window)
@@ -250,8 +252,8 @@ class AttentionView(QWidget):
         if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
         if head <= 0:   # cached per weights array and layer (explorer.core.attention.layers)
-            return head_matrix(weights, layer), f"layer {layer + 1}, mean over heads"
-        return head_matrix(weights, layer, head - 1), f"layer {layer + 1}, head {head}"
+            return head_matrix(weights, layer), f"{layer_label(layer)}, mean over heads"
+        return head_matrix(weights, layer, head - 1), head_name(layer, head - 1)
 
     def _redraw(self) -> None:
         if self._updating or self.result is None or not self.result.attention:

@@ -11,6 +11,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QFormLayout, QLineEdit, QPlainTextEdit, QSpinBox, QStackedWidget, QStyle,
                                QTableWidget, QTableWidgetItem, QTabWidget, QWidget)
 
+from explorer.core.attention.head_labels import head_axis_labels, layer_axis_labels
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
@@ -171,5 +172,5 @@ class ArithmeticTabs(QTabWidget):
             curve.setData(layers, fm[:, a, b] if fm is not None else [])
         if res.flow is not None:
             grid = res.flow[:, :, 0, 1]
-            self.flow_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
-                                     [f"H{j + 1}" for j in range(grid.shape[1])])
+            self.flow_map.set_matrix(grid, layer_axis_labels(grid.shape[0], short=True),
+                                     head_axis_labels(grid.shape[1]))

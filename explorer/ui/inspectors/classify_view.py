@@ -95,6 +95,7 @@ class ClassifyView(ModelPage):
         self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs,   # heads switched off on this input
                                      class_names=lambda names: readable_label_names(names, self.run_label_names))
         layout.addWidget(self.head_mask)
+        self.model_changed.connect(self.head_mask.model_in)   # typed heads checked against its size
         # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown; the
         # veil covers a plain host of the splitter (a QSplitter takes a child widget, the veil, as a third pane:
         # the Arithmetic pane shrank to a third while the veil was up)

@@ -13,7 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
-from .components.head_masking import curve_points, importance_matrix, importance_request, importance_summary
+from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
+                                      importance_request, importance_summary)
 from .heatmap import TokenHeatmap
 from .latest import LatestOnly
 
@@ -60,6 +61,8 @@ class HeadImportancePanel(QWidget):
                               "normalised per layer (Michel et al. 2019). Choose a dev file and press Score heads.")
         self.caption.setWordWrap(True)
         self.heat = TokenHeatmap(cmap="viridis", colorbar_label="importance")
+        self.heat.hovered.connect(self._hover)
+        self.readout = QLabel("")   # the head under the mouse, named as the Attention page and Heads off name it
         self.curve = pg.PlotWidget(background="w")
         self.curve.setLabel("bottom", "heads kept")
         self.curve.setLabel("left", "dev metric")
@@ -72,6 +75,7 @@ class HeadImportancePanel(QWidget):
         layout.addLayout(row2)
         layout.addWidget(self.caption)
         layout.addWidget(split, 1)
+        layout.addWidget(self.readout)
 
     def set_tasks(self, names, current: str | None = None) -> None:
         """The tasks the model's head can be scored as (explorer.core.specs.tasks names), ``current`` chosen."""
@@ -99,11 +103,13 @@ class HeadImportancePanel(QWidget):
         """Draw a head_importance report (explorer.core.ablation.importance.importance_report)."""
         self.report = report
         m = np.asarray(importance_matrix(report), dtype=np.float32)
-        self.heat.set_matrix(m, [f"layer {i}" for i in range(m.shape[0])], [f"h{j}" for j in range(m.shape[1])],
-                             levels=(0.0, 1.0))
+        self.heat.set_matrix(m, *importance_axes(report), levels=(0.0, 1.0))
         self.caption.setText(importance_summary(report))
         x, y = curve_points(report)
         self.curve.clear()
         self.curve.setLabel("left", report["importance"]["metric"])
         if x:
             self.curve.plot(x, y, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6)
+
+    def _hover(self, row: int, col: int) -> None:
+        self.readout.setText(importance_hover(self.report, row, col) if self.report else "")

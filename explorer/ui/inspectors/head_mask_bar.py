@@ -14,13 +14,17 @@ from .components.head_masking import (MASK_DEV_CAP, SELECTION_HELP, comparison_h
                                       with_class_names)
 from .latest import LatestOnly
 
+TYPICAL_SELECTION = "5.3, 6.1, 2.4, L4"   # the selection the field shows whole
+FIELD_PADDING = 16                         # the line edit's frame and text margins, px
+
 
 class HeadMaskBar(QWidget):
     """"Switch heads off" with a selection field, Compare and Clear, and the comparison under them.
 
     ``inputs()`` gives the page's input in view as mask_heads fields (``text``, ``text_pair``, ``tau``, window
     settings), or None when there is none; ``slot`` is the page's model slot in the inspector child.
-    ``size`` (layers, heads per layer) checks typed indices once a result has told them. ``dev()``, when given,
+    ``size`` (layers, heads per layer) checks typed indices once the model (:meth:`model_in`) or a result has told
+    them. ``dev()``, when given,
     names a dev set (components.head_masking.dev_fields, or None when none is chosen) that "and on the dev set"
     also scores; ``dev_where`` names the place where the user chooses it (messages and tooltip).
     ``class_names(names)``, when given, gives the class names the page shows for the head's output names."""
@@ -40,10 +44,15 @@ class HeadMaskBar(QWidget):
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         self._runner.failed.connect(lambda _id, msg, _tb: self._say(msg))
         self.field = QLineEdit()
-        self.field.setPlaceholderText("e.g. 0.3, 2.*, L5")
+        self.field.setPlaceholderText("e.g. 5.3, 6.*, L2")
         self.field.setToolTip(SELECTION_HELP)
         self.field.returnPressed.connect(self.compare)
-        self.compare_button = QPushButton("Switch off and compare")
+        # wide enough for a typical selection ("5.3, 6.1, 2.4, L4") wherever the row sits; the short button name
+        # leaves it that room in the Spans & τ pane at 1280x800 without widening the window
+        self.field.setMinimumWidth(self.field.fontMetrics().horizontalAdvance(TYPICAL_SELECTION) + FIELD_PADDING)
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("run the input in view again with these heads switched off, beside the "
+                                       "result with every head")
         self.compare_button.clicked.connect(self.compare)
         clear = QPushButton("Clear")
         clear.clicked.connect(self.clear)
@@ -69,6 +78,13 @@ class HeadMaskBar(QWidget):
         self.on_dev.setToolTip(f"also score the dev set named in {where} with and without these heads (its first "
                                f"examples, {MASK_DEV_CAP} when it says all; one dev pass per comparison)")
         self.on_dev.setVisible(dev is not None)
+
+    def model_in(self, loaded) -> None:
+        """A new model (ModelInfo: ``num_layers``, ``num_heads``): typed heads are checked against its size at
+        once, and a comparison of the previous model is cleared."""
+        layers, heads = int(getattr(loaded, "num_layers", 0) or 0), int(getattr(loaded, "num_heads", 0) or 0)
+        self.size = (layers, heads) if layers and heads else None
+        self.clear()
 
     def compare(self) -> int | None:
         """Ask the child for the input in view with the typed heads off; the request id, or None (said why)."""

@@ -16,17 +16,19 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPen
 
 from .common import block_color
-from .components.token_ticks import block_starts, token_ticks
+from .components.token_ticks import block_starts, placed_ticks
 
 
 class TokenAxis(pg.AxisItem):
     """An axis that labels integer cells with token strings: every token when they fit, else the block starts
-    (``boundaries``) always and every k-th token between them (components.token_ticks)."""
+    (``boundaries``) always, spread apart where they are close, and evenly spaced tokens between them
+    (components.token_ticks)."""
 
     def __init__(self, orientation: str, **kwargs):
         super().__init__(orientation, **kwargs)
         self.labels: list[str] = []
         self.boundaries: list[int] = []
+        self._names: dict[float, str] = {}   # a label's position (cells) -> its token's text, for tickStrings
         self.setStyle(tickLength=0, textFillLimits=[(0, 0.95)])
         if orientation in ("top", "bottom"):   # a block start at the map's edge ([SEP] at token 6 of 384) may stand
             self.setStyle(hideOverlappingLabels=40)   # out past the axis's end, not be hidden for it
@@ -41,27 +43,27 @@ class TokenAxis(pg.AxisItem):
         self.picture = None
         self.update()
 
-    def _label_px(self) -> float:
+    def _label_px(self, i: int) -> float:
+        """The pixels token ``i``'s label needs along the axis (a line of text on a vertical axis)."""
         if self.orientation in ("left", "right"):
             return 16.0
-        longest = max((len(s) for s in self.labels), default=4)
-        return 7.0 * min(longest, 14) + 8.0
+        return 7.0 * min(len(self.labels[i]), 14) + 8.0
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
         n = len(self.labels)
         minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # an inverted axis gives them reversed
         if n == 0 or size <= 0 or maxVal <= minVal:
             return []
-        ticks = token_ticks(n, minVal, maxVal, size / (maxVal - minVal), self._label_px(), self.boundaries)
-        return [(1.0, [i + 0.5 for i in ticks])]   # one level: pyqtgraph always draws the first level's labels
+        placed = placed_ticks(n, minVal, maxVal, size / (maxVal - minVal), self._label_px, self.boundaries)
+        self._names = {p: self._text(i) for i, p in placed}
+        return [(1.0, [p for _, p in placed])]   # one level: pyqtgraph always draws the first level's labels
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
-        out = []
-        for v in values:
-            i = int(math.floor(v))
-            s = self.labels[i] if 0 <= i < len(self.labels) else ""
-            out.append(s if len(s) <= 18 else s[:17] + "…")
-        return out
+        return [self._names[v] if v in self._names else self._text(int(math.floor(v))) for v in values]
+
+    def _text(self, i: int) -> str:
+        s = self.labels[i] if 0 <= i < len(self.labels) else ""
+        return s if len(s) <= 18 else s[:17] + "…"
 
 
 _LUTS: dict[int, np.ndarray] = {}

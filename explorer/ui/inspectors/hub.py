@@ -30,6 +30,7 @@ from .common import StaleCover
 from .latest import LatestOnly
 from .window_weights import WindowWeights
 from .registry import ATTENTION, DEV_TAU, SPANS
+from .components.spans import probe_status
 from .spans_view import SpansView
 
 TAB_TITLES = (ATTENTION, SPANS, DEV_TAU)   # the hub's pages (titles declared in registry.py)
@@ -155,6 +156,8 @@ class InspectorHub(QObject):
         # GUI thread)
         self.attention_view.window_changed.connect(   # after the attention view's own second turn
             lambda i: after_paint(self, lambda: self.spans_view.set_window(i), turns=2))
+        self._status_line = ""   # the probe's line under Probe, restated at each τ while it is shown
+        self.spans_view.tau_changed.connect(self._tau_moved)
         self.spans_view.window_changed.connect(lambda i: after_paint(self, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
         self._prewarmed = False
@@ -385,15 +388,20 @@ class InspectorHub(QObject):
         self._clear_stale()   # the previous model is still the one in the child: its results hold
         self._error(message.split(": ", 1)[-1] if message.startswith("ModelSourceError") else message)
 
+    def _tau_moved(self, tau: float) -> None:
+        """The probe's line under Probe follows τ, as the decision above it does (never another τ's answer)."""
+        if self.result is not None and self._status_line and self.panel.status.text() == self._status_line:
+            self._status_line = probe_status(self.result, tau)
+            self.panel.set_status(self._status_line)
+
     def _on_probed(self, request_id: int, result) -> None:
         """Show a probe: the visible view first, the other one in a later event (each redraw of a 384-token
         window takes 10-20 ms of the GUI thread; together they would stall the event loop for twice that)."""
         if self._fresh_probe is not None and request_id == self._fresh_probe:
             self._clear_stale()   # the new model's answer: no longer another model's results
         self.result = result
-        self.panel.set_status(f"probe: {result.seconds * 1000:.0f} ms, {len(result.windows)} window"
-                              f"{'s' if len(result.windows) != 1 else ''}; answer at τ={self.spans_view.tau:+.2f}: "
-                              f"\"{result.decision(self.spans_view.tau).answer_text or 'no answer'}\"")
+        self._status_line = probe_status(result, self.spans_view.tau)
+        self.panel.set_status(self._status_line)
         views = [self.spans_view.set_result, self._show_attention]
         if self.attention_view.isVisible():
             views.reverse()

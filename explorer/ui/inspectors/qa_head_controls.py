@@ -23,10 +23,12 @@ class QAHeadControls:
         hub.result_changed.connect(lambda _r: self.mask_bar.clear())   # a comparison is of the input it ran on
 
     def model_in(self, loaded) -> None:
-        """A run checkpoint's dev set is read as its run's task."""
+        """Heads off checks typed heads against the model's size; a run checkpoint's dev set is read as its run's
+        task."""
         from explorer.core.models.checkpoint_windows import run_task_of
         from explorer.core.specs.tasks import qa_task_names
 
+        self.mask_bar.model_in(loaded)
         path = getattr(loaded, "path", "") or ""
         task = run_task_of(path) if path else None
         if task:

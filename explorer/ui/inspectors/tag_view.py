@@ -107,6 +107,7 @@ class TagView(ModelPage):
 
         self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs)   # heads switched off on this input
         layout.addWidget(self.head_mask)
+        self.model_changed.connect(self.head_mask.model_in)   # typed heads checked against its size
         self.stale_cover = StaleCover(self.marked, lower)   # the previous model's tags, greyed while another loads
         layout.addWidget(self.stale_cover.label)
         layout.addWidget(self.status)

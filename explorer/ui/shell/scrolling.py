@@ -56,6 +56,35 @@ def page_scroll_area(widget: QWidget) -> QAbstractScrollArea | None:
     return parent
 
 
+class _WheelOnAtEnd(QObject):
+    """An event filter on an inner scroll area's viewport: the wheel scrolls the inner area while it can move that
+    way; at its end (or always, when it has nothing to scroll) the wheel scrolls the page around it instead."""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() != QEvent.Type.Wheel or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            return False
+        dy = event.angleDelta().y() or event.pixelDelta().y()
+        inner = obj.parentWidget()
+        if dy == 0 or not isinstance(inner, QAbstractScrollArea):
+            return False
+        bar = inner.verticalScrollBar()
+        if (bar.value() > bar.minimum()) if dy > 0 else (bar.value() < bar.maximum()):
+            return False                       # the inner area can still move this way: it scrolls
+        outer = page_scroll_area(inner)
+        if outer is None:
+            return False
+        QApplication.sendEvent(outer.verticalScrollBar(), event)
+        return True
+
+
+def wheel_passes_to_page_at_end(inner: QAbstractScrollArea) -> None:
+    """The mouse wheel over ``inner`` (a small scroll area inside a scrolling page: the Attention page's
+    question -> passage lines) scrolls ``inner`` until it reaches its end that way, then the page, so the parts
+    below it stay reachable by wheel; Ctrl+wheel is left to ``inner``."""
+    filt = _WheelOnAtEnd(inner)
+    inner.viewport().installEventFilter(filt)
+
+
 def wheel_scrolls_page(page: QWidget) -> int:
     """On a page that scrolls, a plain mouse wheel over any of its plots (QGraphicsViews: pyqtgraph's) scrolls
     the page and Ctrl+wheel zooms the plot, as in most applications (the wheel over the Attention page's heat

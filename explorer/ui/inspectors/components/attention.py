@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.attention.flow import BLOCKS, PASSAGE, QUESTION, SPECIAL
+from explorer.core.attention.head_labels import FIRST
 from explorer.core.attention.wordmerge import merge_rows
 
 MODE_LAYER, MODE_ROLLOUT = 0, 1   # the mode box: one layer (and head), or rollout over all layers
@@ -95,7 +96,7 @@ def head_flow(flow: np.ndarray, head: int, mode: int) -> tuple[np.ndarray, str]:
     ((layers, 3, 3) shares, "mean over heads" | "head k"); rollout shows the head mean."""
     if head <= 0 or mode == MODE_ROLLOUT:
         return flow.mean(axis=1), "mean over heads"
-    return flow[:, head - 1], f"head {head}"
+    return flow[:, head - 1], f"head {head - 1 + FIRST}"
 
 
 def export_title(result, window: int) -> str:

@@ -146,9 +146,10 @@ def classifier_metrics(rep, kind: str) -> str:
 
 def regression_metrics(rep, kind: str) -> str:
     """The metrics line of a regression head's report."""
+    why = getattr(rep, "undefined", "")   # a correlation of constant predictions or gold: the reason
     return (f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
             f"   {format_metric('mse', rep.mse, kind)}   ({rep.total} examples; on the dashed identity "
-            "line = predicted exactly)")
+            "line = predicted exactly)" + (f"\n{why}" if why else ""))
 
 
 def multilabel_metrics(rep, kind: str) -> str:

@@ -3,23 +3,26 @@ the request to the inspector child, the unmasked and masked result side by side 
 probabilities or the tags), and the importance map's texts and pruning curve. explorer.ui.inspectors.head_mask_bar
 and explorer.ui.inspectors.head_importance_panel show them.
 
-A selection is typed as comma- or space-separated items, layers and heads counted from 0: ``3.7`` (head 7 of layer
-3), ``3.*`` or ``L3`` (every head of layer 3).
+A selection is typed as comma- or space-separated items, layers and heads counted from 1 as on the Attention page
+(explorer.core.attention.head_labels, the one place that numbers heads for a person): ``5.3`` (head 3 of layer 5),
+``5.*`` or ``L5`` (every head of layer 5).
 """
 
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass, field
 
-SELECTION_HELP = ("heads to switch off, counted from 0: 3.7 = head 7 of layer 3; 3.* or L3 = all of layer 3; "
-                  "separate them with commas")
+from explorer.core.attention.head_labels import (SELECTION_HELP, HeadLabelError, HeadSet, head_axis_labels,
+                                                 head_label, head_name, layer_axis_labels, parse_heads)
+
+__all__ = ["SELECTION_HELP", "Selection", "parse_selection"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Selection:
-    """A typed selection: ``heads`` (layer, head) pairs, whole ``layers``, and ``error`` ("" when it reads)."""
+    """A typed selection: ``heads`` (layer, head) pairs and whole ``layers`` as 0-based indexes, and ``error`` (""
+    when it reads)."""
 
     heads: list[tuple[int, int]] = field(default_factory=list)
     layers: list[int] = field(default_factory=list)
@@ -34,35 +37,19 @@ class Selection:
         return {"heads": [list(p) for p in self.heads], "layers": list(self.layers)}
 
     def describe(self) -> str:
-        """"layer 3 (all heads), 0.1, 2.5"."""
-        parts = [f"layer {layer} (all heads)" for layer in self.layers] + [f"{a}.{b}" for a, b in self.heads]
-        return ", ".join(parts) or "none"
-
-
-_ITEM = re.compile(r"^(?:[lL](\d+)|(\d+)\.(\*|\d+))$")
+        """"layer 3 (all heads), 1.2, 3.6" (counted from 1)."""
+        return ", ".join(HeadSet(heads=self.heads, layers=self.layers).labels()) or "none"
 
 
 def parse_selection(text: str, layers: int | None = None, heads: int | None = None) -> Selection:
     """The heads named by ``text`` (module docstring); with the model's ``layers`` and ``heads`` per layer known,
-    an index outside it is an error naming the item and the model's range."""
-    pairs, whole = [], []
-    for item in [t for t in re.split(r"[,\s;]+", text.strip()) if t]:
-        m = _ITEM.match(item)
-        if m is None:
-            return Selection(error=f"{item!r} is not a head: {SELECTION_HELP}")
-        layer = int(m.group(1) or m.group(2))
-        head = None if m.group(1) or m.group(3) == "*" else int(m.group(3))
-        if layers is not None and layer >= layers:
-            return Selection(error=f"{item}: the model has layers 0..{layers - 1}")
-        if head is not None and heads is not None and head >= heads:
-            return Selection(error=f"{item}: the model has heads 0..{heads - 1} in each layer")
-        if head is None:
-            whole.append(layer)
-        else:
-            pairs.append((layer, head))
-    whole = sorted(set(whole))
-    pairs = sorted({p for p in pairs if p[0] not in whole})
-    return Selection(heads=pairs, layers=whole)
+    a number outside it is an error in a person's words ("layer 7 does not exist: this model has layers 1-6 and
+    heads 1-12 per layer")."""
+    try:
+        named = parse_heads(text, layers, heads)
+    except HeadLabelError as exc:
+        return Selection(error=str(exc))
+    return Selection(heads=named.heads, layers=named.layers)
 
 
 MASK_DEV_CAP = 200   # dev examples a comparison scores when the dev page says "all": each Compare scores them again
@@ -178,12 +165,30 @@ def importance_matrix(report: dict) -> list[list[float]]:
     return report["importance"]["scores"]
 
 
+def importance_axes(report: dict) -> tuple[list[str], list[str]]:
+    """The map's row labels ("layer 1", ...) and column labels ("h1", ...), counted from 1."""
+    scores = importance_matrix(report)
+    return layer_axis_labels(len(scores)), head_axis_labels(len(scores[0]) if scores else 0)
+
+
+def importance_hover(report: dict, row: int, col: int) -> str:
+    """What the map says about the 0-based cell (``row``, ``col``) under the mouse: "head 5.3 (layer 5, head 3):
+    importance 0.82, rank 4 of 72 (1 = most important)"; "" outside the map."""
+    scores = importance_matrix(report)
+    if not (0 <= row < len(scores) and 0 <= col < len(scores[row])):
+        return ""
+    order = [tuple(p) for p in report.get("least_important_first", [])]
+    rank = f", rank {len(order) - order.index((row, col))} of {len(order)} (1 = most important)" \
+        if (row, col) in order else ""
+    return f"head {head_label(row, col)} ({head_name(row, col)}): importance {scores[row][col]:.2f}{rank}"
+
+
 def importance_summary(report: dict, n: int = 5) -> str:
     """The map's caption: what was scored, the most and least important heads, and where the curve ends."""
     imp = report["importance"]
     order = report["least_important_first"]
-    most = ", ".join(f"{a}.{b}" for a, b in reversed(order[-n:]))
-    least = ", ".join(f"{a}.{b}" for a, b in order[:n])
+    most = ", ".join(head_label(a, b) for a, b in reversed(order[-n:]))
+    least = ", ".join(head_label(a, b) for a, b in order[:n])
     text = (f"{imp['examples']} dev examples ({imp['tokens']} tokens). Most important: {most}. Least important: "
             f"{least}.")
     curve = report.get("prune_curve") or []

@@ -86,6 +86,15 @@ def other_rule_line(r, tau: float) -> str:
             f"(its score_diff {fmt(diff)})")
 
 
+def probe_status(result, tau: float) -> str:
+    """The line under Probe: how long the probe took, its windows, and the answer at the τ on screen ("no
+    answer" when score_diff <= τ); restated whenever τ moves."""
+    n = len(result.windows)
+    answer = result.decision(tau).answer_text or "no answer"
+    return (f"probe: {result.seconds * 1000:.0f} ms, {n} window{'s' if n != 1 else ''}; answer at τ={tau:+.2f}: "
+            f"\"{answer}\"")
+
+
 def slider_tip(limit: float) -> str:
     """The τ slider's tooltip for a slider of ±``limit``: the glossary's τ, then the slider's range."""
     return (tooltip("tau") + f"\n\nSlider: τ from {-limit:+.0f} to {limit:+.0f}"
