@@ -234,8 +234,6 @@ def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_
 def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
     """Each size trains on other rows: the Groups page, the CLI summary and the Runs dock give the figure per
     size (the dock: the largest size's), where restarts of one setting get mean ± sd and a t interval."""
-    from types import SimpleNamespace
-
     import numpy as np
 
     from explorer.core.studies.group_stats import MemberData, group_table, per_size_lines
@@ -261,8 +259,13 @@ def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
     text = summary_head(restarts, members, table, [])
     assert f"{np.mean(acc):.2f} ± {np.std(acc, ddof=1):.2f}" in text and "t interval" in text
 
-    def state(value):
-        return SimpleNamespace(status="finished", best_metric=lambda: ("accuracy", value, 9))
+    def state(value):   # a finished run whose best (and only scored) evaluation gave ``value`` percent
+        from explorer.ui.runs.state import RunState
+
+        return RunState.from_events("m", [
+            {"event": "started", "run_id": "m", "time": 0.0, "config": {"task": "single"}, "steps_total": 9},
+            {"event": "eval", "run_id": "m", "time": 1.0, "step": 9, "metrics": {"accuracy": value / 100}},
+            {"event": "finished", "run_id": "m", "time": 2.0, "metrics": {}}])
 
     row = GroupRow(group=curve, states=[state(a) for a in acc])
     assert row.best_text() == "77.06% acc at 1600 rows" and row.best_sort_key() == 77.06
