@@ -238,7 +238,7 @@ def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
 
     from explorer.core.studies.group_stats import MemberData, group_table, per_size_lines
     from explorer.core.studies.groups import Group, GroupMember
-    from explorer.ui.groups.group_summary import summary_head
+    from explorer.ui.groups.group_summary import summary_head, summary_tail
     from explorer.ui.runs.group_rows import GroupRow
 
     rows, acc = (400, 800, 1600), (50.92, 54.36, 77.06)
@@ -251,11 +251,13 @@ def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
     table = group_table(members, ["fraction"])
     text = summary_head(curve, members, table, [])
     assert text.startswith("final accuracy (%) per size: 400 rows 50.92, 800 rows 54.36, 1600 rows 77.06")
-    assert "macro F1 (%) per size: 400 rows 40.92" in text
+    tail = summary_tail(curve, members, table)   # after the curve's own lines, so they stay in view
+    assert "macro F1 (%) per size: 400 rows 40.92" in tail and "±" not in tail
     assert "±" not in text and "t interval" not in text and f"{np.mean(acc):.2f}" not in text
     assert per_size_lines(members, "accuracy")[0] == text.split("  |")[0].split("<br>")[0][len("final "):]
 
     restarts = Group(name="r", kind="restarts", varied=["seed"], seeds=[1, 2, 3], members=curve.members)
+    assert summary_tail(restarts, members, table) == ""
     text = summary_head(restarts, members, table, [])
     assert f"{np.mean(acc):.2f} ± {np.std(acc, ddof=1):.2f}" in text and "t interval" in text
 

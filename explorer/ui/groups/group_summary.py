@@ -20,12 +20,9 @@ def summary_head(group, members: list, table, notes: list) -> str:
     restarts, grids and folds, each mean's t interval; the count of ``notes``."""
     name = table.label or "dev metric"
     noted = f"  |  {len(notes)} note(s)" if notes else ""
-    if group.kind == "curve":
+    if group.kind == "curve":   # the other metrics come last (summary_tail): the curve's own lines matter more
         lines = per_size_lines(members, table.metric_name)
-        head = f"final {html.escape(lines[0])}{noted}" if lines else f"final {name}: -{noted}"
-        rest = [html.escape(x) for x in lines[1:]]
-        return head + ("<br>other final dev metrics, each size on its own (a mean across sizes would estimate "
-                       "nothing): " + "; ".join(rest) if rest else "")
+        return f"final {html.escape(lines[0])}{noted}" if lines else f"final {name}: -{noted}"
     task = next((m.task for m in members if m.task), None)
     others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
               for k, st in final_metric_stats(members).items()
@@ -38,3 +35,14 @@ def summary_head(group, members: list, table, notes: list) -> str:
     if intervals:
         text += "<br>95% t interval of each final mean: " + "; ".join(intervals)
     return text
+
+
+def summary_tail(group, members: list, table) -> str:
+    """Rich text after a learning curve's own lines: its other final metrics, each size on its own ("" for other
+    groups, whose summary_head gives them as means)."""
+    if group.kind != "curve":
+        return ""
+    rest = [html.escape(x) for x in per_size_lines(members, table.metric_name)[1:]]
+    return ("<br>other final dev metrics, each size on its own (a mean across sizes would estimate nothing): "
+            + "; ".join(rest)) if rest else ""
+

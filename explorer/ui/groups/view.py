@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
 
 from explorer.core.studies.group_stats import BAND_MODES, group_table, heat_map, mean_band
 from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
-from explorer.ui.groups.group_summary import summary_head
+from explorer.ui.groups.group_summary import summary_head, summary_tail
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -145,7 +145,8 @@ class GroupView(QWidget):
             waiting = ("learning curve: not scored yet (each size's dev rows are predicted when every size's run "
                        "has finished)")
             lines = self.pooled.lines if self.pooled is not None else [waiting]
-            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
+            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines)
+                                 + summary_tail(group, self.members, self.table_data))
             self.curve_plot.show_curve(self.pooled.plot if self.pooled is not None else None, waiting)
         if group.kind == "curve" and not self.curve_plot.isVisibleTo(self):   # the curve first: 2/3 of the width
             self.curve_plot.setVisible(True)
