@@ -93,6 +93,26 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_tabs_behind_the_scroll_arrows(qtbot):
+    """A tab bar too narrow for its tabs scrolls them: every tab is reported (the arrows take the bar's end);
+    wide enough, none is."""
+    from PySide6.QtWidgets import QLabel, QTabWidget
+
+    from explorer.ui.shell.layout_check import hidden_tabs, layout_offenders
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    for title in ("Block flow per layer", "Model view", "Head importance"):
+        tabs.addTab(QLabel("x"), title)
+    tabs.resize(200, 120)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    assert hidden_tabs(tabs.tabBar()) == ["Block flow per layer", "Model view", "Head importance"]
+    assert [o.kind for o in layout_offenders(tabs) if o.kind == "tabs"] == ["tabs"]
+    tabs.resize(900, 120)
+    qtbot.waitUntil(lambda: not hidden_tabs(tabs.tabBar()))
+
+
 def test_the_check_finds_a_clipped_combo_and_a_menu_arrow_over_the_text(qtbot):
     """A combo box that clips its text without "…" ("1: 165 tokens, chars" on the Attention page at 1280x800) and
     a menu arrow drawn over a tool button's text ("Export⌄": Fusion draws an instant-popup tool button's arrow over
