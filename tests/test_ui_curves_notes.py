@@ -33,6 +33,10 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     assert stuck.one_class_note() == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
                                       "1e-4 (this run: 2e-05), or more epochs")
     assert fine.one_class_note() == ""
+    from explorer.core.metrics.baselines import one_class_note
+
+    at_suggested = one_class_note(stuck.evals[-1]["metrics"], 1e-4)   # already at the suggested rate: not again
+    assert "larger learning rate" not in at_suggested and "more epochs or more training rows" in at_suggested
     curves = shown_curves_panel(qtbot, 1000, 600)
     curves.set_runs([fine, stuck])
     curves.redraw_now()

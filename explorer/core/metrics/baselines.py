@@ -107,15 +107,21 @@ def predicted_for_every_row(metrics: dict) -> str | None:
     return None
 
 
+SUGGESTED_LEARNING_RATE = "1e-4"   # where bundled:minilm leaves the majority class on a few hundred rows
+
+
 def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
     """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
     model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try."""
     name = predicted_for_every_row(metrics)
     if name is None:
         return ""
+    if learning_rate and learning_rate >= float(SUGGESTED_LEARNING_RATE):   # advising the rate it already has helps no one
+        return (f"predicts only '{name}' for every dev row (learning rate {learning_rate:g}): try more epochs or "
+                "more training rows")
     lr = f" (this run: {learning_rate:g})" if learning_rate else ""
-    return (f"predicts only '{name}' for every dev row: try a larger learning rate, e.g. 1e-4{lr}, or more "
-            "epochs")
+    return (f"predicts only '{name}' for every dev row: try a larger learning rate, e.g. "
+            f"{SUGGESTED_LEARNING_RATE}{lr}, or more epochs")
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
