@@ -235,3 +235,27 @@ def test_a_host_without_sftp_gets_the_legacy_scp_protocol(monkeypatch, tmp_path)
     with pytest.raises(RemoteHostError, match="refused the key"):
         ssh.copy_from(host, "/runs/r/x", tmp_path / "x")
     assert len(calls) == 1
+
+
+def test_a_copy_over_legacy_scp_keeps_a_path_with_a_space_whole(tmp_path, monkeypatch):
+    """A real sshd without an SFTP subsystem: scp falls back to ``scp -O``, whose remote path the host's shell
+    parses; a run named "conll remote" must still be fetched and uploaded (quoted for that mode only)."""
+    from sshd import SshdUnavailable, start_sshd
+
+    try:
+        server = start_sshd(tmp_path / "sshd", sftp=False)
+    except SshdUnavailable as exc:
+        pytest.skip(f"REMOTE-HOST TESTS SKIPPED: the test sshd cannot start: {exc}")
+    try:
+        monkeypatch.setenv("EXPLORER_SSH_CONFIG", str(server.ssh_config))
+        host = Host(name="local ssh", target=server.alias)
+        best = tmp_path / "remote-runs" / "conll remote" / "checkpoints" / "best"
+        best.mkdir(parents=True)
+        (best / "checkpoint.json").write_text('{"step": 3}', encoding="utf-8")
+        ssh.copy_from(host, str(best / "checkpoint.json"), tmp_path / "got.json")
+        assert (tmp_path / "got.json").read_text(encoding="utf-8") == '{"step": 3}'
+        (tmp_path / "up.txt").write_text("up", encoding="utf-8")
+        ssh.copy_to(host, [tmp_path / "up.txt"], str(best) + "/")
+        assert (best / "up.txt").read_text(encoding="utf-8") == "up"
+    finally:
+        server.stop()
