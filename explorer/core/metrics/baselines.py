@@ -107,15 +107,33 @@ def predicted_for_every_row(metrics: dict) -> str | None:
     return None
 
 
-def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
+SUGGESTED_LR, SUGGESTED_LR_TEXT = 1e-4, "1e-4"   # the learning rate that moves bundled:minilm off the majority class
+LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "little time was left to train"
+
+
+def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
+                   budget_seconds: float = 0.0, eval_share: float | None = None) -> str:
     """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
-    model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try."""
+    model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try. The advice never
+    proposes what the run already did: a run whose ``learning_rate`` is already :data:`SUGGESTED_LR` or more is
+    told to train longer (more epochs or steps, or a longer time budget when ``budget_seconds`` > 0), after its
+    ``steps`` optimizer steps; an ``eval_share`` (evaluation seconds / the run's seconds) of
+    :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training."""
     name = predicted_for_every_row(metrics)
     if name is None:
         return ""
-    lr = f" (this run: {learning_rate:g})" if learning_rate else ""
-    return (f"predicts only '{name}' for every dev row: try a larger learning rate, e.g. 1e-4{lr}, or more "
-            "epochs")
+    head = f"predicts only '{name}' for every dev row"
+    if not learning_rate or learning_rate < 0.9 * SUGGESTED_LR:
+        lr = f" (this run: {learning_rate:g})" if learning_rate else ""
+        note = f"{head}: try a larger learning rate, e.g. {SUGGESTED_LR_TEXT}{lr}, or more epochs"
+    else:
+        after = f" after {steps:,} training step{'s' if steps != 1 else ''}" if steps else ""
+        longer = "a longer time budget, more epochs or more steps" if budget_seconds > 0 else "more epochs or steps"
+        note = f"{head}{after} at learning rate {learning_rate:g}: train longer ({longer})"
+    if eval_share is not None and eval_share >= LARGE_EVAL_SHARE:
+        note += (f"; evaluations took {eval_share:.0%} of the run, leaving little time to train (evaluate less "
+                 "often, or on fewer dev rows)")
+    return note
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
