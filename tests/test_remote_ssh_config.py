@@ -259,3 +259,22 @@ def test_a_copy_over_legacy_scp_keeps_a_path_with_a_space_whole(tmp_path, monkey
         assert (best / "up.txt").read_text(encoding="utf-8") == "up"
     finally:
         server.stop()
+
+
+def test_a_new_hosts_python_and_runs_folder_are_placeholders_that_typing_replaces(qtbot, tmp_path):
+    """After Add, Python and Runs folder are empty with the default as the grey placeholder (real text that
+    looked grey got typed onto: "python3/opt/venv/bin/python"); empty means the default."""
+    settings = AppSettings(tmp_path / "s.ini")
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    host = dialog.add_host()
+    python, runs = dialog.fields["python"], dialog.fields["runs_dir"]
+    assert python.text() == "" and "python3" in python.placeholderText()
+    assert runs.text() == "" and "~/bert-explorer-runs" in runs.placeholderText()
+    assert (host.python, host.runs_dir) == ("python3", "~/bert-explorer-runs")   # empty: the default is used
+    qtbot.keyClicks(python, "/opt/venv/bin/python")
+    qtbot.keyClicks(runs, "/scratch/runs")
+    assert (host.python, host.runs_dir) == ("/opt/venv/bin/python", "/scratch/runs")
+    python.selectAll()
+    qtbot.keyClick(python, "\b")   # Backspace: the field emptied by the user means the default again
+    assert python.text() == "" and host.python == "python3"
