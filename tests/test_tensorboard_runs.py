@@ -176,3 +176,16 @@ def test_an_exported_run_opened_as_a_run_shows_the_same_best_dev_and_epoch(tmp_p
     rec = load_run(tmp_path / "tb" / run.name)
     assert rec.summary.metric_name == "accuracy" and rec.summary.metric_value == pytest.approx(0.725)
     assert rec.config["task"] == "single"
+
+
+def test_hf_trainer_args_text_names_the_metric_for_best():
+    """An HF Trainer's TensorBoard log stores its TrainingArguments as the ``args`` text: its
+    metric_for_best_model (with or without ``eval_``) ranks the folder; text that is not a JSON object gives {}."""
+    from explorer.core.runs.tensorboard_args import run_config_from_args
+
+    assert run_config_from_args(json.dumps({"metric_for_best_model": "eval_accuracy", "learning_rate": 5e-5})) == \
+        {"metric_for_best": "accuracy"}
+    assert run_config_from_args(json.dumps({"metric_for_best_model": "f1"})) == {"metric_for_best": "f1"}
+    assert run_config_from_args(json.dumps({"task": "single", "metric_for_best": "", "model": "m"})) == \
+        {"task": "single", "model": "m"}
+    assert run_config_from_args("not json") == {} and run_config_from_args("[1]") == {}
