@@ -70,7 +70,7 @@ def inspector_argv(host: Host) -> list[str]:
 
 def scp_argv(host: Host, sources: list[str | Path], remote: str, *, legacy: bool = False) -> list[str]:
     """``scp -r -q SOURCES target:REMOTE`` (SFTP mode; REMOTE may start with ``~/``); ``legacy``: ``scp -O``
-    with REMOTE quoted (:func:`remote_spec`)."""
+    with REMOTE escaped for the host's shell (:func:`remote_spec`)."""
     return ["scp", *(["-O"] if legacy else []), *_common(host, "-P"), "-r", "-q", *[str(s) for s in sources],
             remote_spec(host, remote, legacy=legacy)]
 
