@@ -278,3 +278,37 @@ def test_a_new_hosts_python_and_runs_folder_are_placeholders_that_typing_replace
     python.selectAll()
     qtbot.keyClick(python, "\b")   # Backspace: the field emptied by the user means the default again
     assert python.text() == "" and host.python == "python3"
+
+
+def test_the_ssh_host_completions_never_eat_a_click_and_a_clicked_one_is_taken(qtbot, tmp_path, monkeypatch):
+    """After typing in SSH host its completion list is open and holds the mouse: the press the window system gives
+    it on the "SLURM login node" box (outside the list) hides the list and reaches the box at once (QCompleter ate
+    it: the first click did nothing); a completion clicked in the list becomes the host's SSH host (the field showed
+    it, the host kept the typed "my")."""
+    from PySide6.QtCore import QEvent, QPoint, Qt
+    from PySide6.QtGui import QFocusEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    monkeypatch.setattr("explorer.ui.launch.hosts_dialog.ssh_aliases", lambda: ["myserver", "mybox", "other"])
+    dialog = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.add_host()
+    field, box = dialog.fields["target"], dialog.slurm
+    # the field gets the focus-in a click gives it (QLineEdit ties its completer to it then); the offscreen
+    # platform in a test session activates no window to give it
+    QApplication.sendEvent(field, QFocusEvent(QEvent.Type.FocusIn, Qt.FocusReason.MouseFocusReason))
+    qtbot.keyClicks(field, "my")
+    popup = field.completer().popup()
+    qtbot.waitUntil(popup.isVisible)
+    QTest.mouseClick(popup.viewport(), Qt.MouseButton.LeftButton,
+                     pos=popup.visualRect(popup.model().index(1, 0)).center())
+    assert field.text() == "mybox" and dialog.current().target == "mybox"
+    qtbot.keyClick(field, Qt.Key.Key_Backspace)      # still in the field: "mybo" opens the list again
+    qtbot.waitUntil(popup.isVisible)
+    on_box = QPoint(8, box.height() // 2)
+    QTest.mousePress(popup, Qt.MouseButton.LeftButton, pos=popup.mapFromGlobal(box.mapToGlobal(on_box)))
+    QTest.mouseRelease(box, Qt.MouseButton.LeftButton, pos=on_box)
+    assert not popup.isVisible() and box.isChecked() and dialog.current().slurm is not None

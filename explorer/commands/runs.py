@@ -10,7 +10,8 @@ Example::
 
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
 (done/planned), task, best metric (name=value@step; shares in percent, "f_avg=49.85%", whatever scale the run
-stored: one unit for every run), path; tab-separated. ``--json`` keeps the stored values.
+stored: one unit for every run; "pearson=undefined (the predictions are constant (…))" when every evaluation
+gave it as undefined), path; tab-separated. ``--json`` keeps the stored values.
 Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
 (explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name).
@@ -45,6 +46,8 @@ def run_row(rec) -> dict:
     """One run as the command shows it (a RunRecord of explorer.core.runs.reading)."""
     s = rec.summary
     best = {"name": s.metric_name, "value": s.metric_value} if s.metric_value is not None else None
+    if best is None and s.metric_undefined:   # no best to rank: the metric was undefined at every evaluation
+        best = {"name": s.metric_name, "value": None, "undefined": s.metric_undefined}
     if rec.best is not None:
         best = {"name": rec.best[0], "value": rec.best[1], "step": rec.best[2]}
     return {"run_id": rec.run_id, "kind": rec.kind, "status": s.status, "step": s.steps, "steps_total": s.steps_total,
@@ -62,7 +65,8 @@ def row_line(row: dict) -> str:
     step = f"{row['step']}/{row['steps_total']}" if row["steps_total"] else str(row["step"])
     best = row["best"]
     best_text = "" if best is None else (name_equals_value(best["name"], best["value"], row["task"] or "")
-                                         + (f"@{best['step']}" if "step" in best else ""))
+                                         + (f"@{best['step']}" if "step" in best else "")
+                                         + (f" ({best['undefined']})" if best.get("undefined") else ""))
     return "\t".join([row["run_id"], row["kind"], row["status"], step, row["task"] or "-", best_text or "-",
                       row["path"]])
 

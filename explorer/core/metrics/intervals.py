@@ -9,6 +9,7 @@ resamples' standard deviation. :func:`correlation_interval` does the same for Pe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,10 +31,22 @@ class FigureInterval:
     level: float
     resamples: int
     seed: int
+    undefined: str = ""   # why the figure has no value (NaN value and interval): "the predictions are constant (…)"
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "low": self.low, "high": self.high, "se": self.se, "n": self.n,
-                "level": self.level, "resamples": self.resamples, "seed": self.seed}
+        """The fields as strict JSON: a NaN (an undefined figure) is null, and ``undefined`` says why."""
+        def number(x):
+            return x if np.isfinite(x) else None
+
+        out = {"value": number(self.value), "low": number(self.low), "high": number(self.high),
+               "se": number(self.se), "n": self.n, "level": self.level, "resamples": self.resamples, "seed": self.seed}
+        return {**out, "undefined": self.undefined} if self.undefined else out
+
+    def text(self, digits: int = 3) -> str:
+        """'0.961 (0.889 to 0.991)'; an undefined figure: 'undefined (the predictions are constant (…))'."""
+        if self.undefined:
+            return f"undefined ({self.undefined})"
+        return f"{self.value:.{digits}f} ({self.low:.{digits}f} to {self.high:.{digits}f})"
 
 
 def confusions(gold: np.ndarray, pred: np.ndarray, k: int) -> np.ndarray:
@@ -74,6 +87,8 @@ def confusion_interval(score: Callable[[np.ndarray], np.ndarray], gold, pred, k:
 def correlation_interval(gold, predicted, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                          level: float = 0.95) -> FigureInterval:
     """Pearson's r of (n,) predictions against (n,) gold scores with its paired percentile bootstrap interval.
+    Where either side is constant, r is undefined: value and interval NaN and ``undefined`` the reason
+    (core.metrics.regression.undefined_reason), never 0.0 (which reads "merely uncorrelated").
     Raises ValueError for different lengths or fewer than 3 rows."""
     from scipy.stats import bootstrap
 
@@ -83,6 +98,12 @@ def correlation_interval(gold, predicted, *, resamples: int = DEFAULT_RESAMPLES,
         raise ValueError(f"interval: {g.size} gold scores but {p.size} predictions")
     if g.size < 3:
         raise ValueError(f"interval: {g.size} rows; Pearson's r needs at least 3")
+    from explorer.core.metrics.regression import undefined_reason
+
+    reason = undefined_reason(p, g)
+    if reason:
+        return FigureInterval(value=math.nan, low=math.nan, high=math.nan, se=math.nan, n=int(g.size), level=level,
+                              resamples=resamples, seed=seed, undefined=reason)
 
     def statistic(gs, ps, axis=-1):
         gs = gs - gs.mean(axis=axis, keepdims=True)

@@ -344,9 +344,10 @@ class TrainConfig:
                                     "figure F_avg, NONE left out); the launcher fills it when the data's labels are "
                                     "those classes", label="F1 classes", group=OUTPUT, kind="columns",
                                     applies="table", tasks=("single", "pair"), rank=6)
-    new_head: bool = setting(False, "classification: start a fresh head for the data's labels, keeping the "
-                             "checkpoint's encoder (needed when the checkpoint's head has other labels)",
-                             label="New head", group=MODEL_AND_TASK, kind="bool", applies="table", rank=1)
+    new_head: bool = setting(False, "classification, multi-label and token tagging: start a fresh head for the "
+                             "data's labels (classes, label sets, tags), keeping the checkpoint's encoder (needed "
+                             "when the checkpoint's head lacks some of the data's labels)",
+                             label="New head", group=MODEL_AND_TASK, kind="bool", applies="table conll", rank=1)
     label_separator: str = setting(";", "multilabel: what separates the label names in one cell (econ;politics)",
                                    label="Label separator", group=DATA, kind="text", tasks=("multilabel",),
                                    rank=11)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import UserError
+from explorer.core.specs.metrics import UNDEFINED
 
 CAPSULE_FOLDER = "capsule"
 CAPSULE_FILE = "capsule.json"
@@ -109,9 +110,12 @@ def absolute_config(config: dict, base: Path) -> dict:
 
 
 def printed(value: float, name: str, task: str) -> str:
-    """A figure as the capsule prints it: the metric's display scale (percent for shares), DIGITS decimals."""
+    """A figure as the capsule prints it: the metric's display scale (percent for shares), DIGITS decimals;
+    "undefined" for a figure with no value (null or NaN: a correlation of constant predictions)."""
     from explorer.core.specs.metric_display import display_scale
 
+    if value is None or not math.isfinite(value):
+        return "undefined"
     return f"{value * display_scale(name, task):.{DIGITS}f}"
 
 
@@ -128,7 +132,9 @@ def wilson_interval(share: float, n: int, level: float = 0.95) -> tuple[float, f
 @dataclass(kw_only=True)
 class Figures:
     """An evaluation's figures: step, the metrics (stored scale), n (dev examples; 0 unknown), the printed
-    figures and the Wilson intervals of the share metrics (printed too)."""
+    figures and the Wilson intervals of the share metrics (printed too). A metric the evaluation gave as undefined
+    (a correlation of constant predictions) is printed "undefined (the predictions are constant (…))", never
+    left out nor written as a number."""
 
     step: int
     metrics: dict
@@ -146,7 +152,10 @@ class Figures:
                    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k != "total"}
         n = int((event.get("metrics") or {}).get("total") or 0)
         f = cls(step=int(event.get("step", 0)), metrics=metrics, n=n, task=task)
-        f.shown = {k: printed(v, k, task) for k, v in metrics.items()}
+        undefined = (event.get("metrics") or {}).get(UNDEFINED)   # {metric: why it has no value}
+        undefined = undefined if isinstance(undefined, dict) else {}
+        f.shown = {k: printed(metrics[k], k, task) if k in metrics else f"undefined ({undefined[k]})"
+                   for k in event.get("metrics") or {} if k in metrics or k in undefined}
         stored_percent = is_qa_task(task)     # SQuAD stores percent; classification stores fractions
         for k in SHARE_METRICS:
             if k in metrics and n:
@@ -162,7 +171,10 @@ class Figures:
 
 
 def _evaluations(events: list[dict]) -> list[dict]:
-    return [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
+    """The run's evaluations, those a resume orphaned left out (explorer.core.runs.restarts)."""
+    from explorer.core.runs.restarts import drop_orphaned
+
+    return [e for e in drop_orphaned(events)[0] if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
 
 
 def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, commit: str | None = None) -> dict:
@@ -188,7 +200,7 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
     facts = find_task_facts(task)
     started = next((e for e in reversed(events) if e.get("event") == "started"), {})
     metric = (config.get("metric_for_best") or (facts.best_metric if facts is not None else "")) or ""
-    best_step = best_of_events(events, metric) if metric else None
+    best_step = best_of_events(evals, metric) if metric else None   # never an orphaned evaluation
     best = next((e for e in evals if best_step and e.get("step") == best_step[0]), None)
     calibration = None
     if (run_dir / CALIBRATION_FILE).is_file():

@@ -81,7 +81,7 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
              f"{group.kind}, {len(group.members)} runs, varied: {', '.join(group.varied)}; seeds "
              f"{', '.join(map(str, group.seeds))}. Model {group.base.get('model', '?')}, task "
              f"{group.base.get('task', '?')}.", "",
-             f"- final {table.label}: {table.final.text()}", f"- best {table.label}: {table.best.text()}",
+             f"- final {table.label}: {table.figure_text('final')}", f"- best {table.label}: {table.figure_text('best')}",
              *[f"- final {metric_label(name, task)}: {st.text(4)}" for name, st in finals.items()
                if name != table.metric_name],
              "", "## Runs", "", *_md_table(table.columns, table.rows), ""]

@@ -142,8 +142,8 @@ class GroupView(QWidget):
         others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
                   for k, st in final_metric_stats(self.members).items()
                   if k not in (self.table_data.metric_name, "total") and st.n]
-        self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
-                             f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
+        self.summary.setText(f"final {name}: {self.table_data.figure_text('final')}  |  best {name}: "
+                             f"{self.table_data.figure_text('best')}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
                              + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
         intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(self.members).items()
                      if k != "total" and ci.n > 1]
@@ -199,7 +199,12 @@ class GroupView(QWidget):
         self.table.setRowCount(len(t.rows))
         for i, row in enumerate(t.rows):
             for j, col in enumerate(t.columns):
-                self.table.setItem(i, j, _NumberItem(row.get(col)))
+                item = _NumberItem(row.get(col))
+                why = t.undefined.get(row.get("run_id")) if col in ("final", "best") else None
+                if why and not item.text():   # the metric undefined (constant predictions), not missing
+                    item.setText("undefined")
+                    item.setToolTip(why)
+                self.table.setItem(i, j, item)
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
 

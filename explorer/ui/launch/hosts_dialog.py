@@ -16,13 +16,14 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.remote.check import HostCheck, check_host
 from explorer.core.remote.hosts import (SSH_CONFIG_ENV, Host, SlurmOptions, configured_port, home_ssh_config,
                                        ssh_aliases, ssh_config_path, unread_home_sentence, use_ssh_config)
+from explorer.ui.shell.click_through_completer import ClickThroughCompleter
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
@@ -167,7 +168,7 @@ class HostsDialog(QDialog):
         """The aliases of the config in use, and the one line (with "Use it" / "Stop using it") when $HOME's
         ssh config is not the file ssh reads."""
         aliases = ssh_aliases()
-        self.fields["target"].setCompleter(QCompleter(aliases, self))
+        ClickThroughCompleter(aliases, self.fields["target"])   # a click after typing is never eaten
         self.aliases.setText(f"Aliases in your SSH config ({ssh_config_path()}): "
                              + (", ".join(aliases) if aliases else "none"))
         chosen = self.settings.ssh_config() if not os.environ.get(SSH_CONFIG_ENV) else ""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from explorer.core.runs import status as run_status
 from explorer.core.studies.group_stats import Stats, stats
 from explorer.core.studies.groups import MISSING, Group
+from explorer.ui.runs.state import undefined_best_text
 
 LIVE_FIRST = (run_status.RUNNING, run_status.STARTING, run_status.STOPPING, run_status.CANCELLING, run_status.QUEUED,
               run_status.FAILED, run_status.CRASHED, run_status.CANCELLED, run_status.STOPPED, run_status.FINISHED,
@@ -68,8 +69,9 @@ class GroupRow:
         from explorer.core.specs.metric_display import value_then_metric
 
         name, st = self.best()
-        if name is None or not st.n:
-            return ""
+        if name is None or not st.n:   # no member has a best; one whose metric was undefined throughout says so
+            return next((text for s in self.states if s is not None and (text := undefined_best_text(s, short=True))),
+                        "")
         return value_then_metric(name, st.mean, self.task, sd=st.sd)
 
     def best_sort_key(self) -> float:
@@ -98,7 +100,9 @@ class GroupRow:
             lines.append(f"best dev {name} over {st.n} run(s): {st.text()}")
         for m, s in zip(g.members, self.states):
             params = ", ".join(f"{k} {v}" for k, v in m.params.items())
-            lines.append(f"  {m.run_id}: {MISSING if s is None else s.status} ({params})")
+            undefined = undefined_best_text(s) if s is not None else ""
+            lines.append(f"  {m.run_id}: {MISSING if s is None else s.status} ({params})"
+                         + (f"; {undefined}" if undefined else ""))
         lines.append("Select the row for the group curves and table; F2 renames, Delete deletes the group.")
         return "\n".join(lines)
 

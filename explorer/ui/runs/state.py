@@ -451,6 +451,9 @@ class RunState:
                     continue
                 if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
                     value = to_display(name, float(value), self.task)
+                elif value is None:   # undefined (a correlation of constant predictions): a gap, its step marked
+                    self.series.setdefault(DEV_PREFIX + name, Series()).append(step, math.nan)
+                    changed.add(DEV_PREFIX + name)
                 if self._point(DEV_PREFIX + name, step, value):
                     changed.add(DEV_PREFIX + name)
         elif kind == "checkpoint":
@@ -549,3 +552,15 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
 def progress_text(state: RunState, now: float | None = None) -> str:
     """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
     return " · ".join(text for text, _rank in progress_parts(state, now))
+
+
+def undefined_best_text(s: "RunState", *, short: bool = False) -> str:
+    """A run with no best value because its selection metric was undefined at every evaluation after step 0 (a
+    regression head predicting one score: Pearson and Spearman have no value): 'undefined pearson' (``short``,
+    the cell) or 'pearson undefined: the predictions are constant (…)' (the tooltip); '' otherwise."""
+    from explorer.core.specs.best import undefined_best
+    from explorer.core.specs.metric_display import undefined_text
+
+    name = s.primary_metric() if s.declared_best is None else None
+    reason = undefined_best(s.evals, name) if name else ""
+    return undefined_text(name, reason, s.task, short=short) if reason else ""
