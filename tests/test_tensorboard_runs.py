@@ -142,7 +142,47 @@ def test_a_restarted_writer_purges_the_orphaned_points_as_tensorboard_does(tmp_p
     losses = [(e["step"], e["loss"]) for e in run.events if e["event"] == "step"]
     assert losses == [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in range(10, 13)]
     note = next(n for n in run.notes if n.startswith("restart found"))
-    assert "starts again at step 10 after the earlier file(s) reached step 15; 6 earlier point(s)" in note
+    assert "marks a restart at step 10 (purge_step) after the earlier file(s) reached step 15; 6 earlier point(s)" in note
+
+
+def _two_writers(logdir, purge_step, restarted_steps, *, old_steps=16):
+    """A first writer logging ``train/loss`` 0..old_steps-1, then a restarted one (``purge_step``) logging
+    ``restarted_steps``; the files ordered by name as two writers a second apart name them."""
+    import os
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    first = SummaryWriter(str(logdir), filename_suffix=".first")
+    for s in range(old_steps):
+        first.add_scalar("train/loss", 10.0 - 0.5 * s, s)
+    first.close()
+    files = sorted(logdir.iterdir())
+    restarted = SummaryWriter(str(logdir), filename_suffix=".restart", purge_step=purge_step)
+    for s in restarted_steps:
+        restarted.add_scalar("train/loss", 100.0 + s, s)
+    restarted.close()
+    later = next(p for p in logdir.iterdir() if p not in files)
+    os.rename(later, logdir / (files[0].name.replace(".first", "") + ".z.restart"))
+
+
+def test_the_purge_step_purges_from_itself_as_tensorboard_does_whatever_the_restarted_writer_logs(tmp_path):
+    """TensorBoard purges on the restarted writer's SessionLog START (its purge_step), not on the first step it
+    logs: a writer restarted at step 10 that logs every 2nd step from 12 drops the crashed writer's 10 and 11
+    too, and one that logged nothing yet still drops 10..15 (the points TensorBoard's EventAccumulator keeps)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from explorer.core.runs.tensorboard import read_tensorboard_folder_scalars
+
+    for name, steps in (("sparse", (12, 14)), ("silent", ())):
+        logdir = tmp_path / name
+        _two_writers(logdir, 10, steps)
+        read = read_tensorboard_folder_scalars(logdir)
+        tensorboard = EventAccumulator(str(logdir))
+        tensorboard.Reload()
+        expected = [(e.step, e.value) for e in tensorboard.Scalars("train/loss")]
+        assert [(r[0], r[2]) for r in read.rows] == expected
+        assert expected == [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in steps]
+        assert [(r.step, r.purged, r.marked) for r in read.restarts] == [(10, 6, True)]
 
 
 def test_an_exported_run_opened_as_a_run_shows_the_same_best_dev_and_epoch(tmp_path):
@@ -189,46 +229,3 @@ def test_hf_trainer_args_text_names_the_metric_for_best():
     assert run_config_from_args(json.dumps({"task": "single", "metric_for_best": "", "model": "m"})) == \
         {"task": "single", "model": "m"}
     assert run_config_from_args("not json") == {} and run_config_from_args("[1]") == {}
-
-
-    assert "marks a restart at step 10 (purge_step) after the earlier file(s) reached step 15; 6 earlier point(s)" in note
-
-
-def _two_writers(logdir, purge_step, restarted_steps, *, old_steps=16):
-    """A first writer logging ``train/loss`` 0..old_steps-1, then a restarted one (``purge_step``) logging
-    ``restarted_steps``; the files ordered by name as two writers a second apart name them."""
-    import os
-
-    from torch.utils.tensorboard import SummaryWriter
-
-    first = SummaryWriter(str(logdir), filename_suffix=".first")
-    for s in range(old_steps):
-        first.add_scalar("train/loss", 10.0 - 0.5 * s, s)
-    first.close()
-    files = sorted(logdir.iterdir())
-    restarted = SummaryWriter(str(logdir), filename_suffix=".restart", purge_step=purge_step)
-    for s in restarted_steps:
-        restarted.add_scalar("train/loss", 100.0 + s, s)
-    restarted.close()
-    later = next(p for p in logdir.iterdir() if p not in files)
-    os.rename(later, logdir / (files[0].name.replace(".first", "") + ".z.restart"))
-
-
-def test_the_purge_step_purges_from_itself_as_tensorboard_does_whatever_the_restarted_writer_logs(tmp_path):
-    """TensorBoard purges on the restarted writer's SessionLog START (its purge_step), not on the first step it
-    logs: a writer restarted at step 10 that logs every 2nd step from 12 drops the crashed writer's 10 and 11
-    too, and one that logged nothing yet still drops 10..15 (the points TensorBoard's EventAccumulator keeps)."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    from explorer.core.runs.tensorboard import read_tensorboard_folder_scalars
-
-    for name, steps in (("sparse", (12, 14)), ("silent", ())):
-        logdir = tmp_path / name
-        _two_writers(logdir, 10, steps)
-        read = read_tensorboard_folder_scalars(logdir)
-        tensorboard = EventAccumulator(str(logdir))
-        tensorboard.Reload()
-        expected = [(e.step, e.value) for e in tensorboard.Scalars("train/loss")]
-        assert [(r[0], r[2]) for r in read.rows] == expected
-        assert expected == [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in steps]
-        assert [(r.step, r.purged, r.marked) for r in read.restarts] == [(10, 6, True)]
