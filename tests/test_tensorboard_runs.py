@@ -94,6 +94,10 @@ def test_report_to_tensorboard_mirrors_the_events_as_they_are_written(tmp_path):
     assert [(s, v) for s, v, _w in read["train/loss"]] == [(1, 2.0), (2, 1.0)]
     assert [(s, v) for s, v, _w in read["eval/f1"]] == [(1, 0.25)]
     assert [s for s, _v, _w in read["train/learning_rate"]] == [1, 2]
+    from explorer.core.runs.tensorboard import tensorboard_files
+    from explorer.core.runs.tensorboard_args import read_run_config
+
+    assert read_run_config(tensorboard_files(run))["task"] == "squad_v2"   # the run's settings, as the args text
     with pytest.raises(ConfigError, match="report_to 'wandb'"):
         TrainConfig(train="x.json", report_to="wandb").validate()
 
