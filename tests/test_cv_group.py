@@ -119,6 +119,7 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     assert baseline["figures"]["baseline"]["accuracy"] == pytest.approx(np.mean(np.array(base_pred) == np.array(gold)))
     assert baseline["figures"]["model"]["accuracy"] == pytest.approx(acc / 100)
     assert "against a TF-IDF + logistic regression baseline on the same folds (n 12)" in p.stdout
+    assert f"(n 12 dev rows of {data.name}, each row predicted by the fold that held it out;" in p.stdout
 
     # the same command again: folds, fold files and predictions reused, no member trained again
     stamps = {f: f.stat().st_mtime_ns for f in (folder / "folds").iterdir()}

@@ -31,7 +31,7 @@ def test_a_stuck_classifier_is_never_told_to_try_the_learning_rate_it_used():
     events.append({"event": "finished", "run_id": "fold1", "time": 1050.0, "seconds": 50.0, "metrics": {}})
     note = RunState.from_events("fold1", events).one_class_note()
     assert note.startswith("predicts only 'NONE' for every dev row after 10 training steps at learning rate 0.0001: "
-                           "train longer (a longer time budget, more epochs or more steps)")
+                           "train longer (a longer time budget, more epochs or more training rows)")
     assert "evaluations took 40% of the run" in note
     assert "larger learning rate" not in note and "1e-4" not in note
 
@@ -53,6 +53,10 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     assert stuck.one_class_note() == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
                                       "1e-4 (this run: 2e-05), or more epochs")
     assert fine.one_class_note() == ""
+    from explorer.core.metrics.baselines import one_class_note
+
+    at_suggested = one_class_note(stuck.evals[-1]["metrics"], 1e-4)   # already at the suggested rate: not again
+    assert "larger learning rate" not in at_suggested and "more epochs or more training rows" in at_suggested
     curves = shown_curves_panel(qtbot, 1000, 600)
     curves.set_runs([fine, stuck])
     curves.redraw_now()

@@ -334,3 +334,34 @@ def heat_map(rows: list[dict], x: str, y: str, value: str = "best") -> HeatMap:
 
 def _order(v):
     return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+
+
+def size_of(member: MemberData) -> str:
+    """A learning curve member's size in words: "1600 rows" (its ``train_rows``), else its share of the rows."""
+    rows = member.params.get("train_rows")
+    if rows:
+        return f"{int(rows)} rows"
+    fraction = member.params.get("fraction")
+    return f"{100 * float(fraction):g}%" if fraction is not None else member.run_id
+
+
+def per_size_lines(members: list[MemberData], first: str = "") -> list[str]:
+    """A learning curve group's final dev figures size by size, one line per metric (``first``, the group's
+    metric, leads): "accuracy (%) per size: 400 rows 50.92, 800 rows 54.36, 1600 rows 77.06". Each member
+    trains on a different number of rows, so a mean and sd across them would estimate nothing; a size without
+    the metric (not evaluated yet) reads "-". ``final_metrics`` are on the display scale already."""
+    from explorer.core.specs.metric_display import metric_label
+    from explorer.core.specs.metrics import metric_spec
+
+    names: list[str] = [first] if first else []
+    for m in members:
+        names += [k for k in m.final_metrics if k not in names and k != "total"]
+    task = next((m.task for m in members if m.task), None)
+    lines = []
+    for name in names:
+        cells, digits = [], 2 if metric_spec(name).is_percent else 3
+        for m in members:
+            v = m.final_metrics.get(name)
+            cells.append(f"{size_of(m)} " + (f"{v:.{digits}f}" if v is not None and math.isfinite(v) else "-"))
+        lines.append(f"{metric_label(name, task)} per size: {', '.join(cells)}")
+    return lines

@@ -13,7 +13,7 @@ import html
 
 from explorer.core.specs.metric_display import to_display
 from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
-from explorer.ui.curves.x_units import XAxis, axis_for
+from explorer.core.runs.x_units import XAxis, axis_for
 from explorer.ui.runs.evaluating import evaluation_bar
 from explorer.ui.runs.stopping import waiting_text
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name, undefined_best_text
@@ -55,7 +55,7 @@ class CurvesModel:
     the user panned or zoomed); ``dirty``: run id -> series keys with new points (None = all) since the last
     collect; ``pending``: plot key -> run ids to redraw (refreshed one per event-loop turn); ``x_target``: the x
     range the pending refreshes show; ``name_of(run_id)``: the name the Runs list shows; ``x_unit``: what the x
-    axis should count (explorer.ui.curves.x_units: "step", "epoch", "examples"), :meth:`x_axis` what it counts.
+    axis should count (explorer.core.runs.x_units: "step", "epoch", "examples"), :meth:`x_axis` what it counts.
     """
 
     def __init__(self):
@@ -165,7 +165,7 @@ class CurvesModel:
     # ---- the x range -----------------------------------------------------------------------------
     def x_axis(self) -> XAxis:
         """What the x axis counts for the shown runs (the chosen unit, or steps with a note when a run lacks
-        what it needs) and each run's factor from its steps (explorer.ui.curves.x_units.axis_for)."""
+        what it needs) and each run's factor from its steps (explorer.core.runs.x_units.axis_for)."""
         return axis_for(self.runs, self.x_unit, self.name_of)
 
     def set_x_unit(self, unit: str) -> bool:
