@@ -231,6 +231,18 @@ def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_
     assert group.kind == "curve" and len(configs) == 4 and (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()
 
 
+def test_the_curve_estimate_stops_each_size_at_its_time_budget():
+    """A learning curve of budgeted runs: each size takes at most its budget (the larger sizes would not), and
+    the estimate says how many the budget stops."""
+    from explorer.core.runs.throughput import Speed, estimate_text
+
+    speed = Speed(samples_per_second=10.0, n_runs=1)
+    text = estimate_text([100, 200, 400, 800], speed, budget_seconds=25.0)   # 10, 20, 40, 80 s without it
+    assert text.startswith("Estimated time: 80 s in all (1,500 training samples")
+    assert "2 of 4 runs stop at their 25 s time budget (without it 2 min)" in text
+    assert "time budget" not in estimate_text([100, 200], speed, budget_seconds=25.0)
+
+
 def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
     """Each size trains on other rows: the Groups page, the CLI summary and the Runs dock give the figure per
     size (the dock: the largest size's), where restarts of one setting get mean ± sd and a t interval."""

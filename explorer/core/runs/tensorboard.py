@@ -19,6 +19,7 @@ from pathlib import Path
 
 from explorer.core.errors import UserError
 from explorer.core.runs.scalars import EVAL_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
+from explorer.core.runs.tensorboard_args import ARGS_TAG, args_json
 
 _EXTRA_HINT = "pip install 'bert-explorer[tensorboard]' (or pip install tensorboard)"
 TB_FILE_MARK = "tfevents"   # TensorBoard event files are named events.out.tfevents.<time>.<host>...
@@ -40,7 +41,9 @@ def _summary_writer(log_dir: Path):
 
 class TensorBoardWriter:
     """Writes a run's scalars to TensorBoard event files in ``log_dir`` (the run folder, beside
-    events.jsonl), one :meth:`write` per event, flushed at each evaluation and on :meth:`close`.
+    events.jsonl), one :meth:`write` per event, flushed at each evaluation and on :meth:`close`; a step event's
+    epoch as ``train/epoch`` (HF's name) and the run config once, as the ``args`` text
+    (explorer.core.runs.tensorboard_args), so the files read back with the same Best dev and epochs.
 
     Raises:
         TensorBoardMissing: the tensorboard package is not installed (at construction).
@@ -49,10 +52,23 @@ class TensorBoardWriter:
     def __init__(self, log_dir: str | Path):
         self.log_dir = Path(log_dir)
         self._writer = _summary_writer(self.log_dir)
+        self._config_written = False
+
+    def write_config(self, config: dict) -> None:
+        """Store the run ``config`` as the ``args`` text summary (once; later calls do nothing)."""
+        if config and not self._config_written:
+            self._writer.add_text(ARGS_TAG, args_json(config), global_step=0)
+            self._config_written = True
 
     def write(self, event: dict) -> None:
-        """Add the event's scalars (:func:`event_scalars`) at their step, with the event's time."""
+        """Add the event's scalars (:func:`event_scalars`, and a step event's epoch) at their step, with the
+        event's time; a ``started`` event's config as :meth:`write_config`."""
+        if event.get("event") == "started" and isinstance(event.get("config"), dict):
+            self.write_config(event["config"])
         rows = event_scalars(event)
+        epoch = scalar(event.get("epoch"))
+        if event.get("event") == "step" and epoch is not None and rows:
+            rows.append((rows[0][0], TRAIN_PREFIX + "epoch", epoch))
         wall = scalar(event.get("time"))
         for step, name, value in rows:
             self._writer.add_scalar(name, value, global_step=step, walltime=wall)
@@ -63,14 +79,17 @@ class TensorBoardWriter:
         self._writer.close()
 
 
-def export_tensorboard(run_dir: str | Path, events: list[dict], log_dir: str | Path | None = None) -> Path:
-    """Write ``events``' scalars as TensorBoard event files into ``log_dir`` (default ``run_dir``);
-    returns the folder. Raises TensorBoardMissing without the tensorboard package, OSError when the
-    folder cannot be written."""
+def export_tensorboard(run_dir: str | Path, events: list[dict], log_dir: str | Path | None = None,
+                       config: dict | None = None) -> Path:
+    """Write ``events``' scalars as TensorBoard event files into ``log_dir`` (default ``run_dir``), with the
+    run ``config`` (else the ``started`` event's) as the ``args`` text; returns the folder. Raises
+    TensorBoardMissing without the tensorboard package, OSError when the folder cannot be written."""
     out = Path(log_dir) if log_dir is not None else Path(run_dir)
     out.mkdir(parents=True, exist_ok=True)
     writer = TensorBoardWriter(out)
     try:
+        if config:
+            writer.write_config(config)
         for event in events:
             writer.write(event)
     finally:

@@ -177,7 +177,7 @@ class TrainConfig:
         "enough for the final evaluation on the whole dev set to fit; the learning rate then warms up and "
         "decays to 0 over the budget instead of over the steps "
         "(epochs / max_steps stay an upper bound: when they end the run first, the decay follows them); 0 = no budget", label="Time budget (min)", group=RECIPE,
-        kind="float", lo=0, step=5, decimals=1, special="none")
+        kind="float", lo=0, step=5, decimals=2, special="none")   # 0.75 min is kept, never rounded to 0.7
     batch_size: int = setting(32, "examples (QA: windows) per micro-batch", label="Batch size", group=RECIPE,
                               kind="int", lo=1,
         explain=(

@@ -66,6 +66,8 @@ class GroupsTab(QWidget):
         self.oof_bar.cancel_requested.connect(lambda: self.oof_job is not None and self.oof_job.cancel())
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
+        self.group_name.textEdited.connect(self._name_edited)
+        self._name_flagged = False   # a message about the name was shown: typing checks the name again
         self.restarts = QSpinBox()
         self.restarts.setRange(1, 100)
         self.restarts.setValue(3)
@@ -172,6 +174,20 @@ class GroupsTab(QWidget):
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
         self.listed.emit()
+
+    def _name_edited(self, text: str) -> None:
+        """A message about the group name is checked again as it is typed: an earlier click's "group name ''
+        must be …" never stays beside a valid name."""
+        from explorer.core.studies.groups import GroupError, check_group_name
+
+        text_now = self.message.text()
+        if text_now.startswith(("group name ", "A group named ")) or (self._name_flagged and not text_now):
+            self._name_flagged = True
+            try:
+                check_group_name(text)
+                self.message.setText("")
+            except GroupError as exc:
+                self.message.setText(str(exc))
 
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the

@@ -27,6 +27,8 @@ from explorer.ui.shell.click_through_completer import ClickThroughCompleter
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
+# fields left empty take Host's default, shown as the grey placeholder (real text that looked grey got typed onto)
+DEFAULTED = {"python": Host.python, "runs_dir": Host.runs_dir}
 INSPECT_CHOICES = (("Ask each time", ""), ("Inspect on the host", "host"),
                    ("Fetch a copy and inspect here", "fetch"))   # AppSettings.inspect_choice values
 
@@ -58,8 +60,8 @@ class HostsDialog(QDialog):
         self._inspect = {id(h): settings.inspect_choice(h.name) for h in self.hosts}
         self.fields["target"].setPlaceholderText("an alias of ~/.ssh/config, or user@host")
         self.fields["key"].setPlaceholderText("empty: the SSH config's key or your agent")
-        self.fields["python"].setPlaceholderText("python3, or ~/venv/bin/python")
-        self.fields["runs_dir"].setPlaceholderText("~/bert-explorer-runs")
+        self.fields["python"].setPlaceholderText(f"empty: {DEFAULTED['python']} (or ~/venv/bin/python)")
+        self.fields["runs_dir"].setPlaceholderText(f"empty: {DEFAULTED['runs_dir']}")
         self.aliases = QLabel("")
         self.aliases.setWordWrap(True)
         use_ssh_config(settings.ssh_config() or None)   # the remembered choice, as the app applies it at start
@@ -231,7 +233,8 @@ class HostsDialog(QDialog):
         self.inspect.setCurrentIndex(max(0, self.inspect.findData(self._inspect.get(id(host), ""))))
         self.inspect.blockSignals(False)
         for name, ed in self.fields.items():
-            ed.setText(str(getattr(host, name)))
+            value = str(getattr(host, name))
+            ed.setText("" if value == DEFAULTED.get(name) else value)
         opts = host.slurm or SlurmOptions()
         widgets = (self.port, self.slurm, self.slurm_gpus, self.extra)
         for w in widgets:
@@ -269,7 +272,7 @@ class HostsDialog(QDialog):
         if host is None:
             return
         for name, ed in self.fields.items():
-            setattr(host, name, ed.text().strip())
+            setattr(host, name, ed.text().strip() or DEFAULTED.get(name, ""))
         host.port = self.port.value()
         on = self.slurm.isChecked()
         host.slurm = SlurmOptions(partition=self.partition.text().strip(), gpus=self.slurm_gpus.value(),

@@ -227,7 +227,10 @@ class RunState:
 
         if not self.evals or not is_single_label_table(self.task):
             return ""
-        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")))
+        elapsed = self.live_elapsed()
+        share = self._eta.eval_seconds[0] / elapsed if elapsed > 0 and self._eta.eval_seconds[1] else None
+        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")),
+                              steps=self.step, budget_seconds=self.budget_seconds, eval_share=share)
 
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.specs.tasks.choose_metric: the one that picks
