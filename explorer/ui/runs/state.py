@@ -27,7 +27,7 @@ from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
-from explorer.core.specs.metrics import metric_spec
+from explorer.core.specs.metrics import UNDEFINED, metric_spec
 from explorer.core.specs.tasks import choose_metric
 from explorer.ui.runs.eta import SETTLED_SECONDS, SETTLED_STEPS, EtaMeter  # noqa: F401 - also read from here
 
@@ -446,12 +446,13 @@ class RunState:
             metrics = ev.get("metrics") or {}
             self.evals.append(ev)
             self._eta.evaluation(_num(ev.get("seconds")))
+            undefined = metrics.get(UNDEFINED) if isinstance(metrics.get(UNDEFINED), dict) else {}
             for name, value in metrics.items():
                 if not metric_spec(name).is_plotted or not (_is_scalar(value) or value is None):
                     continue
                 if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
                     value = to_display(name, float(value), self.task)
-                elif value is None:   # undefined (a correlation of constant predictions): a gap, its step marked
+                elif value is None and name in undefined:   # a correlation of constant predictions: a marked gap
                     self.series.setdefault(DEV_PREFIX + name, Series()).append(step, math.nan)
                     changed.add(DEV_PREFIX + name)
                 if self._point(DEV_PREFIX + name, step, value):
