@@ -80,7 +80,9 @@ def test_op_figures_equal_core_statistics_on_the_same_predictions(two_runs):
     assert value["lines"][3].startswith("judge by accuracy, the metric both runs pick their best checkpoint by")
 
 
-def test_the_window_shows_the_op_lines(qtbot, two_runs):
+def _compared(qtbot, two_runs):
+    """The two-classifier window on the fixture's runs (base as A, tuned as B) once its first comparison ended,
+    with the in-process client that ran it."""
     from test_ui_cross_validate import _InProcessClient
 
     from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
@@ -92,6 +94,11 @@ def test_the_window_shows_the_op_lines(qtbot, two_runs):
     qtbot.addWidget(w)
     with qtbot.waitSignal(w.job.finished, timeout=60_000):
         pass
+    return w, client
+
+
+def test_the_window_shows_the_op_lines(qtbot, two_runs):
+    w, client = _compared(qtbot, two_runs)
     assert client.ops == ["compare_classifiers"]
     shown = w.text.text()
     for line in w.result["lines"]:
@@ -103,17 +110,8 @@ def test_swap_makes_b_the_first_run_and_the_paired_test_follows(qtbot, two_runs)
     """Swap A ⇄ B (button and Ctrl+Shift+X) runs the comparison again with the runs the other way round: the title
     and heading name the new A first, the McNemar counts change sides and B − A changes sign."""
     from PySide6.QtGui import QKeySequence, QShortcut
-    from test_ui_cross_validate import _InProcessClient
 
-    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
-
-    dev, a, b = two_runs
-    client = _InProcessClient()
-    w = ClassifierCompareWindow([{"source": str(a), "name": "base", "task": "single"},
-                                 {"source": str(b), "name": "tuned", "task": "single"}], client=client)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.job.finished, timeout=60_000):
-        pass
+    w, client = _compared(qtbot, two_runs)
     first = w.result
     with qtbot.waitSignal(w.job.finished, timeout=60_000):
         w.swap_button.click()

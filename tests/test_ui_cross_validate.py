@@ -27,6 +27,17 @@ def window(qtbot, tmp_path):
     return w
 
 
+def _past_run(tmp_path):
+    """A finished past run of the bundled model that trained at 3, 4 and 5 samples/s (median 4)."""
+    from explorer.ui.runs.state import RunState, Series
+
+    past = RunState(run_id="old", path=tmp_path / "old", config={"model": "bundled:minilm"}, status="finished")
+    past.series["samples_per_second"] = speed = Series()
+    for step, sps in enumerate((3.0, 4.0, 5.0)):
+        speed.append(step, sps)
+    return past
+
+
 def _accept_with(monkeypatch, k: int, column: str, seen: dict):
     from explorer.ui.groups.cv_dialog import CrossValidateDialog
 
@@ -167,18 +178,14 @@ def test_the_dialog_estimates_the_folds_time_from_past_runs_of_the_model_here(wi
     The K fold runs are estimated from the samples/s past runs of the same model measured on this machine (the
     grid's figure), each training on (K - 1) / K of the rows, updated as K changes."""
     from explorer.ui.groups.cv_dialog import CrossValidateDialog
-    from explorer.ui.runs.state import RunState, Series, format_seconds
+    from explorer.ui.runs.state import format_seconds
 
     w = window
     data = _write_table(tmp_path / "d.csv", n=12, groups_of=lambda i: f"a{i // 2}")
     w.launcher.set_config(TrainConfig(task="single", model="bundled:minilm", train=str(data), epochs=2,
                                       text_columns=["sentence"], label_column="label", id_column="id"))
     w.launcher.train_preview.result = {"columns": ["id", "author", "sentence", "label"], "counts": {"examples": 1000}}
-    past = RunState(run_id="old", path=tmp_path / "old", config={"model": "bundled:minilm"}, status="finished")
-    past.series["samples_per_second"] = speed = Series()
-    for step, sps in enumerate((3.0, 4.0, 5.0)):
-        speed.append(step, sps)
-    w.launcher.past_runs = lambda: [past]
+    w.launcher.past_runs = lambda: [_past_run(tmp_path)]
     seen = {}
 
     def fake_exec(dialog):
@@ -201,7 +208,6 @@ def test_the_folds_estimate_stops_each_fold_at_the_launchers_time_budget(window,
     """With a time budget each fold run ends at it: 5 folds of 0.75 min take about 3:45, not the 33:20 their
     samples would, and the estimate says the budget cut them. The budget typed as 0.75 stays 0.75."""
     from explorer.ui.groups.cv_dialog import CrossValidateDialog
-    from explorer.ui.runs.state import RunState, Series
 
     w = window
     data = _write_table(tmp_path / "d.csv", n=12, groups_of=lambda i: f"a{i // 2}")
@@ -213,11 +219,7 @@ def test_the_folds_estimate_stops_each_fold_at_the_launchers_time_budget(window,
     spin.interpretText()
     assert w.launcher.config().time_budget_minutes == 0.75
     w.launcher.train_preview.result = {"columns": ["id", "author", "sentence", "label"], "counts": {"examples": 1000}}
-    past = RunState(run_id="old", path=tmp_path / "old", config={"model": "bundled:minilm"}, status="finished")
-    past.series["samples_per_second"] = speed = Series()
-    for step, sps in enumerate((3.0, 4.0, 5.0)):
-        speed.append(step, sps)
-    w.launcher.past_runs = lambda: [past]
+    w.launcher.past_runs = lambda: [_past_run(tmp_path)]
     seen = []
     monkeypatch.setattr(CrossValidateDialog, "exec",
                         lambda dialog: (seen.append(dialog.estimate.text()), CrossValidateDialog.DialogCode.Rejected)[1])
