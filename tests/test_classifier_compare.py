@@ -80,6 +80,15 @@ def test_op_figures_equal_core_statistics_on_the_same_predictions(two_runs):
     assert value["lines"][3].startswith("judge by accuracy, the metric both runs pick their best checkpoint by")
 
 
+def _sentence_table(path, texts):
+    """A CSV of ``texts`` under the header sentence,label, labels alternating 0, 1."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sentence", "label"])
+        w.writerows([t, i % 2] for i, t in enumerate(texts))
+    return path
+
+
 def _compared(qtbot, two_runs):
     """The two-classifier window on the fixture's runs (base as A, tuned as B) once its first comparison ended,
     with the in-process client that ran it."""
@@ -351,18 +360,11 @@ def test_compare_names_each_run_that_trained_on_the_dev_rows_it_is_judged_on(tmp
     from explorer.core.runs.layout import config_file
     from explorer.worker.inspector_ops import OPS, State, trained_on_a_dev_rows
 
-    def table(name, texts):
-        path = tmp_path / name
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["sentence", "label"])
-            w.writerows([t, i % 2] for i, t in enumerate(texts))
-        return path
-
     dev_texts = ["red cat runs", "blue dog sleeps", "green tree", "small cat fast"]
     own = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]} {i}" for i in range(10)]
-    dev = table("dev.csv", dev_texts)
-    files = {"a": table("train_a.csv", own + dev_texts[:2]), "b": table("train_b.csv", own + dev_texts)}
+    dev = _sentence_table(tmp_path / "dev.csv", dev_texts)
+    files = {"a": _sentence_table(tmp_path / "train_a.csv", own + dev_texts[:2]),
+             "b": _sentence_table(tmp_path / "train_b.csv", own + dev_texts)}
     sources = {}
     for run_id, seed in (("a", 1), ("b", 2)):
         folder = tmp_path / "runs" / run_id
@@ -390,22 +392,15 @@ def test_when_each_run_trained_on_the_others_dev_rows_both_are_named(tmp_path):
     from explorer.core.runs.layout import config_file
     from explorer.worker.inspector_ops import dev_overlaps
 
-    def table(name, texts):
-        path = tmp_path / name
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["sentence", "label"])
-            w.writerows([t, i % 2] for i, t in enumerate(texts))
-        return path
-
     dev = {"a": ["red cat runs", "blue dog sleeps"], "b": ["green tree", "small cat fast", "big dog slow"]}
     own = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 5) % len(WORDS)]} {i}" for i in range(8)]
     sources = {}
     for run_id, other in (("a", "b"), ("b", "a")):
         folder = tmp_path / "runs" / run_id
         (folder / "checkpoints" / "best").mkdir(parents=True)
-        cfg = TrainConfig(task="single", train=str(table(f"train_{run_id}.csv", own + dev[other])),
-                          dev=str(table(f"dev_{run_id}.csv", dev[run_id])), text_columns=["sentence"],
+        train = _sentence_table(tmp_path / f"train_{run_id}.csv", own + dev[other])
+        dev_file = _sentence_table(tmp_path / f"dev_{run_id}.csv", dev[run_id])
+        cfg = TrainConfig(task="single", train=str(train), dev=str(dev_file), text_columns=["sentence"],
                           label_column="label", run_id=run_id)
         config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
         sources[run_id] = str(folder / "checkpoints" / "best")
