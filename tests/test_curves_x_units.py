@@ -88,7 +88,8 @@ def test_a_live_run_s_planned_end_and_the_last_n_steps_are_in_the_axis_unit():
     assert m.target_x(0) == pytest.approx((0.0, 2.0))
 
 
-def test_the_curves_selector_redraws_by_examples_names_the_unit_and_is_remembered(qtbot, tmp_path):
+def _shown_panel(qtbot, tmp_path):
+    """A Curves panel, 1000x700, shown, its settings in a file under tmp_path."""
     from explorer.ui.curves.panel import CurvesPanel
     from explorer.ui.shell.settings import AppSettings
 
@@ -97,6 +98,11 @@ def test_the_curves_selector_redraws_by_examples_names_the_unit_and_is_remembere
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
+    return w
+
+
+def test_the_curves_selector_redraws_by_examples_names_the_unit_and_is_remembered(qtbot, tmp_path):
+    w = _shown_panel(qtbot, tmp_path)
     w.set_runs([_run("a", batch=8, steps_per_epoch=40), _run("b", batch=32, steps_per_epoch=10)])
     w.x_control.choose("examples")
     w.redraw_now()
@@ -107,8 +113,7 @@ def test_the_curves_selector_redraws_by_examples_names_the_unit_and_is_remembere
     w.set_crosshair(640.0)   # examples: run a's step 80 (past its end: its last), run b's step 20
     header = loss.header.text()
     assert "@320" in header and "@640" in header
-    again = CurvesPanel(settings=AppSettings(tmp_path / "settings.ini"))
-    qtbot.addWidget(again)
+    again = _shown_panel(qtbot, tmp_path)   # a new panel on the same settings file
     assert again.model.x_unit == "examples" and again.toolbar.x_unit.currentData() == "examples"
 
 
@@ -181,14 +186,7 @@ def test_the_runs_csv_of_the_cli_lines_runs_up_by_examples_seen_and_by_epoch(tmp
 
 def test_epochs_below_one_read_as_epochs_without_an_si_prefix(qtbot, tmp_path):
     """A short run by epoch (0.04 of an epoch): the axis reads "epoch" with ticks 0.01 .. 0.04, not "epoch (x0.001)"."""
-    from explorer.ui.curves.panel import CurvesPanel
-    from explorer.ui.shell.settings import AppSettings
-
-    w = CurvesPanel(settings=AppSettings(tmp_path / "settings.ini"))
-    w.resize(1000, 700)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
+    w = _shown_panel(qtbot, tmp_path)
     w.set_runs([_run("short", batch=8, steps_per_epoch=1000)])
     w.x_control.choose("epoch")
     w.redraw_now()
