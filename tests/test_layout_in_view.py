@@ -64,8 +64,13 @@ def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
 
 
 def test_spans_page_shows_question_probe_answer_decision_and_span_table_together(qa_window):
+    """Question, Probe, answer, τ inequality and the n-best table's top in view together at every size; the n-best
+    table shows NBEST_MIN_ROWS rows, the span score map and the passage (with its windows list) are in view whole
+    at their readable heights: beside the tables where they fit, one tab click away under the decision at 1280x800
+    (stacked there, the map got a 50 px strip, the n-best table two rows, the passage lay below the fold)."""
     from PySide6.QtWidgets import QApplication
 
+    from explorer.ui.inspectors.spans_view import MAP_MIN_HEIGHT, NBEST_MIN_ROWS
     from explorer.ui.shell.layout_check import out_of_view
 
     w, app = qa_window, QApplication.instance()
@@ -74,14 +79,42 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
     for size in SIZES:
         resize(w, size, app)
         show_page(w, "Spans && τ", app)
+        tabs = spans.right_tabs
+        if spans.panes.narrow:
+            tabs.setCurrentWidget(spans.nbest)
+            app.processEvents()
         for what, widget, top in (("question", panel.question, None), ("Probe", panel.probe_button, None),
                                   ("answer", spans.best_label, None), ("τ inequality", spans.decision_label, None),
-                                  ("span table", spans.table_map, SPAN_TABLE_TOP),
                                   ("n-best table", spans.nbest, nbest_top(spans.nbest))):
             why = out_of_view(widget, top=top)
             if why:
                 report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        if rows_in_view(spans.nbest) < NBEST_MIN_ROWS:
+            report.append(f"{size[0]}x{size[1]} the n-best table shows {rows_in_view(spans.nbest)} rows")
+        for what, widget, page in (("span table", spans.table_map, spans.table_map),
+                                   ("passage", spans.passage, spans.panes.passage_pane),
+                                   ("windows list", spans.windows_list, spans.panes.passage_pane)):
+            if spans.panes.narrow:   # one click on its tab
+                tabs.setCurrentWidget(page)
+                app.processEvents()
+            elif what == "span table":
+                tabs.setCurrentWidget(page)
+                app.processEvents()
+            why = out_of_view(widget)
+            if why:
+                report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        if spans.table_map.height() < MAP_MIN_HEIGHT:
+            report.append(f"{size[0]}x{size[1]} the span score map is {spans.table_map.height()} px high")
+        if size[0] < 1920 and not spans.panes.narrow:
+            report.append(f"{size[0]}x{size[1]}: the panes are side by side")
     assert not report, "\n".join(report)
+
+
+def rows_in_view(table) -> int:
+    """How many of ``table``'s rows lie whole inside its viewport."""
+    bottom = table.viewport().height()
+    return sum(1 for r in range(table.rowCount())
+               if 0 <= table.rowViewportPosition(r) and table.rowViewportPosition(r) + table.rowHeight(r) <= bottom + 1)
 
 
 def nbest_top(table) -> int:
