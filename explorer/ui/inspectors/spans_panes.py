@@ -10,7 +10,7 @@ depends on the width only (the panes' minimum widths), so switching never change
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from .spans_panels import SpanTables
@@ -31,7 +31,10 @@ def _min_height(w: QWidget) -> int:
 class SpansPanes(QWidget):
     """The passage pane, the n-best table and the score tabs (a QTabWidget), arranged by width (module docstring).
 
-    ``narrow`` tells the arrangement; ``set_narrow(bool)`` sets it (a resize sets it by itself)."""
+    ``narrow`` tells the arrangement; ``set_narrow(bool)`` sets it (a resize sets it by itself) and emits
+    ``arranged(narrow)``."""
+
+    arranged = Signal(bool)
 
     def __init__(self, passage_pane: QWidget, nbest: QWidget, tabs: QTabWidget, parent=None):
         super().__init__(parent)
@@ -51,9 +54,11 @@ class SpansPanes(QWidget):
         self._sized = False   # side by side: the width shared once, 60 % to the passage, until a drag moves it
 
     def share(self, width: int) -> None:
-        """Side by side: 60 % of ``width`` to the passage, the rest (at least RIGHT_MIN_WIDTH) to the tables."""
+        """Side by side: 60 % of ``width`` to the passage, the rest (at least RIGHT_MIN_WIDTH and the n-best
+        table's minimum) to the tables."""
         room = width - self.split.handleWidth()
-        right = max(RIGHT_MIN_WIDTH, int(0.4 * room))
+        right = max(RIGHT_MIN_WIDTH, int(0.4 * room), self.tables.minimumSizeHint().width(),
+                    self.nbest.minimumSizeHint().width())
         self.split.setSizes([room - right, right])
         self._sized = True
 
@@ -87,9 +92,12 @@ class SpansPanes(QWidget):
             self.tables.insertWidget(1, self.tabs)
             for w in (self.passage_pane, self.nbest, self.tabs, self.split):
                 w.show()
+            self.tables.refresh()
+            self.split.refresh()
             self._sized = False   # put back with their minimum widths: shared again at this resize
             if shown not in (self.nbest, self.passage_pane):
                 self.tabs.setCurrentWidget(shown)
+        self.arranged.emit(narrow)
         self.updateGeometry()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name

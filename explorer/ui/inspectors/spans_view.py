@@ -27,6 +27,8 @@ from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, StartEndBars
 from .spans_panes import SpansPanes
 
 MAP_MIN_HEIGHT = 300   # px of the span score map: axes, colour bar and a data area of about 220 px
+MAP_TABBED_MIN_HEIGHT = 240   # as a tab under the decision, which fills the rest of the page: 283 px at 1280x800;
+                              # the whole map in view also at 1264x760 (a data area of about 160 px there)
 NBEST_MIN_ROWS = 5   # n-best rows the table keeps in view under its header
 
 
@@ -119,6 +121,8 @@ class SpansView(QWidget):
         # tab under the decision when the panes go into tabs at 1280x800)
         self.nbest.setMinimumHeight(rows_tall(self.nbest, NBEST_MIN_ROWS))
         self.panes = SpansPanes(left, self.nbest, tabs)
+        self.panes.arranged.connect(lambda narrow: self.table_map.setMinimumHeight(
+            MAP_TABBED_MIN_HEIGHT if narrow else MAP_MIN_HEIGHT))
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
