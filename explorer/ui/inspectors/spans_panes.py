@@ -57,15 +57,23 @@ class SpansPanes(QWidget):
         """Side by side: 60 % of ``width`` to the passage, the rest (at least RIGHT_MIN_WIDTH and the n-best
         table's minimum) to the tables."""
         room = width - self.split.handleWidth()
-        right = max(RIGHT_MIN_WIDTH, int(0.4 * room), self.tables.minimumSizeHint().width(),
-                    self.nbest.minimumSizeHint().width())
+        right = max(self.right_min_width(), int(0.4 * room))
         self.split.setSizes([room - right, right])
+        # the n-best table and the score tabs laid out again (put back from the tabs, they kept the tab's width)
+        height = self.tables.height()
+        top = min(max(self.nbest.minimumHeight(), height // 4), max(height - self.tabs.minimumHeight(), 0))
+        self.tables.setSizes([top, height - top])
         self._sized = True
+
+    def right_min_width(self) -> int:
+        """The tables' width side by side: RIGHT_MIN_WIDTH, or the n-best table's minimum (its number columns and
+        a readable text column, explorer.ui.shell.columns.fit_columns) when wider."""
+        return max(RIGHT_MIN_WIDTH, self.nbest.minimumWidth(), self.nbest.minimumSizeHint().width())
 
     def side_by_side_width(self) -> int:
         """The width the passage and the tables need beside each other."""
         passage = self.passage_pane.minimumSizeHint().expandedTo(self.passage_pane.minimumSize()).width()
-        return max(passage, PASSAGE_MIN_WIDTH) + RIGHT_MIN_WIDTH + self.split.handleWidth()
+        return max(passage, PASSAGE_MIN_WIDTH) + self.right_min_width() + self.split.handleWidth()
 
     def set_narrow(self, narrow: bool) -> None:
         """Tabs (``narrow``) or side by side; the score tab shown stays shown."""
@@ -113,5 +121,7 @@ class SpansPanes(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         self.set_narrow(event.size().width() < self.side_by_side_width())
         super().resizeEvent(event)
+        if not self.narrow:   # an explicit minimum outweighs the n-best table's own, which grows with its columns
+            self.tables.setMinimumWidth(self.right_min_width())
         if not self.narrow and not self._sized:
             self.share(event.size().width())

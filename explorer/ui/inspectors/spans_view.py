@@ -113,8 +113,8 @@ class SpansView(QWidget):
         self.why = DecisionWhy()
         tabs.addTab(self.why, "Why (no) answer")
         self.decision.why_row.addWidget(self.why.button)
-        self.decision.why_row.addWidget(self.why.job_bar, 1)   # steps done, time left, Cancel; the result in its tab
-        self.decision.why_row.addStretch(0)   # the button keeps its width while no job runs
+        self.decision.why_row.addStretch(1)   # the button keeps its width
+        self.decision.why_job_row.addWidget(self.why.job_bar)   # batches done, time left, Cancel; the result: its tab
         self.why.button.clicked.connect(lambda: tabs.setCurrentWidget(self.why))
         self.right_tabs = tabs
         # the n-best table: its first NBEST_MIN_ROWS rows always (over the span score table side by side, the first
