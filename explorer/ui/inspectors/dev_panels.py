@@ -113,6 +113,11 @@ class TauTable(QTableWidget):
         rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
         self.setFixedHeight(self.horizontalHeader().sizeHint().height() + rows + 2 * self.frameWidth())
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():   # rows wrapped for another width: twice as tall
+            self._fit_rows()                                    # once the curves went into their tab
+
     def show_chosen(self, tau: str, f1: str) -> None:
         """The chosen τ's row (the first) at another τ."""
         if self.rowCount():
