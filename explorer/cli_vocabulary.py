@@ -85,13 +85,21 @@ def translate_renamed(argv: list[str], parser: argparse.ArgumentParser, err=None
     return out
 
 
+class ColumnList(argparse.Action):
+    """Column names given space-separated (``--text-columns Target Tweet``) or comma-separated as ``train`` takes
+    them (``--text-columns Target,Tweet``): one list either way, so a training command's flags work here too."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, [part.strip() for v in values for part in str(v).split(",") if part.strip()])
+
+
 def add_table_arguments(parser: argparse.ArgumentParser, *, text_help: str, label: bool = False,
                         encoding_default: str = "") -> None:
     """``--text-columns`` (``text_help`` says the default), ``--label-column`` (with ``label``), ``--no-header``
     (and ``--header`` to override a run's header-less reading) and ``--encoding``: a table read as ``train``
     reads it."""
-    parser.add_argument("--text-columns", nargs="+", default=None, metavar="COLUMN",
-                        help=f"{SHARED['--text-columns']} ({text_help})")
+    parser.add_argument("--text-columns", nargs="+", default=None, metavar="COLUMN", action=ColumnList,
+                        help=f"{SHARED['--text-columns']}, space- or comma-separated as train takes them ({text_help})")
     if label:
         parser.add_argument("--label-column", default=None, metavar="COLUMN", help=SHARED["--label-column"])
     parser.add_argument("--no-header", dest="no_header", action="store_const", const=True, default=None,

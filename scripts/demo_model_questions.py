@@ -71,7 +71,7 @@ def steps(a) -> dict[str, list[str]]:
                                    "--out", out / "heads_iterative_cls.json"),
         "explain_answerable": cli("explain", "--model", a.squad, "--text", q, "--text-pair", passage,
                                   "--target", "score_diff", "--merge-words", "--out", out / "explain_answerable.json"),
-        "explain_unanswerable": cli("explain", "--model", a.squad, "--text", QA_UNANSWERABLE[0], "--text-pair",
+        "explain_unanswerable": cli("explain", "--model", a.squad, "--text", a.unanswerable, "--text-pair",
                                     QA_UNANSWERABLE[1], "--target", "score_diff", "--merge-words",
                                     "--out", out / "explain_unanswerable.json"),
         "probes_cls_sentences": cli("layer-probes", "--model", a.classifier, "--labels", "sentences", "--seeds",
@@ -201,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--probe-cap", type=int, default=0, help="layer probes of sentence labels: texts read (0: default)")
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--unanswerable", default=QA_UNANSWERABLE[0],
+                   help="explain_unanswerable: an unanswerable question on the Harvard passage of the dev part "
+                        "(pick one the checkpoint abstains on to show what pushed it toward no answer)")
     p.add_argument("--qa-layer", type=int, default=6, help="the layer switched off, counted from 1 (6: MiniLM's last)")
     p.add_argument("--cls-layer", type=int, default=6, help="the layer switched off, counted from 1 (6: MiniLM's last)")
     add_results_argument(p)
@@ -233,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
            command="python scripts/demo_model_questions.py --squad SQUAD2_RUN/checkpoints/best --classifier "
                    f"SST2_RUN/checkpoints/best --data DATA --out OUT --only {','.join(chosen)} --qa-cap {a.qa_cap} "
                    f"--qa-importance-cap {a.qa_importance_cap} --eval-cap {a.eval_cap} --cls-cap {a.cls_cap} "
-                   f"--steps {a.steps}",
+                   f"--steps {a.steps}"
+                   + (f" --unanswerable {shlex.quote(a.unanswerable)}" if a.unanswerable != QA_UNANSWERABLE[0] else ""),
            notes="commands: " + " ; ".join(commands))
     return 0
 

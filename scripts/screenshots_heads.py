@@ -3,7 +3,7 @@
 the Classify page with the dev metric (heads_classify.png).
 
     QT_QPA_PLATFORM=offscreen python scripts/screenshots_heads.py --model SQUAD2_RUN/checkpoints/best \\
-        --dev ../shared/data/squad_v2.0/dev-subset.json --cap 40 --heads "0.3, 5.*" [--iterative] \\
+        --dev ../shared/data/squad_v2.0/dev-subset.json --cap 40 --heads "1.4, 6.*" [--iterative] \\
         [--classifier SST2_RUN/checkpoints/best --classifier-dev ../shared/data/glue_sst2/dev.tsv]
 
 The views render what the inspector child's ``probe``, ``mask_heads`` and ``head_importance`` ops return; here
@@ -32,14 +32,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--task", default="squad_v2")
     p.add_argument("--cap", type=int, default=40)
     p.add_argument("--steps", type=int, default=5)
-    p.add_argument("--heads", default="0.3, 5.*", help="the heads switched off, as typed in the Heads off field")
+    p.add_argument("--heads", default="1.4, 6.*", help="the heads switched off, as typed in the Heads off field")
     p.add_argument("--iterative", action="store_true", help="the pruning curve ranks the heads again at each step")
     p.add_argument("--report", default="", help="draw this `heads importance` JSON instead of scoring the heads again")
     p.add_argument("--window", default="256,128,64", help="max_seq_length,doc_stride,max_query_length")
     p.add_argument("--size", default="1280x800", help="the window's width x height in pixels (a laptop screen)")
     p.add_argument("--classifier", default="", help="a classifier checkpoint for heads_classify.png")
     p.add_argument("--classifier-dev", default="", help="its dev file (the dev-set page's file)")
-    p.add_argument("--classifier-heads", default="5.*")
+    p.add_argument("--classifier-heads", default="6.*")
     p.add_argument("--sentence", default="the acting is superb , but the script is a mess .")
     p.add_argument("--out", default=str(ROOT / "docs" / "images"))
     a = p.parse_args(argv)

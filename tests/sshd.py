@@ -114,8 +114,9 @@ def _write_python_wrapper(root: Path) -> Path:
     return path
 
 
-def start_sshd(root: Path) -> SshServer:
-    """Start the server under ``root`` (a fresh temporary folder); see the module docstring."""
+def start_sshd(root: Path, *, sftp: bool = True) -> SshServer:
+    """Start the server under ``root`` (a fresh temporary folder); see the module docstring. ``sftp=False``:
+    no SFTP subsystem, as on minimal servers, so scp must use the legacy SCP protocol (``scp -O``)."""
     if not Path(SSHD).exists():
         raise SshdUnavailable(f"{SSHD} is not installed (Debian: apt-get install openssh-server; .ci/run does)")
     if shutil.which("ssh") is None or shutil.which("ssh-keygen") is None:
@@ -138,7 +139,7 @@ def start_sshd(root: Path) -> SshServer:
         "StrictModes no", "UsePAM no", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
         "PubkeyAuthentication yes", "PermitRootLogin prohibit-password", "AllowTcpForwarding no",
         "X11Forwarding no", "PrintMotd no", "LogLevel INFO", "MaxSessions 50", "MaxStartups 50",
-        "ClientAliveInterval 0", "Subsystem sftp internal-sftp", "",
+        "ClientAliveInterval 0", "Subsystem sftp internal-sftp" if sftp else "", "",
     ]), encoding="utf-8")
     host_pub = (root / "host_key.pub").read_text(encoding="utf-8").split()[:2]
     (root / "known_hosts").write_text(f"[127.0.0.1]:{port} {' '.join(host_pub)}\n", encoding="utf-8")

@@ -61,7 +61,14 @@ def test_capsule_states_the_run_and_its_check_reproduces_the_figures(tmp_path, m
     events = [json.loads(x) for x in (tmp_path / "runs" / "tiny" / "events.jsonl").read_text().splitlines() if x]
     last = [e for e in events if e.get("event") == "eval"][-1]
     assert doc["final"]["printed"]["accuracy"] == f"{100 * last['metrics']['accuracy']:.4f}"
+    # every row of the final evaluation kept with the run: bootstrap intervals of the headline figures
+    boot = doc["final"]["bootstrap_95"]
+    assert set(boot) >= {"accuracy", "macro_f1", "matthews_corrcoef"} and doc["final"]["bootstrap_note"] == ""
+    assert all(b["n"] == doc["final"]["n"] and b["low"] <= b["value"] <= b["high"] for b in boot.values())
+    assert f"95% bootstrap interval {boot['macro_f1']['printed'][0]}" in (folder / "metrics.md").read_text()
+    assert "- ! optimistic: the best evaluation's checkpoint" in (folder / "metrics.md").read_text()
     methods = (folder / "methods.md").read_text()
+    assert "bootstrap" in methods and f"95% CI {boot['macro_f1']['printed'][0]}" in methods
     assert "seed 7" in methods and doc["data"]["train"][0]["sha256"][:12] in methods
     assert f"torch {metadata.version('torch')}" in methods and "Wilson" in methods
     assert f"capsule --check {folder}" in (folder / "command.txt").read_text()
@@ -93,3 +100,23 @@ def test_capsule_refuses_a_folder_without_a_run(tmp_path):
     assert p.returncode == 2 and "no config.json" in p.stderr
     p = run_cli(["capsule"])
     assert p.returncode == 2 and "--check" in p.stderr
+
+
+def test_capsule_marks_the_best_checkpoint_thin_classes_repeated_rows_and_the_temperature():
+    from explorer.core.studies.capsule_marks import capsule_marks, methods_sentence
+
+    events = [{"event": "log", "level": "warning",
+               "message": "dev figures optimistic: 3 of 40 dev rows (7.5%) also occur in the training rows"},
+              {"event": "log", "level": "warning", "message": "something else"}]
+    final = {"accuracy": 0.7, "per_class": {"AGAINST": {"support": 25}, "FAVOR": {"support": 40}}}
+    marks = capsule_marks(events=events, final=final, metric="f_avg", calibration={"temperature": 1.3})
+    final_texts = [m["text"] for m in marks["final"]]
+    assert any("class AGAINST has 25 dev rows" in t for t in final_texts)
+    assert not any("FAVOR" in t for t in final_texts)
+    assert "optimistic: 3 of 40 dev rows (7.5%) also occur in the training rows" in final_texts
+    assert "best by f_avg" in marks["best"][0]["text"] and marks["best"][1:] == marks["final"]
+    assert marks["calibration"][0]["subject"] == "the temperature"
+    sentence = methods_sentence(marks)
+    assert "class AGAINST has 25 dev rows" in sentence and "the temperature was chosen" in sentence
+    assert capsule_marks(events=[], final={}, metric="accuracy", calibration=None)["final"] == []
+    assert methods_sentence({"final": [], "calibration": []}) == ""

@@ -99,6 +99,36 @@ def test_the_window_shows_the_op_lines(qtbot, two_runs):
     assert "macro F1: " in shown and "McNemar" in shown and "Scoring" not in shown
 
 
+def test_swap_makes_b_the_first_run_and_the_paired_test_follows(qtbot, two_runs):
+    """Swap A ⇄ B (button and Ctrl+Shift+X) runs the comparison again with the runs the other way round: the title
+    and heading name the new A first, the McNemar counts change sides and B − A changes sign."""
+    from PySide6.QtGui import QKeySequence, QShortcut
+    from test_ui_cross_validate import _InProcessClient
+
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+    dev, a, b = two_runs
+    client = _InProcessClient()
+    w = ClassifierCompareWindow([{"source": str(a), "name": "base", "task": "single"},
+                                 {"source": str(b), "name": "tuned", "task": "single"}], client=client)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.job.finished, timeout=60_000):
+        pass
+    first = w.result
+    with qtbot.waitSignal(w.job.finished, timeout=60_000):
+        w.swap_button.click()
+    swapped = w.result
+    assert w.windowTitle() == "Compare tuned (A) and base (B)" and w.heading.text().startswith("<b>A</b> tuned")
+    assert (swapped["only_a"], swapped["only_b"]) == (first["only_b"], first["only_a"])
+    assert swapped["accuracy"][:2] == first["accuracy"][1::-1]
+    assert swapped["accuracy"][2] == pytest.approx(-first["accuracy"][3])   # B − A's interval, mirrored
+    assert "only tuned got right" in "".join(swapped["lines"])
+    shortcut = next(s for s in w.findChildren(QShortcut) if s.key() == QKeySequence("Ctrl+Shift+X"))
+    with qtbot.waitSignal(w.job.finished, timeout=60_000):
+        shortcut.activated.emit()
+    assert w.windowTitle() == "Compare base (A) and tuned (B)" and w.result["only_a"] == first["only_a"]
+
+
 def test_runs_dock_offers_it_for_two_classification_runs(qtbot, monkeypatch):
     from explorer.ui.runs.dock import RunsPanel
     from explorer.ui.runs.state import RunState
@@ -311,3 +341,82 @@ def test_compare_warns_when_run_b_trained_on_the_dev_rows_of_run_a(tmp_path):
                                                        "task": "single", "resamples": 200}, lambda d, t: None,
                                             lambda: False)
     assert swapped["b_trained_on_dev_rows"] == 0 and not swapped["lines"][0].startswith("Warning")
+
+
+def test_compare_names_each_run_that_trained_on_the_dev_rows_it_is_judged_on(tmp_path):
+    """Run A's dev file repeats 2 of its own training rows and run B trained on all 4 of A's dev rows: the
+    warning names both runs with their counts, not only B; the trained-on counts of both come back."""
+    from helpers import save_tiny_model
+
+    from explorer.core.classify.compare import trained_on_note
+    from explorer.core.metrics.optimism import DevOverlap
+    from explorer.core.runs.layout import config_file
+    from explorer.worker.inspector_ops import OPS, State, trained_on_a_dev_rows
+
+    def table(name, texts):
+        path = tmp_path / name
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["sentence", "label"])
+            w.writerows([t, i % 2] for i, t in enumerate(texts))
+        return path
+
+    dev_texts = ["red cat runs", "blue dog sleeps", "green tree", "small cat fast"]
+    own = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]} {i}" for i in range(10)]
+    dev = table("dev.csv", dev_texts)
+    files = {"a": table("train_a.csv", own + dev_texts[:2]), "b": table("train_b.csv", own + dev_texts)}
+    sources = {}
+    for run_id, seed in (("a", 1), ("b", 2)):
+        folder = tmp_path / "runs" / run_id
+        sources[run_id] = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed)
+        cfg = TrainConfig(task="single", train=str(files[run_id]), dev=str(dev), text_columns=["sentence"],
+                          label_column="label", run_id=run_id)
+        config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+    a, b = trained_on_a_dev_rows(str(sources["a"]), str(sources["b"]))
+    assert (a.shared, b.shared, a.n_dev) == (2, 4, 4)
+    value = OPS["compare_classifiers"][0](State(), {"source_a": str(sources["a"]), "source_b": str(sources["b"]),
+                                                     "task": "single", "name_a": "first", "name_b": "retrained",
+                                                     "resamples": 200}, lambda d, t: None, lambda: False)
+    assert (value["a_trained_on_dev_rows"], value["b_trained_on_dev_rows"]) == (2, 4)
+    warning = value["lines"][0]
+    assert warning.startswith("Warning: both trained on some of these 4 dev rows") and "first on 2" in warning \
+        and "retrained on 4" in warning
+    assert trained_on_note([("A", DevOverlap(shared=0, n_dev=4)), ("B", None)]) == ""
+    assert trained_on_note([("A", DevOverlap(shared=3, n_dev=4)), ("B", DevOverlap(shared=0, n_dev=4))]
+                           ).startswith("Warning: A trained on 3 of these 4 dev rows")
+
+
+def test_when_each_run_trained_on_the_others_dev_rows_both_are_named(tmp_path):
+    """Run A trained on run B's dev rows and B on A's: judged on A's dev rows the warning names B, and a note names
+    A (swapped, judged on B's dev rows, the comparison would favour A)."""
+    from explorer.core.runs.layout import config_file
+    from explorer.worker.inspector_ops import dev_overlaps
+
+    def table(name, texts):
+        path = tmp_path / name
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["sentence", "label"])
+            w.writerows([t, i % 2] for i, t in enumerate(texts))
+        return path
+
+    dev = {"a": ["red cat runs", "blue dog sleeps"], "b": ["green tree", "small cat fast", "big dog slow"]}
+    own = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 5) % len(WORDS)]} {i}" for i in range(8)]
+    sources = {}
+    for run_id, other in (("a", "b"), ("b", "a")):
+        folder = tmp_path / "runs" / run_id
+        (folder / "checkpoints" / "best").mkdir(parents=True)
+        cfg = TrainConfig(task="single", train=str(table(f"train_{run_id}.csv", own + dev[other])),
+                          dev=str(table(f"dev_{run_id}.csv", dev[run_id])), text_columns=["sentence"],
+                          label_column="label", run_id=run_id)
+        config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        sources[run_id] = str(folder / "checkpoints" / "best")
+    a_on_a, b_on_a, a_on_b = dev_overlaps(sources["a"], sources["b"])
+    assert (a_on_a.shared, b_on_a.shared, a_on_b.shared, a_on_b.n_dev) == (0, 2, 3, 3)
+    from explorer.core.classify.compare import swapped_note, trained_on_note
+
+    lines = [trained_on_note([("first", a_on_a), ("second", b_on_a)]), swapped_note("first", "second", a_on_b)]
+    assert lines[0].startswith("Warning: second trained on 2 of these 2 dev rows")
+    assert lines[1] == ("Note: first trained on 3 of the 3 dev rows of second's run (the same texts): swapped, "
+                        "judged on those rows, the comparison would favour first.")
+    assert dev_overlaps(sources["a"], sources["a"])[2] is None     # the same dev rows: nothing more to say

@@ -90,3 +90,12 @@ def test_an_unknown_flag_gets_did_you_mean(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["predict", "--model", "m", "--data", "d.csv", "--out", "o.csv", "--text_colums", "a"])
     assert exc.value.code == 2 and "did you mean --text-columns?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["predict", "embed"])
+def test_text_columns_read_comma_separated_as_train_takes_them(command):
+    """A training command's ``--text-columns Target,Tweet`` works in every table reader, as does the spaced form."""
+    sub = _subparser(build_parser(), command)
+    base = ["--model", "m", "--data", "d.csv", "--out", "o"]
+    assert sub.parse_args([*base, "--text-columns", "Target,Tweet"]).text_columns == ["Target", "Tweet"]
+    assert sub.parse_args([*base, "--text-columns", "Target", "Tweet"]).text_columns == ["Target", "Tweet"]

@@ -102,6 +102,23 @@ def test_curve_has_gaps_and_markers_not_a_bridging_line(curves, tmp_path):
     assert (tmp_path / "curves_nonfinite.png").stat().st_size > 0
 
 
+def test_an_undefined_dev_metric_is_a_marked_gap_that_says_undefined(curves):
+    """A regression run whose Pearson was undefined at steps 4 and 6 (constant predictions; null in its eval
+    events): its dev curve has gaps there, marked "pearson undefined at step 4", never "nan" nor a bridging line; a null
+    that no evaluation declares undefined (best_f1_thresh of a v1.1 evaluation) is no point at all."""
+    events = _events(values=[2.0] * 6)
+    events[0]["config"] = {"model": "m", "task": "regression"}
+    for step, r in ((2, 0.4), (4, None), (6, None)):
+        metrics = {"pearson": r, "mse": 1.0}
+        if r is None:   # as the worker writes it: the value null and the reason under "undefined"
+            metrics["undefined"] = {"pearson": "the predictions are constant"}
+        events.append({"event": "eval", "run_id": "nf", "time": float(step), "step": step, "metrics": metrics})
+    curves.set_runs([RunState.from_events("nf", events)])
+    curves.redraw_now()
+    assert curves.panels["dev/pearson"].nonfinite_labels("nf") == ["pearson undefined at step 4",
+                                                                    "pearson undefined at step 6"]
+
+
 def test_markers_follow_the_data(curves):
     state = RunState.from_events("nf", _events())
     curves.set_runs([state])

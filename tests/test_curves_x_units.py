@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.ui.curves.curves_model import CurvesModel
-from explorer.ui.curves.x_units import axis_for, run_factor
+from explorer.core.runs.x_units import axis_for, run_factor
 from explorer.ui.runs.state import RunState
 
 
@@ -133,3 +133,64 @@ def test_the_curves_csv_carries_the_chosen_unit_beside_the_step(qtbot, tmp_path)
     w.export_csv(tmp_path / "by_step.csv", on_done=done.append)
     qtbot.waitUntil(lambda: len(done) == 2, timeout=60_000)
     assert open(tmp_path / "by_step.csv", encoding="utf-8").readline().strip() == "run_id,series,step,value"
+
+
+def _run_folder(runs, run_id: str, *, batch: int, steps_per_epoch: int = 0, steps: int = 20):
+    """The folder of a run of this app: config.json and the events of :func:`_run`'s run."""
+    import json
+
+    from explorer.core.runs.layout import config_file, events_file
+
+    folder = runs / run_id
+    folder.mkdir(parents=True)
+    config_file(folder).write_text(json.dumps({"task": "single", "batch_size": batch}))
+    started = {"event": "started", "run_id": run_id, "time": 0.0, "steps_total": steps, "effective_batch_size": batch}
+    if steps_per_epoch:
+        started["steps_per_epoch"] = steps_per_epoch
+    events = [started] + [{"event": "step", "run_id": run_id, "time": float(s), "step": s, "loss": 1.0 / s,
+                           **({"epoch": s / steps_per_epoch} if steps_per_epoch else {})} for s in range(1, steps + 1)]
+    events.append({"event": "finished", "run_id": run_id, "time": 99.0, "metrics": {}})
+    events_file(folder).write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    return folder
+
+
+def test_the_runs_csv_of_the_cli_lines_runs_up_by_examples_seen_and_by_epoch(tmp_path, capsys):
+    """`bert-explorer runs --export-csv --x examples|epoch`: the Curves axis' factors, a column after step."""
+    import csv
+
+    from explorer.cli import main
+
+    _run_folder(tmp_path, "b8", batch=8, steps_per_epoch=10)
+    _run_folder(tmp_path, "b32", batch=32, steps_per_epoch=5)
+    out = tmp_path / "long.csv"
+    assert main(["runs", str(tmp_path), "--export-csv", str(out), "--x", "examples"]) == 0
+    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    assert list(rows[0]) == ["run", "step", "examples", "name", "value"]
+    seen = {(r["run"], r["step"]): r["examples"] for r in rows}
+    assert seen[("b8", "4")] == "32" and seen[("b32", "1")] == "32"   # 4 x 8 rows = 1 x 32 rows
+    wide = tmp_path / "wide.csv"
+    assert main(["runs", str(tmp_path), "--export-csv", str(wide), "--x", "epoch", "--wide"]) == 0
+    rows = list(csv.DictReader(open(wide, encoding="utf-8")))
+    assert list(rows[0])[:3] == ["run", "step", "epoch"]
+    assert {(r["run"], r["step"]): float(r["epoch"]) for r in rows}[("b32", "5")] == 1.0
+    _run_folder(tmp_path / "other", "no-epochs", batch=8)
+    capsys.readouterr()
+    assert main(["runs", str(tmp_path / "other"), "--export-csv", str(out), "--x", "epoch"]) == 2
+    assert "no-epochs records no epochs" in capsys.readouterr().err
+
+
+def test_epochs_below_one_read_as_epochs_without_an_si_prefix(qtbot, tmp_path):
+    """A short run by epoch (0.04 of an epoch): the axis reads "epoch" with ticks 0.01 .. 0.04, not "epoch (x0.001)"."""
+    from explorer.ui.curves.panel import CurvesPanel
+    from explorer.ui.shell.settings import AppSettings
+
+    w = CurvesPanel(settings=AppSettings(tmp_path / "settings.ini"))
+    w.resize(1000, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_runs([_run("short", batch=8, steps_per_epoch=1000)])
+    w.x_control.choose("epoch")
+    w.redraw_now()
+    axis = w.panels["loss"].plot.getAxis("bottom")
+    assert axis.labelText == "epoch" and "x0.001" not in axis.labelString() and axis.autoSIPrefixScale == 1.0

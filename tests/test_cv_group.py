@@ -119,6 +119,7 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     assert baseline["figures"]["baseline"]["accuracy"] == pytest.approx(np.mean(np.array(base_pred) == np.array(gold)))
     assert baseline["figures"]["model"]["accuracy"] == pytest.approx(acc / 100)
     assert "against a TF-IDF + logistic regression baseline on the same folds (n 12)" in p.stdout
+    assert f"(n 12 dev rows of {data.name}, each row predicted by the fold that held it out;" in p.stdout
 
     # the same command again: folds, fold files and predictions reused, no member trained again
     stamps = {f: f.stat().st_mtime_ns for f in (folder / "folds").iterdir()}
@@ -248,3 +249,22 @@ def test_out_of_fold_prediction_reports_rows_over_all_folds_and_cancel_keeps_the
     result = cv_runs.collect_oof(tmp_path, group, predict=predict, progress=lambda d, n: reports.append((d, n)),
                                  cancelled=lambda: False)
     assert len(calls) == 2 and result.folds_done == 3 and reports[-1] == (12, 12)   # fold 1 from the cache
+
+
+def test_a_group_name_message_is_checked_again_as_the_name_is_typed(qtbot, tmp_path):
+    """Queue with an empty name says "group name '' must be …"; typing a valid name clears it (it stayed beside
+    the valid name), typing an invalid one says what is wrong with that one."""
+    from explorer.core.studies.groups import GroupError
+    from explorer.ui.groups.tabs import GroupsTab
+
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    base = TrainConfig(task="single", train=str(tmp_path / "d.csv"), text_columns=["sentence"], label_column="label")
+    with pytest.raises(GroupError) as exc:
+        tab.plan_group("restarts", base)
+    tab.message.setText(str(exc.value))   # as the Groups page's queue buttons show it
+    assert tab.message.text().startswith("group name '' must be a plain folder name")
+    qtbot.keyClicks(tab.group_name, "fincv")
+    assert tab.message.text() == ""
+    qtbot.keyClicks(tab.group_name, " x")
+    assert tab.message.text().startswith("group name 'fincv x' must be")

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer.core.training.eval_plan import (MIN_SAMPLE_ROWS, cadence_for, evaluations_between, plan_evaluations,
-                                              sample_order)
+from explorer.core.training.eval_plan import (MIN_SAMPLE_ROWS, cadence_for, clock_text, evaluations_between,
+                                              plan_evaluations, sample_order)
 
 # the tweet table's run: 2,478 dev rows, every 43 steps of batch 16, 1,394 steps; 16 windows/s training,
 # 23 rows/s evaluating (a loaded machine); evaluations within a fifth of the wall time
@@ -67,6 +67,14 @@ def test_estimate_adds_training_and_every_evaluation():
     assert plan.train_seconds == pytest.approx(train)
     assert plan.total_seconds == pytest.approx(train + evals)
     assert plan.evaluations == evaluations_between(1394, plan.eval_every) + 1
+
+
+def test_the_whole_runs_time_is_labelled_as_an_estimate_from_the_rates_it_comes_from():
+    """The plan line the run writes after its first steps (shown in Curves) says its whole-run time is an
+    estimate, as every other time-left text does; the launcher's preview names past runs' rates instead."""
+    plan = plan_evaluations(**TWEETS)
+    assert f"Whole run about {clock_text(plan.total_seconds)} (estimate from the first steps): " in plan.describe()
+    assert "(estimate from the rates of 2 past runs): " in plan.describe(estimated_from="the rates of 2 past runs")
 
 
 def test_resumed_run_has_no_start_evaluation():

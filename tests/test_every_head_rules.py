@@ -184,8 +184,9 @@ def test_predict_runs_a_model_left_in_train_mode_in_eval_mode(every_head, every_
 # ---- long texts: windows, and no false warning -----------------------------------------------------------
 def test_a_text_longer_than_the_window_prints_no_indexing_warning(every_head, tmp_path, capfd):
     """transformers' "Token indices sequence length is longer than the specified maximum ... indexing errors"
-    is false where the product windows or truncates on purpose: predict of a 700-word text at
-    max_seq_length 64 with a tokenizer whose model_max_length is 512 prints none, on every head."""
+    is false where the product windows or truncates on purpose: predict of a 700-word text (and a 700-word
+    question, cut to max_query_length) at max_seq_length 64 with a tokenizer whose model_max_length is 512
+    prints none, on every head."""
     from explorer.core.predict.engine import predict_file
 
     model = save_tiny_head_model(tmp_path / "ck", every_head)
@@ -196,6 +197,8 @@ def test_a_text_longer_than_the_window_prints_no_indexing_warning(every_head, tm
     long_text = " ".join(["ada", "was", "born", "in", "london"] * 140)
     rows = [{c: (long_text if c in ("sentence", "context", "sent1") else v) for c, v in r.items()}
             for r in _rows(every_head)[:1]]
+    for row in rows:   # a question longer than the tokenizer's maximum is cut to max_query_length on purpose too
+        row.update({"question": f"{long_text} ?"} if "question" in row else {})
     data = tmp_path / "long.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     summary = predict_file(str(model), str(data), str(tmp_path / "out.jsonl"), max_seq_length=64,
@@ -247,6 +250,82 @@ def test_correlations_of_constant_predictions_are_undefined_with_the_reason(ever
     assert "NaN" not in line and json.loads(line)["metrics"]["pearson"] is None
     events = [{"event": "eval", "step": 1, "metrics": {"pearson": 0.1}}, json.loads(line)]
     assert best_of_events(events, reported[0]) == (1, 0.1)
+
+
+def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_best_is_shown(tmp_path):
+    """A regression run that collapsed after step 0 (constant predictions at every later evaluation) has no best
+    Pearson: `bert-explorer runs`, the Runs list's Best dev cell and tooltip, a group's notes and the capsule's
+    figures, the bag-of-words comparison and Classify: dev set say "undefined" with the reason, never a number
+    (0.000) nor a blank as if it had never been evaluated."""
+    from explorer.commands.runs import row_line, run_row
+    from explorer.core.classify.dev_report import regression_dev_report
+    from explorer.core.metrics.intervals import correlation_interval
+    from explorer.core.metrics.regression import regression_metrics
+    from explorer.core.protocol.events import encode_event, make_event
+    from explorer.core.runs.reading import load_run
+    from explorer.core.specs.heads import REGRESSION
+    from explorer.core.studies.baseline import versus_model
+    from explorer.core.studies.capsule import Figures, printed
+    from explorer.core.studies.group_stats import group_table
+    from explorer.core.studies.groups import load_group_data
+    from explorer.ui.curves.curves_model import CurvesModel
+    from explorer.ui.inspectors.components.classify_dev import regression_metrics as dev_line
+    from explorer.ui.runs.state import DEV_PREFIX, RunState, undefined_best_text
+
+    run = tmp_path / "r"
+    run.mkdir()
+    config = {"task": "regression", "model": "m", "metric_for_best": "pearson"}
+    (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    good = regression_metrics([0.0, 1.0, 3.0], [0.0, 1.0, 2.0])
+    flat = [regression_metrics([2.5] * 4, [0.0, 1.0, 4.0, 5.0 + k]) for k in range(2)]
+    events = [make_event("started", "r", config=config, steps_total=4), make_event("eval", "r", step=0, metrics=good),
+              make_event("eval", "r", step=2, metrics=flat[0]), make_event("eval", "r", step=4, metrics=flat[1]),
+              make_event("finished", "r", metrics=flat[1], steps=4)]
+    (run / "events.jsonl").write_text("".join(encode_event(e) + "\n" for e in events), encoding="utf-8")
+    reason = "the predictions are constant (2.5 for all 4 rows)"
+    record = load_run(run)
+    assert record.summary.metric_value is None and record.summary.metric_undefined == reason
+    row = run_row(record)
+    assert row["best"] == {"name": "pearson", "value": None, "undefined": reason}
+    assert f"pearson=undefined ({reason})" in row_line(row)
+    state = RunState.from_events("r", [json.loads(encode_event(e)) for e in events])
+    assert state.best_metric() is None
+    dev = state.series[DEV_PREFIX + "pearson"]     # Curves: the undefined evaluations are gaps, their steps marked
+    assert dev.x.tolist() == [0.0, 2.0, 4.0] and dev.nonfinite == 2 and math.isfinite(dev.y[0])
+    assert undefined_best_text(state, short=True) == "undefined pearson"
+    assert undefined_best_text(state) == f"pearson undefined: {reason}"
+    group = tmp_path / ".groups" / "g"
+    group.mkdir(parents=True)
+    (group / "group.json").write_text(json.dumps({"name": "g", "kind": "restarts", "varied": ["seed"], "seeds": [1],
+                                                  "members": [{"run_id": "r", "seed": 1, "params": {"seed": 1}}],
+                                                  "base": config}), encoding="utf-8")
+    _, members, notes = load_group_data(tmp_path, "g")
+    assert math.isnan(members[0].final) and math.isnan(members[0].best)   # never step 0's defined value
+    assert notes == [f"r: pearson undefined at every evaluation after step 0: {reason}; left out of the best and "
+                     "final figures"]
+    table = group_table(members, ["seed"])
+    assert table.figure_text("final") == table.figure_text("best") == f"undefined ({reason})"
+    shown = Figures.of(json.loads(encode_event(events[3])), "regression").shown
+    assert shown["pearson"] == f"undefined ({reason})" and shown["mse"] != "undefined"
+    assert printed(None, "pearson", "regression") == "undefined"    # a saved baseline's null r in the capsule
+    defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]
+                                   + [json.loads(encode_event(make_event("eval", "r", step=2, metrics=good)))])
+    assert undefined_best_text(defined) == ""     # a defined best is shown as a number, with no undefined note
+
+    curves = CurvesModel()
+    curves.set_runs([state, defined])
+    assert curves.legend_entries()[0][0] == f"■ r (finished · best pearson undefined: {reason})"
+    assert curves.run_notes() == [f"r: at step 4 pearson and spearman undefined: {reason}"]
+
+    flat_r = correlation_interval([0.0, 1.0, 4.0, 5.0], [2.5] * 4, resamples=50)   # beside the bag-of-words baseline
+    assert math.isnan(flat_r.value) and flat_r.undefined == reason and flat_r.to_dict()["value"] is None
+    verdict = versus_model([0.0, 1.0, 4.0, 5.0], [0.5, 1.0, 3.0, 4.5], [2.5] * 4, REGRESSION, resamples=50)
+    assert f"fine-tuned undefined ({reason})" in verdict.lines[1] and verdict.figures["model"]["pearson"] is None
+    json.dumps(verdict.figures, allow_nan=False)                                    # strict JSON in the run folder
+
+    report = regression_dev_report([2.5] * 4, [0.0, 1.0, 4.0, 5.0], ["a", "b", "c", "d"])   # Classify: dev set
+    assert dev_line(report, "regression").endswith(f"\npearson and spearman undefined: {reason}")
+    assert "pearson undefined" in dev_line(report, "regression") and "0.000" not in dev_line(report, "regression")
 
 
 # ---- predict's formats -------------------------------------------------------------------------------------

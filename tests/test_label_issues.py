@@ -162,3 +162,17 @@ def test_flipped_sst2_labels_are_found_in_a_slice(real_data):
     result = flipped_sst2_check(Path(root) / "glue_sst2" / "train.tsv", n=2000, seed=0)
     assert result["flipped"] == pytest.approx(100, abs=30)
     assert result["precision"] >= 0.10 and result["recall"] >= 0.45
+
+
+def test_a_model_no_better_than_the_majority_class_is_said_so():
+    """Out-of-fold predictions stuck on the most common label make every other row a suspect: a note says the
+    suspects are the model's errors; a model better than that gets none."""
+    from explorer.core.studies.label_issues import find_suspects
+
+    labels = np.array([0] * 12 + [1] * 8)
+    stuck = np.tile([0.7, 0.3], (20, 1))                       # always class 0: right on 60% = the majority share
+    issues = find_suspects(labels, stuck, ["neg", "pos"])
+    assert len(issues.notes) == 1 and "no better than always giving 'neg' (60.0%)" in issues.notes[0]
+    good = np.where(labels[:, None] == np.arange(2), 0.8, 0.2)
+    good[0] = [0.2, 0.8]                                        # one row the model doubts
+    assert find_suspects(labels, good, ["neg", "pos"]).notes == []

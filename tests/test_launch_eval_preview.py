@@ -80,3 +80,17 @@ def test_the_forms_plan_counts_a_dev_file_or_the_rows_held_out_of_the_training_f
     assert "scores all 11,873 dev questions" in plan.eval_preview(squad)
     plan.dev_result = None
     assert plan.eval_preview(with_dev) == ""                     # not counted yet: nothing said
+
+
+def test_the_evaluation_note_counts_the_dev_rows_after_dev_cap():
+    """Dev cap 100 on a 3,250-row dev file: the run evaluates 100 rows, and the note says so (not "all 3,250")."""
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": "bundled:minilm",
+              "train_cap": 0, "epochs": 1, "max_steps": 0, "task": "single"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": 24783}}
+    plan.dev_result = {"ok": True, "counts": {"examples": 3250}}
+    capped = TrainConfig(task="single", train="t.csv", dev="d.csv", epochs=1, batch_size=16, eval_every=40, dev_cap=100)
+    assert plan.dev_rows(capped) == (100, False)
+    assert "100 dev rows" in plan.eval_preview(capped) and "3,250" not in plan.eval_preview(capped)
+    held = TrainConfig(task="single", train="t.csv", epochs=1, batch_size=16, eval_every=40, dev_cap=100)
+    assert plan.dev_rows(held) == (100, True)

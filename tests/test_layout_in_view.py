@@ -11,6 +11,7 @@ out_of_view decides "in view": the widget's rect inside every ancestor's rect, s
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -246,3 +247,30 @@ def test_the_model_drop_down_lists_hub_ids_whole(qtbot):
     assert combo.findText(longest) >= 0
     assert combo.view().minimumWidth() >= fm.horizontalAdvance(longest) + 16
     assert combo.width() < combo.view().minimumWidth()     # the box stays as it was; only its list is wider
+
+
+def test_every_tab_under_the_attention_views_shows_at_each_size(six_layer_window, qtbot):
+    """The tab bar under the attention views (Block flow, Model view, Head importance, beside Compare… and Export)
+    shows every tab whole, without scroll arrows, at 1280x800 and 1920x1080 (Head importance was behind the
+    arrows at 1280x800)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import hidden_tabs
+
+    w, app = six_layer_window, QApplication.instance()
+    bar = w.hub.attention_view.bottom.tabBar()
+    assert "Head importance" in [bar.tabText(i) for i in range(bar.count())]
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        hidden = hidden_tabs(bar)
+        if os.environ.get("EXPLORER_SHOTS"):   # a look at the page, scrolled to the tabs: EXPLORER_SHOTS=<folder>
+            view = w.hub.attention_view
+            view.scroll.ensureWidgetVisible(bar)
+            app.processEvents()
+            w.grab().save(os.path.join(os.environ["EXPLORER_SHOTS"], f"attention_{size[0]}x{size[1]}.png"))
+        if hidden:
+            report.append(f"{size[0]}x{size[1]}: {', '.join(hidden)} not in view (bar {bar.width()} px wide, "
+                          f"needs {sum(bar.tabRect(i).width() for i in range(bar.count()))} px)")
+    assert not report, "\n".join(report)

@@ -93,6 +93,26 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_tabs_behind_the_scroll_arrows(qtbot):
+    """A tab bar too narrow for its tabs scrolls them: every tab is reported (the arrows take the bar's end);
+    wide enough, none is."""
+    from PySide6.QtWidgets import QLabel, QTabWidget
+
+    from explorer.ui.shell.layout_check import hidden_tabs, layout_offenders
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    for title in ("Block flow per layer", "Model view", "Head importance"):
+        tabs.addTab(QLabel("x"), title)
+    tabs.resize(200, 120)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    assert hidden_tabs(tabs.tabBar()) == ["Block flow per layer", "Model view", "Head importance"]
+    assert [o.kind for o in layout_offenders(tabs) if o.kind == "tabs"] == ["tabs"]
+    tabs.resize(900, 120)
+    qtbot.waitUntil(lambda: not hidden_tabs(tabs.tabBar()))
+
+
 def test_the_check_finds_a_clipped_combo_and_a_menu_arrow_over_the_text(qtbot):
     """A combo box that clips its text without "…" ("1: 165 tokens, chars" on the Attention page at 1280x800) and
     a menu arrow drawn over a tool button's text ("Export⌄": Fusion draws an instant-popup tool button's arrow over
@@ -519,6 +539,69 @@ def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style
         if _rows_in_view(table) < want:
             short[name] = (_rows_in_view(table), table.rowCount())
     assert not short, short
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, size, app_style):
+    """Nearest the decision boundary / Most confident mistakes: the text column takes what the short columns
+    leave, inside the list (no sideways scrolling to read it), elided in its middle with the whole text as its
+    tooltip; it started some 290 px into the list at 1280x800 and showed a few characters."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    text = "@someone the people of this country deserve better than what we saw this week #SemST, nobody forgets"
+    rep = _dev_report(3)
+    for row in rep.boundary:
+        row.text_a = text
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    for table in (view.boundary, view.mistakes):
+        last = table.columnCount() - 1
+        start, width = table.columnViewportPosition(last), table.columnWidth(last)
+        assert start + width <= table.viewport().width() + 1, (start, width, table.viewport().width())
+        assert width >= table.viewport().width() * 0.35 and width >= 150, (width, table.viewport().width())
+        assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert view.boundary.item(0, 4).toolTip() == text
+
+
+def test_tabs_wrapping_to_a_third_row_never_push_the_window_past_the_screen(qtbot, tmp_path, monkeypatch, app_style):
+    """On a 1280x800 screen without a window manager (the window's frame is its geometry), Predictions tabs that
+    wrap the tab buttons to a third row over a tall page never grow the window past the screen's bottom: the
+    pages give way, the status bar stays on screen (it ran some 20 px off it)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+    from PySide6.QtWidgets import QApplication, QLabel, QWidget
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    area = QRect(0, 0, 1280, 800)
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(area))
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.setGeometry(0, 25, 1264, 760)
+    one_row = w.tab_rows.buttons[0].sizeHint().height()
+    tall = QWidget()
+    tall.setMinimumHeight(700)   # a page taller than the room the rows of tabs leave it
+    for i in range(4):
+        w.tabs.addTab(QLabel("predictions"), f"Predictions: stance_test_{i}.predictions.csv")
+    w.tabs.addTab(tall, "Predictions: tall.predictions.csv")
+    w.tabs.setCurrentWidget(tall)
+    qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
+    for _ in range(5):
+        QApplication.processEvents()
+    assert w.tab_rows.height() >= 3 * one_row   # the buttons wrap to a third row
+    qtbot.waitUntil(lambda: area.contains(w.frameGeometry()), timeout=3_000)
+    bar = w.statusBar()
+    assert bar.mapToGlobal(bar.rect().bottomLeft()).y() <= area.bottom()
+    w.tabs.setCurrentIndex(0)   # the pages still switch and the window stays inside
+    QApplication.processEvents()
+    assert area.contains(w.frameGeometry())
 
 
 def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, tiny_qa, app_style, tmp_path):

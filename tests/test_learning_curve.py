@@ -188,12 +188,25 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
     assert "bag-of-words 54.0 (46.0 to 62.0)" in text and "the next doubling" in text
     assert "1 of 2 dev rows (50.0%) also occur in the training rows" in text
     assert "t interval" not in text   # the sizes' mean would mix training-set sizes: no interval of it
+    assert "per size: " in text and "±" not in text   # nor a mean ± sd: each size's figure on its own
     drawn = tab.view.curve_plot.drawn   # the same figures drawn: sizes on log2 rows, the fit's next doubling
     assert list(drawn.model.value) == pytest.approx([41, 52, 58, 61]) and drawn.next is not None
     tab.show()
+    tab.resize(1000, 600)      # a narrow page (1280x800 beside the Runs dock): every plot within its pane
+    qtbot.waitUntil(lambda: tab.view.curves.width() < 400)
+    for plot in (tab.view.curves, tab.view.curve_plot):
+        assert plot.getPlotItem().geometry().width() <= plot.width() + 1, "a title widened the plot past its pane"
+    legend = tab.view.curves.getPlotItem().legend   # one line per size, named by its rows
+    assert [label.text for _sample, label in legend.items] == [f"{m.params['train_rows']} rows" for m in group.members]
     tab.grab().save(str(tmp_path / "curve.png"))
     report = tab.view.export_report(tmp_path / "report")
     assert (report / "learning_curve.png").is_file() and "## Learning curve" in (report / "report.md").read_text()
+    md = (report / "report.md").read_text()   # the report too: each size on its own, no mean or band across sizes
+    assert f"- final accuracy (%) per size: {group.members[0].params['train_rows']} rows 50.00" in md
+    assert "- final accuracy (%): " not in md
+    assert (report / "summary.csv").read_text().splitlines()[0] == "metric," + ",".join(
+        f"{m.params['train_rows']} rows" for m in group.members)
+    assert not (report / "curves.csv").exists()
 
 
 def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_group(qtbot, tmp_path, monkeypatch):
@@ -216,3 +229,59 @@ def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_
     monkeypatch.setattr(QMessageBox, "question", lambda *_a: QMessageBox.StandardButton.Yes)
     group, configs = tab.learning_curve(base)
     assert group.kind == "curve" and len(configs) == 4 and (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()
+
+
+def test_the_curve_estimate_stops_each_size_at_its_time_budget():
+    """A learning curve of budgeted runs: each size takes at most its budget (the larger sizes would not), and
+    the estimate says how many the budget stops."""
+    from explorer.core.runs.throughput import Speed, estimate_text
+
+    speed = Speed(samples_per_second=10.0, n_runs=1)
+    text = estimate_text([100, 200, 400, 800], speed, budget_seconds=25.0)   # 10, 20, 40, 80 s without it
+    assert text.startswith("Estimated time: 80 s in all (1,500 training samples")
+    assert "2 of 4 runs stop at their 25 s time budget (without it 2 min)" in text
+    assert "time budget" not in estimate_text([100, 200], speed, budget_seconds=25.0)
+
+
+def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
+    """Each size trains on other rows: the Groups page, the CLI summary and the Runs dock give the figure per
+    size (the dock: the largest size's), where restarts of one setting get mean ± sd and a t interval."""
+    import numpy as np
+
+    from explorer.core.studies.group_stats import MemberData, group_table, per_size_lines
+    from explorer.core.studies.groups import Group, GroupMember
+    from explorer.ui.groups.group_summary import summary_head, summary_tail
+    from explorer.ui.runs.group_rows import GroupRow
+
+    rows, acc = (400, 800, 1600), (50.92, 54.36, 77.06)
+    members = [MemberData(run_id=f"lc-0{i}", status="finished", params={"fraction": r / 3200, "train_rows": r},
+                          metric_name="accuracy", task="single", eval_steps=np.array([0, 9]),
+                          eval_values=np.array([50.0, a]), final_metrics={"accuracy": a, "macro_f1": a - 10})
+               for i, (r, a) in enumerate(zip(rows, acc), 1)]
+    curve = Group(name="lc", kind="curve", varied=["fraction"], seeds=[1],
+                  members=[GroupMember(run_id=m.run_id, seed=1, params=m.params) for m in members])
+    table = group_table(members, ["fraction"])
+    text = summary_head(curve, members, table, [])
+    assert text.startswith("final accuracy (%) per size: 400 rows 50.92, 800 rows 54.36, 1600 rows 77.06")
+    tail = summary_tail(curve, members, table)   # after the curve's own lines, so they stay in view
+    assert "macro F1 (%) per size: 400 rows 40.92" in tail and "±" not in tail
+    assert "±" not in text and "t interval" not in text and f"{np.mean(acc):.2f}" not in text
+    assert per_size_lines(members, "accuracy")[0] == text.split("  |")[0].split("<br>")[0][len("final "):]
+
+    restarts = Group(name="r", kind="restarts", varied=["seed"], seeds=[1, 2, 3], members=curve.members)
+    assert summary_tail(restarts, members, table) == ""
+    text = summary_head(restarts, members, table, [])
+    assert f"{np.mean(acc):.2f} ± {np.std(acc, ddof=1):.2f}" in text and "t interval" in text
+
+    def state(value):   # a finished run whose best (and only scored) evaluation gave ``value`` percent
+        from explorer.ui.runs.state import RunState
+
+        return RunState.from_events("m", [
+            {"event": "started", "run_id": "m", "time": 0.0, "config": {"task": "single"}, "steps_total": 9},
+            {"event": "eval", "run_id": "m", "time": 1.0, "step": 9, "metrics": {"accuracy": value / 100}},
+            {"event": "finished", "run_id": "m", "time": 2.0, "metrics": {}}])
+
+    row = GroupRow(group=curve, states=[state(a) for a in acc])
+    assert row.best_text() == "77.06% acc at 1600 rows" and row.best_sort_key() == 77.06
+    assert "largest size" in row.tooltip()
+    assert "±" in GroupRow(group=restarts, states=[state(a) for a in acc]).best_text()

@@ -255,3 +255,60 @@ def test_a_model_switch_replaces_the_columns_the_previous_run_put_in(qtbot, tmp_
     dev.label_column.setCurrentText("my_label")
     dev.prefill_from_run(a)
     assert (dev.text_columns.currentText(), dev.label_column.currentText()) == ("Tweet", "my_label")
+
+
+def test_a_new_training_file_clears_the_previous_files_column_guesses_at_once(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["task"].set("single")
+    w.editors["train"].set(str(tmp_path / "old.csv"))
+    w.train_preview.finished.emit({"ok": True, "kind": "classification", "columns": ["X", "Y"],
+                                   "samples": {"X": "a text", "Y": "pos"},
+                                   "guess": {"text_columns": ["X"], "label_column": "Y"}})
+    label = w.editors["label_column"].widget
+    assert label.lineEdit().placeholderText() == "guessed: Y" and label.count() == 3
+    w.editors["task"].set("regression")
+    w.editors["train"].focus.setText(str(tmp_path / "scores.csv"))   # typed: the file is not read yet
+    w.editors["train"].focus.textEdited.emit(str(tmp_path / "scores.csv"))
+    assert "guessed" not in label.lineEdit().placeholderText()
+    assert "guessed" not in w.editors["text_columns"].widget.lineEdit().placeholderText()
+    assert label.count() == 1   # the old file's columns are gone too
+    assert label.lineEdit().placeholderText() == "reading the file …"
+
+
+def test_classify_dev_fills_the_runs_rows_while_classify_loads_and_score_waits(qtbot, tmp_path, monkeypatch):
+    """"Open best checkpoint in inspectors": while Classify loads the checkpoint, Classify: dev set already shows
+    the run's dev file and says the model is loading; Score dev set is off until the model is in (a press did
+    nothing while the page still said "Load a model in Classify")."""
+    from helpers import tiny_loaded_model
+
+    from explorer.ui.inspectors.classify_view import classify_tabs
+
+    run = tmp_path / "runs" / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "single", "train": "/data/t.txt", "dev": "/data/d.txt",
+                                                 "text_columns": ["Tweet"], "label_column": "Stance"}))
+    ckpt = str(run / "checkpoints" / "best")
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loads, scored = [], []
+    monkeypatch.setattr(view._loader, "submit", lambda op, data: loads.append(data))   # no inspector child
+    monkeypatch.setattr(view.client, "remember_load", lambda *_a: None)
+    monkeypatch.setattr(dev._job, "start", lambda *a: scored.append(a))
+    dev.show()
+    view.open_checkpoint(ckpt, "single")
+    assert loads and loads[0]["source"] == ckpt
+    assert dev.path.text() == "/data/d.txt" and dev.text_columns.currentText() == "Tweet"
+    assert "Load a model in Classify" not in dev.status.text()
+    assert dev.status.text().startswith(f"Loading {ckpt} in Classify") and "dev rows are filled in" in dev.status.text()
+    assert not dev.score_button.isEnabled()
+    dev.run()
+    assert scored == []
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    loaded.source = ckpt
+    view.set_loaded(loaded)
+    assert dev.score_button.isEnabled() and "Uses the model loaded in Classify" in dev.status.text()
+    assert dev.path.text() == "/data/d.txt"

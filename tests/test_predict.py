@@ -99,6 +99,35 @@ def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model, monkey
     assert [r["predicted_label"] for r in rows] == [r["predicted_label"] for r in again]
 
 
+def test_a_cancel_keeps_the_batches_already_run_and_resume_does_not_run_them_again(tmp_path, cls_model):
+    """A cancel is seen before a batch: the batches run before it are written (here the rows are longest first in
+    the file, so the length-sorted batches are the file's first rows), and resume predicts only the rows after
+    them; the rows are those a run without a cancel writes."""
+    from explorer.core.models.loading import load_model
+
+    texts = [" ".join(["city"] * (100 - i)) for i in range(100)]   # one token a word: 102, 101, ... tokens
+    data = _write_csv(tmp_path / "in.csv", texts)
+    loaded = load_model(str(cls_model), task="classification")
+    polls = {"n": 0}
+
+    def cancel_at_the_fourth_batch():
+        polls["n"] += 1
+        return polls["n"] >= 4     # asked before each batch: three batches of 10 rows have run
+
+    out = tmp_path / "out.csv"
+    with pytest.raises(Cancelled) as stopped:
+        predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, batch_size=10,
+                     cancelled=cancel_at_the_fourth_batch)
+    assert stopped.value.rows_written == len(_read_csv(out)) == 30
+    summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, batch_size=10,
+                           resume=True)
+    assert summary.resumed_from == 30 and summary.new_rows == 70 and summary.rows == 100
+    full = tmp_path / "full.csv"
+    predict_file(str(cls_model), str(data), str(full), loaded=loaded, chunk_rows=100, batch_size=10)
+    assert [(r["id"], r["predicted_label"]) for r in _read_csv(out)] == \
+        [(r["id"], r["predicted_label"]) for r in _read_csv(full)]
+
+
 def test_every_row_comes_out_with_an_error_column(tmp_path, cls_model):
     lines = [json.dumps({"text": "a good model", "n": 1}), "not json", json.dumps([1, 2]),
              json.dumps({"text": "   "}), json.dumps({"text": "the worst year"})]

@@ -288,3 +288,38 @@ def test_a_fine_tune_adds_the_reviewed_rows_corrected_and_confirmed(tmp_path):
     assert added == [(table.column("text")[0][:20], "FAVOR", "model, reviewed"),
                      (table.column("text")[1][:20], "AGAINST", "person")]
     assert "2 reviewed rows of new_texts.predictions.csv (1 corrected, 1 confirmed: the model's label, kept)" in note
+
+
+def test_fine_tune_again_starts_from_the_reviewed_checkpoint_when_its_head_and_classes_match(tmp_path):
+    """"Fine-tune on reviewed rows" starts from the checkpoint whose predictions were reviewed (same head, same
+    classes in the same order); a checkpoint of another head or other classes, a missing one, or a
+    cross-validation group's review starts from the first run's model, and the note says which and why."""
+    import json
+
+    from explorer.core.predict.review import start_model
+
+    def checkpoint(name, arch, id2label):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps({"architectures": [arch], "id2label": id2label,
+                                                         "num_labels": len(id2label)}), encoding="utf-8")
+        return str(folder)
+
+    _table, review = _predictions(tmp_path)
+    run = {"model": "bert-base-uncased", "task": "single"}
+    review.model = checkpoint("best", "BertForSequenceClassification", {"0": "neg", "1": "pos"})
+    model, note = start_model(run, review, "single", ["neg", "pos"])
+    assert model == review.model and note.startswith(
+        f"The new run starts from the reviewed checkpoint {tmp_path.parent.name}/{tmp_path.name}/best (same head, "
+        "same classes)")   # its run's folder and below: the Model field has the whole path
+    assert "set Model to bert-base-uncased" in note
+    model, note = start_model(run, review, "single", ["pos", "neg"])           # the classes in another order
+    assert model == "bert-base-uncased" and "its classes are not the run's (pos, neg)" in note
+    review.model = checkpoint("qa", "BertForQuestionAnswering", {})
+    model, note = start_model(run, review, "single", ["neg", "pos"])
+    assert model == "bert-base-uncased" and "its head is question-answering" in note
+    review.model = str(tmp_path / "gone")
+    assert start_model(run, review, "single", ["neg", "pos"])[0] == "bert-base-uncased"
+    review.model, review.train_config = checkpoint("fold", "BertForSequenceClassification", {"0": "neg", "1": "pos"}), \
+        str(tmp_path / "group.json")
+    assert start_model(run, review, "single", ["neg", "pos"])[0] == "bert-base-uncased"

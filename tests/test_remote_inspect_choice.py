@@ -185,6 +185,7 @@ def test_inspect_on_the_host_asks_once_remembers_and_says_so(qtbot, window, done
     assert dialog is not None and dialog.isVisible()
     assert dialog.on_host_btn.text() == "Inspect on lab"
     assert dialog.fetch_btn.text() == "Fetch checkpoints/best and inspect here"
+    dialog.remember.setChecked(True)
     dialog.on_host_btn.click()
     assert window.settings.inspect_choice("lab") == "host"
     assert client.place_argv == inspector_argv(run.host) and client.place == "lab"
@@ -280,6 +281,7 @@ def test_checkpoints_for_an_op_on_two_ask_like_open_best_then_run_on_the_host_or
 
     opener.prepare([(run, best), (run, best)], got.append)
     assert opener.dialog is not None and opener.dialog.isVisible() and len(got) == 1
+    opener.dialog.remember.setChecked(True)
     opener.dialog.on_host_btn.click()
     assert got[-1] == [best, best] and client.place_argv == inspector_argv(run.host)
     assert settings.inspect_choice("lab") == "host"
@@ -306,3 +308,23 @@ def test_compare_two_classifiers_of_a_remote_run_asks_first(qtbot, window, done_
     assert dialog is not None and dialog.isVisible()
     dialog.reject()   # Cancel: nothing is compared
     assert list(getattr(window, "classifier_comparisons", [])) == before
+
+
+def test_the_open_choice_is_remembered_only_when_ticked(qtbot, done_run, tmp_path):
+    """"Remember for HOST" starts unticked: a choice that fails (a fetch the host refuses) is asked again next
+    time instead of repeating silently."""
+    from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
+
+    run, best, _root = done_run
+    settings, client, got = AppSettings(tmp_path / "s.ini"), _PlaceClient(), []
+
+    def not_here(*_args):
+        raise AssertionError("prepare opens nothing in a page")
+    opener = RemoteCheckpointOpener(settings, lambda: client, not_here, not_here)
+    opener.prepare([(run, best)], got.append)
+    assert not opener.dialog.remember.isChecked()
+    opener.dialog.on_host_btn.click()
+    assert got[-1] == [best] and settings.inspect_choice("lab") == ""
+    opener.dialog = None
+    opener.prepare([(run, best)], got.append)
+    assert opener.dialog is not None and opener.dialog.isVisible()   # asked again

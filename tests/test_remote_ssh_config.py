@@ -235,3 +235,80 @@ def test_a_host_without_sftp_gets_the_legacy_scp_protocol(monkeypatch, tmp_path)
     with pytest.raises(RemoteHostError, match="refused the key"):
         ssh.copy_from(host, "/runs/r/x", tmp_path / "x")
     assert len(calls) == 1
+
+
+def test_a_copy_over_legacy_scp_keeps_a_path_with_a_space_whole(tmp_path, monkeypatch):
+    """A real sshd without an SFTP subsystem: scp falls back to ``scp -O``, whose remote path the host's shell
+    parses; a run named "conll remote" must still be fetched and uploaded (quoted for that mode only)."""
+    from sshd import SshdUnavailable, start_sshd
+
+    try:
+        server = start_sshd(tmp_path / "sshd", sftp=False)
+    except SshdUnavailable as exc:
+        pytest.skip(f"REMOTE-HOST TESTS SKIPPED: the test sshd cannot start: {exc}")
+    try:
+        monkeypatch.setenv("EXPLORER_SSH_CONFIG", str(server.ssh_config))
+        host = Host(name="local ssh", target=server.alias)
+        best = tmp_path / "remote-runs" / "conll remote" / "checkpoints" / "best"
+        best.mkdir(parents=True)
+        (best / "checkpoint.json").write_text('{"step": 3}', encoding="utf-8")
+        ssh.copy_from(host, str(best / "checkpoint.json"), tmp_path / "got.json")
+        assert (tmp_path / "got.json").read_text(encoding="utf-8") == '{"step": 3}'
+        (tmp_path / "up.txt").write_text("up", encoding="utf-8")
+        ssh.copy_to(host, [tmp_path / "up.txt"], str(best) + "/")
+        assert (best / "up.txt").read_text(encoding="utf-8") == "up"
+    finally:
+        server.stop()
+
+
+def test_a_new_hosts_python_and_runs_folder_are_placeholders_that_typing_replaces(qtbot, tmp_path):
+    """After Add, Python and Runs folder are empty with the default as the grey placeholder (real text that
+    looked grey got typed onto: "python3/opt/venv/bin/python"); empty means the default."""
+    settings = AppSettings(tmp_path / "s.ini")
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    host = dialog.add_host()
+    python, runs = dialog.fields["python"], dialog.fields["runs_dir"]
+    assert python.text() == "" and "python3" in python.placeholderText()
+    assert runs.text() == "" and "~/bert-explorer-runs" in runs.placeholderText()
+    assert (host.python, host.runs_dir) == ("python3", "~/bert-explorer-runs")   # empty: the default is used
+    qtbot.keyClicks(python, "/opt/venv/bin/python")
+    qtbot.keyClicks(runs, "/scratch/runs")
+    assert (host.python, host.runs_dir) == ("/opt/venv/bin/python", "/scratch/runs")
+    python.selectAll()
+    qtbot.keyClick(python, "\b")   # Backspace: the field emptied by the user means the default again
+    assert python.text() == "" and host.python == "python3"
+
+
+def test_the_ssh_host_completions_never_eat_a_click_and_a_clicked_one_is_taken(qtbot, tmp_path, monkeypatch):
+    """After typing in SSH host its completion list is open and holds the mouse: the press the window system gives
+    it on the "SLURM login node" box (outside the list) hides the list and reaches the box at once (QCompleter ate
+    it: the first click did nothing); a completion clicked in the list becomes the host's SSH host (the field showed
+    it, the host kept the typed "my")."""
+    from PySide6.QtCore import QEvent, QPoint, Qt
+    from PySide6.QtGui import QFocusEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    monkeypatch.setattr("explorer.ui.launch.hosts_dialog.ssh_aliases", lambda: ["myserver", "mybox", "other"])
+    dialog = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.add_host()
+    field, box = dialog.fields["target"], dialog.slurm
+    # the field gets the focus-in a click gives it (QLineEdit ties its completer to it then); the offscreen
+    # platform in a test session activates no window to give it
+    QApplication.sendEvent(field, QFocusEvent(QEvent.Type.FocusIn, Qt.FocusReason.MouseFocusReason))
+    qtbot.keyClicks(field, "my")
+    popup = field.completer().popup()
+    qtbot.waitUntil(popup.isVisible)
+    QTest.mouseClick(popup.viewport(), Qt.MouseButton.LeftButton,
+                     pos=popup.visualRect(popup.model().index(1, 0)).center())
+    assert field.text() == "mybox" and dialog.current().target == "mybox"
+    qtbot.keyClick(field, Qt.Key.Key_Backspace)      # still in the field: "mybo" opens the list again
+    qtbot.waitUntil(popup.isVisible)
+    on_box = QPoint(8, box.height() // 2)
+    QTest.mousePress(popup, Qt.MouseButton.LeftButton, pos=popup.mapFromGlobal(box.mapToGlobal(on_box)))
+    QTest.mouseRelease(box, Qt.MouseButton.LeftButton, pos=on_box)
+    assert not popup.isVisible() and box.isChecked() and dialog.current().slurm is not None

@@ -56,6 +56,28 @@ def test_pair_cosine_is_the_cosine_of_mean_pooled_last_layer_vectors():
 
 
 # -- a run against its baseline --------------------------------------------------------------------
+def test_a_fine_tune_with_constant_predictions_beside_the_pair_cosine_is_undefined_with_the_reason(monkeypatch):
+    """A sentence-pair regression fine-tune predicting one score has no Pearson r: its difference from the base
+    encoder's cosine is undefined with the reason (it printed "+nan (+nan to +nan)" and saved NaN, not JSON)."""
+    from types import SimpleNamespace
+
+    from explorer.core.specs.heads import REGRESSION
+    from explorer.core.studies.baseline import versus_model
+    from explorer.core.studies.run_baseline import RunBaselineReport, _encoder_cosine
+
+    gold = np.array([0.0, 1.0, 2.0, 4.0, 5.0])
+    monkeypatch.setattr("explorer.core.embeddings.pair_cosine.pair_cosine",
+                        lambda *a, **k: np.array([0.1, 0.3, 0.2, 0.7, 0.9]))
+    dev = SimpleNamespace(texts_a=list("abcde"), texts_b=list("vwxyz"))
+    cosine = _encoder_cosine(SimpleNamespace(model="m", max_seq_length=16), dev, gold, np.full(5, 2.5), 200)
+    json.dumps(cosine, allow_nan=False)
+    report = RunBaselineReport(run_id="r", checkpoint="last", n_train=5, n_dev=5, encoder_cosine=cosine,
+                               verdict=versus_model(gold, gold + 0.5, np.full(5, 2.5), REGRESSION, resamples=200))
+    assert report.lines()[-1].endswith("fine-tuned - encoder undefined (the predictions are constant (2.5 for all 5 "
+                                       "rows))")
+    assert "Pearson r 0.9" in report.lines()[-1]     # the encoder's own r is defined and printed
+
+
 def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, monkeypatch):
     from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
     from scipy.stats import binomtest
@@ -75,8 +97,14 @@ def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, 
                  "--text-columns", "sentence", "--label-column", "label", "--max-steps", "2", "--batch-size", "4",
                  "--max-seq-length", "24", "--output-dir", str(runs), "--run-id", "r1"])
     assert p.returncode == 0, p.stderr[-2000:]
-    out = run_cli(["baseline", str(runs / "r1"), "--json", "--resamples", "500"])
+    out = run_cli(["baseline", str(runs / "r1"), "--json", "--resamples", "500", "--progress"])
     assert out.returncode == 0, out.stderr[-2000:]
+    from explorer.ui.runs.baseline_jobs import progress_of
+
+    stages = [r for r in map(progress_of, out.stderr.splitlines()) if r is not None]
+    assert [s for s, _d, _t in stages][:2] == ["reading the run's training and dev rows",
+                                              "fitting TF-IDF + linear on 24 training rows"]
+    assert ("scoring checkpoints/last on the dev rows", 12, 12) in stages
     report = json.loads(out.stdout)
 
     rows = lambda f: list(csv.DictReader(open(f, encoding="utf-8")))  # noqa: E731

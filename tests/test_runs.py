@@ -72,6 +72,37 @@ def test_load_run_gives_config_events_checkpoints_and_final_metrics(tmp_path):
         reading.load_run(tmp_path / "empty-dir-that-is-missing")
 
 
+def test_a_resumed_runs_orphaned_steps_are_dropped_and_the_notes_say_so(tmp_path):
+    """A run that crashed at step 15 after its last checkpoint at 10 and was resumed logs 11.. again: the crashed
+    worker's steps 11..15 and its evaluation at 12 are dropped (as TensorBoard purges a restarted writer's), so
+    each step reads once with the resumed value, the best is not an orphaned evaluation's, and the notes say so."""
+    from explorer.core.runs.export import export_runs_csv
+
+    first = [("started", {"config": {}})] + [("step", {"step": s, "loss": 10.0 - 0.5 * s}) for s in range(1, 16)]
+    first.insert(13, ("eval", {"step": 12, "metrics": {"f1": 99.0}}))
+    first.insert(11, ("eval", {"step": 10, "metrics": {"f1": 50.0}}))
+    resumed = [("started", {"config": {}, "resumed_from_step": 10})]
+    resumed += [("step", {"step": s, "loss": 100.0 + s}) for s in range(11, 13)]
+    resumed.append(("eval", {"step": 12, "metrics": {"f1": 60.0}}))
+    d = _make_run(tmp_path, "r", first + resumed)
+    rec = reading.load_run(d)
+    losses = [(e["step"], e["loss"]) for e in rec.events if e["event"] == "step"]
+    assert losses == [(s, 10.0 - 0.5 * s) for s in range(1, 11)] + [(11, 111.0), (12, 112.0)]
+    assert [(e["step"], e["metrics"]["f1"]) for e in rec.events if e["event"] == "eval"] == [(10, 50.0), (12, 60.0)]
+    assert rec.summary.metric_value == 60.0 and rec.summary.steps == 12
+    assert ("restart found: resumed from step 10 after the log reached step 15; 6 event(s) of steps 11..15 logged "
+            "before the resume were dropped") in rec.notes[0]
+    out = tmp_path / "all.csv"
+    export_runs_csv([d], out)
+    rows = [line.split(",") for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted(int(r[1]) for r in rows if r[2] in ("loss", "train/loss")) == list(range(1, 13))
+    from explorer.core.studies.capsule import _evaluations
+    from explorer.core.specs.best import best_of_events
+
+    evals = _evaluations([json.loads(line) for line in (d / "events.jsonl").read_text(encoding="utf-8").splitlines()])
+    assert best_of_events(evals, "f1") == (12, 60.0)     # the capsule's best: never the orphaned 99.0
+
+
 def test_run_ids_pid_file_and_stop_file(tmp_path):
     rid = naming.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0)
     assert rid.endswith("-minilm-squad_v1") and "/" not in rid

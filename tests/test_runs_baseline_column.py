@@ -85,8 +85,107 @@ def test_compute_baseline_runs_the_command_in_a_child_and_refreshes_the_row(qtbo
     with qtbot.waitSignal(jobs.done, timeout=20_000) as done:
         pass
     assert done.args == ["r1", True]
-    assert messages[0].startswith("Computing the bag-of-words baseline of r1")
+    assert any(m.startswith("Computing the bag-of-words baseline of r1") for m in messages)
     assert messages[-1] == "r1 vs bag-of-words: accuracy: fine-tuned is better by 10.0 points"
     from explorer.ui.runs.run_cells import COLUMNS
 
     assert panel.model.cells.text(state, COLUMNS.index("vs BoW")) == "+10.0 better"
+
+
+def _fake_child(run, go):
+    """A child that says it scores 2 of 4 dev rows, waits for the file ``go``, then writes a comparison in which
+    the bag-of-words baseline is significantly better (as `bert-explorer baseline --progress` would)."""
+    doc = {"run_id": "r1", "checkpoint": "last", "n_train": 800, "n_dev": 200,
+           "lines": ["accuracy: bag-of-words is better by 5.6 accuracy points, 95% interval 1.9 to 9.4; "
+                     "McNemar p = 0.005"],
+           "figures": {"baseline": {"accuracy": 0.768}, "model": {"accuracy": 0.712}},
+           "difference": {"metric": "accuracy", "difference": -0.056, "low": -0.094, "high": -0.019}}
+    return ("import json, pathlib, sys, time\n"
+            "print('progress ' + json.dumps({'stage': 'scoring checkpoints/last on the dev rows', 'done': 2, "
+            "'total': 4}), file=sys.stderr, flush=True)\n"
+            f"while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.05)\n"
+            f"pathlib.Path({str(bag_of_words_file(run))!r}).write_text(json.dumps({doc!r}))\n")
+
+
+def test_the_baseline_shows_its_progress_runs_niced_and_shows_its_verdict_and_column(qtbot, tmp_path, monkeypatch):
+    from explorer.ui.runs import baseline_jobs
+    from explorer.ui.runs.baseline_row import BaselineRow
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.run_cells import COLUMNS
+
+    run, go = tmp_path / "r1", tmp_path / "go"
+    run.mkdir()
+    monkeypatch.setattr(baseline_jobs, "baseline_command", lambda _d: [sys.executable, "-c", _fake_child(run, go)])
+    monkeypatch.delenv("EXPLORER_WORKER_NICE", raising=False)
+    niced = []
+    monkeypatch.setattr(os, "setpriority", lambda which, pid, nice: niced.append((pid, nice)), raising=False)
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(420, 700)
+    panel.show()
+    state = RunState(run_id="r1", path=run, config={"task": "single"}, status="finished")
+    panel.upsert(state)
+    row = panel.findChild(BaselineRow)
+    column = COLUMNS.index("vs BoW")
+    assert panel.table.isColumnHidden(column)   # no run has a baseline yet
+    jobs = baseline_jobs.jobs_of(panel)
+    with qtbot.waitSignal(jobs.progress, timeout=20_000):
+        assert jobs.start(str(run))
+    assert row.job_bar.isVisible() and row.job_bar.cancel_button.isEnabled()
+    assert "scoring checkpoints/last on the dev rows" in row.stage.text() and row.stage.isVisible()
+    assert row.job_bar.detail.text().startswith("2 of 4 dev rows")
+    assert niced and niced[0][1] == 10   # a training's niceness, not the GUI's 0
+    assert row.minimumSizeHint().width() <= 400   # fits the Runs dock at 1280x800 without widening the window
+    panel.grab().save(str(tmp_path / "running.png"))
+    with qtbot.waitSignal(jobs.done, timeout=20_000) as done:
+        go.write_text("")
+    assert done.args == ["r1", True]
+    assert not row.job_bar.isVisible() and row.notice.isVisible()
+    text = row.verdict.text()
+    assert "bag-of-words is better by 5.6 accuracy points" in text and "(-5.6 worse)" in text
+    assert "fine-tuned (checkpoints/last): accuracy (%) 71.20" in text and "bag-of-words: accuracy (%) 76.80" in text
+    assert not panel.table.isColumnHidden(column)
+    assert next(a for a in panel.table.header().actions() if a.text() == "Show vs BoW").isChecked()
+
+
+def test_the_vs_bow_column_shows_once_a_listed_run_has_a_baseline(qtbot, tmp_path):
+    from explorer.ui.runs.baseline_row import BaselineRow
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.run_cells import COLUMNS
+
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    panel.upsert(RunState(run_id="r0", path=tmp_path / "r0", config={"task": "single"}, status="finished"))
+    qtbot.wait(1)
+    assert panel.table.isColumnHidden(COLUMNS.index("vs BoW"))
+    _save(tmp_path / "r1", 0.05, 0.01, 0.09)
+    panel.upsert(RunState(run_id="r1", path=tmp_path / "r1", config={"task": "single"}, status="finished"))
+    qtbot.waitUntil(lambda: not panel.table.isColumnHidden(COLUMNS.index("vs BoW")), timeout=5_000)
+    entry = next(a for a in panel.table.header().actions() if a.text() == "Show vs BoW")
+    entry.setChecked(False)   # hidden again by the user: more runs listed leave it hidden
+    _save(tmp_path / "r2", 0.05, 0.01, 0.09)
+    panel.upsert(RunState(run_id="r2", path=tmp_path / "r2", config={"task": "single"}, status="finished"))
+    panel.findChild(BaselineRow)._reveal_listed()   # what the list's zero timer does after new rows
+    assert panel.table.isColumnHidden(COLUMNS.index("vs BoW"))
+
+
+def test_cancel_stops_the_baseline_child_and_hides_its_row(qtbot, tmp_path, monkeypatch):
+    from explorer.ui.runs import baseline_jobs
+    from explorer.ui.runs.baseline_row import BaselineRow
+    from explorer.ui.runs.dock import RunsPanel
+
+    run = tmp_path / "r1"
+    run.mkdir()
+    monkeypatch.setattr(baseline_jobs, "baseline_command",
+                        lambda _d: [sys.executable, "-c", _fake_child(run, tmp_path / "never")])
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    panel.upsert(RunState(run_id="r1", path=run, config={"task": "single"}, status="finished"))
+    row = panel.findChild(BaselineRow)
+    jobs = baseline_jobs.jobs_of(panel)
+    with qtbot.waitSignal(jobs.progress, timeout=20_000):
+        jobs.start(str(run))
+    with qtbot.waitSignal(jobs.done, timeout=20_000) as done:
+        row.job_bar.cancel_button.click()
+    assert done.args == ["r1", False] and jobs.errors["r1"] == "cancelled"
+    assert row.job_bar.isHidden() and row.notice.isHidden() and not bag_of_words_file(run).exists()

@@ -131,6 +131,32 @@ def test_the_tag_page_and_explain_split_by_the_recorded_rule():
     assert [t for t in attribution.tokens if t not in ("[CLS]", "[SEP]")] == ["al-ain", "met", "jean-luc"]
 
 
+def test_a_tagger_without_a_recorded_rule_keeps_the_punctuation_split_and_says_no_rule_is_recorded():
+    """A checkpoint trained before the rule was recorded (or by another tool) is split at every punctuation mark
+    as before, and predict's note and the Tag page say the model records no rule, never "as the model's training
+    words were formed" / "as in training", which is only true of a recorded rule."""
+    from types import SimpleNamespace
+
+    from explorer.core.data.words import recorded_rule
+    from explorer.core.predict.engine import _word_rule_note
+    from explorer.core.tagging.forward import tag_texts
+    from explorer.ui.inspectors.components.tag import words_note
+
+    loaded = tiny_loaded_model("token_classification", num_labels=3)
+    loaded.model.config.id2label = {0: "O", 1: "B-LOC", 2: "I-LOC"}
+    assert recorded_rule(loaded.model) == "" and rule_of(loaded.model) == "punctuation"
+    old = tag_texts(loaded.model, loaded.tokenizer, ["AL-AIN met"])[0]
+    assert old.words == ["AL", "-", "AIN", "met"] and not old.word_rule_recorded
+    note = _word_rule_note(SimpleNamespace(model=loaded.model))
+    assert note.startswith("words split by the punctuation rule") and "records no rule" in note
+    assert "as the model's training words were formed" not in note
+    assert "records none" in words_note(old) and "as in training" not in words_note(old)
+    loaded.model.config.word_splitting = "conll"
+    new = tag_texts(loaded.model, loaded.tokenizer, ["AL-AIN met"])[0]
+    assert new.word_rule_recorded and words_note(new) == "words by the conll rule, as in training"
+    assert _word_rule_note(SimpleNamespace(model=loaded.model)).endswith("as the model's training words were formed")
+
+
 @pytest.mark.real_data
 def test_a_conll_trained_tagger_gives_back_conll_sentences_words(tmp_path, real_data):
     """A tiny tagger trained a step on the first 100 CoNLL-2003 training sentences records the conll rule; on 20

@@ -52,7 +52,7 @@ def test_export_reads_back_with_the_same_values(tmp_path, capsys):
     folder = tmp_path / "tb" / "r1"
     read = _accumulated(folder)
     want = run_scalars(events)
-    assert sorted(read) == sorted({name for _s, name, _v in want})
+    assert sorted(read) == sorted({name for _s, name, _v in want} | {"train/epoch"})   # epoch under HF's name
     assert "eval/total" in read and "eval/per_class" not in read        # a count is a number; a table is not
     for step, name, value in want:   # event files store float32 values
         assert (step, np.float32(value)) in [(s, np.float32(v)) for s, v, _w in read[name]], (name, step)
@@ -67,7 +67,8 @@ def test_export_reads_back_with_the_same_values(tmp_path, capsys):
     np.testing.assert_allclose(state.series["lr"].y, [3e-4, 2e-4, 1e-4], rtol=1e-6)
     np.testing.assert_allclose(state.series["loss_scale"].y, [2.0, 4.0, 8.0])
     assert state.series["dev/f1"].x.tolist() == [3]
-    np.testing.assert_allclose(state.series["dev/f1"].y, [41.25], rtol=1e-6)   # percent, as our runs
+    original = load_run_state(tmp_path / "runs" / "r1")   # the task travels: the same display scale as the run
+    np.testing.assert_allclose(state.series["dev/f1"].y, original.series["dev/f1"].y, rtol=1e-6)
 
     assert main(["runs", str(tmp_path)]) == 0                          # both listed, each with its kind
     kinds = {line.split("\t")[-1]: line.split("\t")[1] for line in capsys.readouterr().out.strip().splitlines()[1:]}
@@ -93,6 +94,10 @@ def test_report_to_tensorboard_mirrors_the_events_as_they_are_written(tmp_path):
     assert [(s, v) for s, v, _w in read["train/loss"]] == [(1, 2.0), (2, 1.0)]
     assert [(s, v) for s, v, _w in read["eval/f1"]] == [(1, 0.25)]
     assert [s for s, _v, _w in read["train/learning_rate"]] == [1, 2]
+    from explorer.core.runs.tensorboard import tensorboard_files
+    from explorer.core.runs.tensorboard_args import read_run_config
+
+    assert read_run_config(tensorboard_files(run))["task"] == "squad_v2"   # the run's settings, as the args text
     with pytest.raises(ConfigError, match="report_to 'wandb'"):
         TrainConfig(train="x.json", report_to="wandb").validate()
 
@@ -141,4 +146,90 @@ def test_a_restarted_writer_purges_the_orphaned_points_as_tensorboard_does(tmp_p
     losses = [(e["step"], e["loss"]) for e in run.events if e["event"] == "step"]
     assert losses == [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in range(10, 13)]
     note = next(n for n in run.notes if n.startswith("restart found"))
-    assert "starts again at step 10 after the earlier file(s) reached step 15; 6 earlier point(s)" in note
+    assert "marks a restart at step 10 (purge_step) after the earlier file(s) reached step 15; 6 earlier point(s)" in note
+
+
+def _two_writers(logdir, purge_step, restarted_steps, *, old_steps=16):
+    """A first writer logging ``train/loss`` 0..old_steps-1, then a restarted one (``purge_step``) logging
+    ``restarted_steps``; the files ordered by name as two writers a second apart name them."""
+    import os
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    first = SummaryWriter(str(logdir), filename_suffix=".first")
+    for s in range(old_steps):
+        first.add_scalar("train/loss", 10.0 - 0.5 * s, s)
+    first.close()
+    files = sorted(logdir.iterdir())
+    restarted = SummaryWriter(str(logdir), filename_suffix=".restart", purge_step=purge_step)
+    for s in restarted_steps:
+        restarted.add_scalar("train/loss", 100.0 + s, s)
+    restarted.close()
+    later = next(p for p in logdir.iterdir() if p not in files)
+    os.rename(later, logdir / (files[0].name.replace(".first", "") + ".z.restart"))
+
+
+def test_the_purge_step_purges_from_itself_as_tensorboard_does_whatever_the_restarted_writer_logs(tmp_path):
+    """TensorBoard purges on the restarted writer's SessionLog START (its purge_step), not on the first step it
+    logs: a writer restarted at step 10 that logs every 2nd step from 12 drops the crashed writer's 10 and 11
+    too, and one that logged nothing yet still drops 10..15 (the points TensorBoard's EventAccumulator keeps)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from explorer.core.runs.tensorboard import read_tensorboard_folder_scalars
+
+    for name, steps in (("sparse", (12, 14)), ("silent", ())):
+        logdir = tmp_path / name
+        _two_writers(logdir, 10, steps)
+        read = read_tensorboard_folder_scalars(logdir)
+        tensorboard = EventAccumulator(str(logdir))
+        tensorboard.Reload()
+        expected = [(e.step, e.value) for e in tensorboard.Scalars("train/loss")]
+        assert [(r[0], r[2]) for r in read.rows] == expected
+        assert expected == [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in steps]
+        assert [(r.step, r.purged, r.marked) for r in read.restarts] == [(10, 6, True)]
+
+
+def test_an_exported_run_opened_as_a_run_shows_the_same_best_dev_and_epoch(tmp_path):
+    """A run that chose its best by accuracy (while F1 peaked elsewhere): exported to TensorBoard and opened
+    again, the folder ranks by accuracy at the same step and keeps the epochs (the settings travel as the
+    ``args`` text summary)."""
+    from explorer.cli import main
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.runs.store import load_run_state
+
+    run = tmp_path / "runs" / "sst2 small"
+    run.mkdir(parents=True)
+    config = {"model": "bundled:minilm", "task": "single", "run_id": run.name, "metric_for_best": "accuracy",
+              "train": "train.csv"}
+    (run / "config.json").write_text(json.dumps(config))
+    ev = [{"event": "started", "run_id": run.name, "time": 1000.0, "steps_total": 4, "config": config}]
+    for i in range(1, 5):
+        ev.append({"event": "step", "run_id": run.name, "time": 1000.0 + i, "step": i, "epoch": i / 2, "loss": 1.0 / i})
+    ev.append({"event": "eval", "run_id": run.name, "time": 1002.5, "step": 2, "metrics": {"accuracy": 0.725, "f1": 0.6}})
+    ev.append({"event": "eval", "run_id": run.name, "time": 1004.5, "step": 4, "metrics": {"accuracy": 0.7, "f1": 0.7468}})
+    ev.append({"event": "finished", "run_id": run.name, "time": 1005.0, "metrics": {}, "seconds": 5.0})
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+    assert main(["export-tensorboard", str(run), "--out", str(tmp_path / "tb")]) == 0
+
+    original, exported = load_run_state(run), load_run_state(tmp_path / "tb" / run.name)
+    assert original.best_metric() == ("accuracy", pytest.approx(72.5), 2)
+    name, value, step = exported.best_metric()   # event files store float32 values
+    assert (name, step) == ("accuracy", 2) and value == pytest.approx(72.5, rel=1e-6)
+    assert exported.best_text() == original.best_text()
+    assert exported.epoch == pytest.approx(2.0) == original.epoch
+    rec = load_run(tmp_path / "tb" / run.name)
+    assert rec.summary.metric_name == "accuracy" and rec.summary.metric_value == pytest.approx(0.725)
+    assert rec.config["task"] == "single"
+
+
+def test_hf_trainer_args_text_names_the_metric_for_best():
+    """An HF Trainer's TensorBoard log stores its TrainingArguments as the ``args`` text: its
+    metric_for_best_model (with or without ``eval_``) ranks the folder; text that is not a JSON object gives {}."""
+    from explorer.core.runs.tensorboard_args import run_config_from_args
+
+    assert run_config_from_args(json.dumps({"metric_for_best_model": "eval_accuracy", "learning_rate": 5e-5})) == \
+        {"metric_for_best": "accuracy"}
+    assert run_config_from_args(json.dumps({"metric_for_best_model": "f1"})) == {"metric_for_best": "f1"}
+    assert run_config_from_args(json.dumps({"task": "single", "metric_for_best": "", "model": "m"})) == \
+        {"task": "single", "model": "m"}
+    assert run_config_from_args("not json") == {} and run_config_from_args("[1]") == {}

@@ -143,3 +143,22 @@ def test_a_budget_that_leaves_no_time_to_train_is_an_error_not_an_untrained_fini
     assert rc != EXIT_OK and events[-1]["event"] == "failed"
     assert events[-1]["error"].startswith("time_budget_minutes: the 1-minute budget leaves no time to train")
     assert not any(e["event"] == "step" for e in events)
+
+
+def test_the_time_budget_field_keeps_what_is_typed_as_decimals_or_minutes_seconds(qtbot):
+    """The launcher's Time budget takes 0.75 as 0.75 (a one-decimal box kept 0.7: 42 s, not 45) and minutes:seconds
+    ("0:45", "1:30"); 0 still reads "none"."""
+    from explorer.ui.launch.field_specs import field_spec
+    from explorer.ui.launch.form_fields import make_editor
+
+    editor = make_editor(field_spec("time_budget_minutes"))
+    spin = editor.widget
+    qtbot.addWidget(spin)
+    for typed, minutes, shown in (("0.75", 0.75, "0.75"), ("0:45", 0.75, "0.75"), ("1:30", 1.5, "1.5"),
+                                  ("2.5", 2.5, "2.5")):
+        spin.clear()
+        qtbot.keyClicks(spin, typed)
+        spin.interpretText()
+        assert editor.get() == minutes and spin.text() == shown, typed
+    editor.set(0)
+    assert spin.text() == "none"

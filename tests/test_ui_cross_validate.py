@@ -195,3 +195,33 @@ def test_the_dialog_estimates_the_folds_time_from_past_runs_of_the_model_here(wi
     assert seen[5] == (f"Estimated time: {format_seconds(2000)} in all (8,000 training samples at {rate}; each fold's "
                        "evaluation and the out-of-fold predictions come on top).")
     assert seen[4].startswith(f"Estimated time: {format_seconds(1500)} in all (6,000 training samples")
+
+
+def test_the_folds_estimate_stops_each_fold_at_the_launchers_time_budget(window, qtbot, monkeypatch, tmp_path):
+    """With a time budget each fold run ends at it: 5 folds of 0.75 min take about 3:45, not the 33:20 their
+    samples would, and the estimate says the budget cut them. The budget typed as 0.75 stays 0.75."""
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+    from explorer.ui.runs.state import RunState, Series
+
+    w = window
+    data = _write_table(tmp_path / "d.csv", n=12, groups_of=lambda i: f"a{i // 2}")
+    w.launcher.set_config(TrainConfig(task="single", model="bundled:minilm", train=str(data), epochs=2,
+                                      text_columns=["sentence"], label_column="label", id_column="id"))
+    spin = w.launcher.editors["time_budget_minutes"].widget
+    spin.clear()
+    qtbot.keyClicks(spin, "0.75")   # as typed: not rounded to 0.7
+    spin.interpretText()
+    assert w.launcher.config().time_budget_minutes == 0.75
+    w.launcher.train_preview.result = {"columns": ["id", "author", "sentence", "label"], "counts": {"examples": 1000}}
+    past = RunState(run_id="old", path=tmp_path / "old", config={"model": "bundled:minilm"}, status="finished")
+    past.series["samples_per_second"] = speed = Series()
+    for step, sps in enumerate((3.0, 4.0, 5.0)):
+        speed.append(step, sps)
+    w.launcher.past_runs = lambda: [past]
+    seen = []
+    monkeypatch.setattr(CrossValidateDialog, "exec",
+                        lambda dialog: (seen.append(dialog.estimate.text()), CrossValidateDialog.DialogCode.Rejected)[1])
+    w.groups_tab.group_name.setText("est")
+    w.groups_tab.queue_cv.click()
+    assert seen and seen[0].startswith("Estimated time: 3:45 in all (8,000 training samples")
+    assert "5 of 5 runs stop at their 0:45 time budget (without it 33:20)" in seen[0]

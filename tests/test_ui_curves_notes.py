@@ -16,6 +16,26 @@ def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
             {"event": "eval", "run_id": run_id, "step": 10, "metrics": metrics}]
 
 
+def test_a_stuck_classifier_is_never_told_to_try_the_learning_rate_it_used():
+    """A fold at lr 1e-4 with a 45-second budget stuck on one class after 10 steps, evaluations taking 40 % of
+    its time: the note proposes training longer, not "e.g. 1e-4 (this run: 0.0001)", and says the evaluation
+    share."""
+    from explorer.ui.runs.state import RunState
+
+    labels = [0, 1, 2, 2, 2, 1]
+    events = _classifier_events("fold1", [2] * 6, labels, lr=1e-4)
+    events[0]["config"]["time_budget_minutes"] = 0.75
+    events[0]["time"] = 1000.0
+    events[1:1] = [{"event": "step", "run_id": "fold1", "step": 10, "time": 1030.0, "elapsed": 30.0, "loss": 1.0}]
+    events[-1].update(time=1050.0, seconds=20.0)
+    events.append({"event": "finished", "run_id": "fold1", "time": 1050.0, "seconds": 50.0, "metrics": {}})
+    note = RunState.from_events("fold1", events).one_class_note()
+    assert note.startswith("predicts only 'NONE' for every dev row after 10 training steps at learning rate 0.0001: "
+                           "train longer (a longer time budget, more epochs or more training rows)")
+    assert "evaluations took 40% of the run" in note
+    assert "larger learning rate" not in note and "1e-4" not in note
+
+
 def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_list(qtbot):
     """A classifier that predicts one class for every dev row (bundled:minilm at lr 2e-5 ends so) is said so in
     the Curves and the Runs list, with what to try: its accuracy, the majority share, must not pass for a result."""
@@ -33,6 +53,10 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     assert stuck.one_class_note() == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
                                       "1e-4 (this run: 2e-05), or more epochs")
     assert fine.one_class_note() == ""
+    from explorer.core.metrics.baselines import one_class_note
+
+    at_suggested = one_class_note(stuck.evals[-1]["metrics"], 1e-4)   # already at the suggested rate: not again
+    assert "larger learning rate" not in at_suggested and "more epochs or more training rows" in at_suggested
     curves = shown_curves_panel(qtbot, 1000, 600)
     curves.set_runs([fine, stuck])
     curves.redraw_now()

@@ -193,3 +193,47 @@ def test_compare_tab_says_it_is_for_qa_and_how_to_compare_two_classifiers(qtbot,
     tab.a.setText(str(qa))
     tab.a.editingFinished.emit()                             # fixed: the note goes
     assert tab.status.text() == ""
+
+
+def test_compare_tab_says_what_it_compares_for_checkpoint_as_head(qtbot, tmp_path):
+    """The first line follows checkpoint A's head (the head spec decides): a QA checkpoint (or none) gets the
+    SQuAD comparison, a classifier is told it is compared on its dev rows from the Runs list, a tagger that the
+    app does not compare taggers."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.groups.tabs import CompareTab
+
+    tab = CompareTab()
+    qtbot.addWidget(tab)
+    for kind, start in (("classification", "Checkpoint A is a classifier: two classifiers are compared on the "
+                                           "first run's dev rows"),
+                        ("token_classification", "Checkpoint A is a token-classification (tagging) model: "),
+                        ("qa", "Two question-answering (SQuAD) checkpoints")):
+        tab.a.setText(str(save_tiny_model(tmp_path / kind, kind)))
+        tab.a.editingFinished.emit()
+        assert tab.hint.text().startswith(start), tab.hint.text()
+    assert "SQuAD" in tab.hint.text() and "right-click → Compare two classifiers on the dev rows…" in tab.hint.text()
+
+
+def test_compare_tab_swaps_a_and_b_and_runs_a_shown_comparison_again(qtbot, tmp_path, monkeypatch):
+    """Swap A ⇄ B (its button; Ctrl+Shift+X on the page) exchanges the checkpoints; with a comparison shown it is
+    run again the other way round (the child's --a is the old B)."""
+    from explorer.core.studies.reports import write_comparison_report
+    from explorer.ui.groups.tabs import CompareTab, GroupPages
+    from explorer.ui.inspectors.registry import COMPARE_PAGE, page
+
+    tab = CompareTab()
+    qtbot.addWidget(tab)
+    tab.a.setText("first")
+    tab.b.setText("second")
+    tab.swap_button.click()
+    assert (tab.a.text(), tab.b.text()) == ("second", "first") and tab.status.text() == "A and B swapped."
+    gold = {"q1": ["Paris"]}
+    c = compare_decodings({"q1": _Dec("Paris", 1)}, {"q1": _Dec("Rome", 1)}, gold, contexts={"q1": "Paris."})
+    assert tab.load_folder(write_comparison_report(tmp_path / "rep", c))
+    tab.data.setText("dev.json")
+    started = []
+    monkeypatch.setattr(tab, "start", lambda: started.append(tab.command(tmp_path / "o")))
+    GroupPages(None, tab).swap()   # what the page's shortcut calls
+    assert started and started[0][started[0].index("--a") + 1] == "first"
+    assert [s.keys[0] for s in page(COMPARE_PAGE).shortcuts] == ["Ctrl+Shift+X"]

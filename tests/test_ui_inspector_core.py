@@ -175,10 +175,12 @@ def test_damaged_study_cache_is_recomputed(tiny_qa, tmp_path):
     assert not again.from_cache and again.gold == study.gold
 
 
-def test_a_grid_best_at_its_edge_points_to_the_exact_search(tmp_path):
-    """A τ grid whose best sits at +6, its edge, while the model's score_diff reaches past it points to the exact
-    search. By hand: q5 (wrong, score_diff 6) is abstained from τ = 6 on (grid F1 60 at +6, its best); q3 (wrong, 7)
-    only above the grid, where F1 is 80 (q1 right, q2 q3 q5 abstain right, q4 never answered)."""
+def test_the_tau_grid_reaches_past_the_farthest_score_diff(tmp_path):
+    """A model whose score_diff reaches past ±6 gets a τ grid that reaches it, so the best τ and the honest τ are
+    never cut off at ±6. By hand: q5 (wrong, score_diff 6) is abstained from τ = 6 on; q3 (wrong, 7) only from
+    τ = 7 on, where F1 is 80 (q1 right, q2 q3 q5 abstain right, q4 never answered); ±6 alone gave 60."""
+    from explorer.core.qa.scores import DEFAULT_TAUS, tau_grid
+
     ids = ["q1", "q2", "q3", "q4", "q5"]
     decs = {"q1": _decoding("q1", 9.0, "london"), "q2": _decoding("q2", -1.0, "paris"),
             "q3": _decoding("q3", 7.0, "ada"), "q4": _decoding("q4", -math.inf), "q5": _decoding("q5", 6.0, "x")}
@@ -187,11 +189,9 @@ def test_a_grid_best_at_its_edge_points_to_the_exact_search(tmp_path):
                      context_index=[0] * 5, gold=gold, decodings=decs, source="tiny:random",
                      data_path=str(tmp_path / "x.json"), cap=None, key="k5")
     f = study_figures(study)
-    assert f.grid.best_tau == pytest.approx(6.0) and f.grid.best_f1 == pytest.approx(60.0)
-    assert f.exact.best_f1 == pytest.approx(80.0)
-    note = f.grid_edge_note()
-    tau = f.official["best_tau"]   # the τ table's "official best τ" row: the same τ in the note
-    assert 7.0 <= tau < 9.0 and f"τ = {tau:+.3f} (the official best τ)" in note
-    assert "sits at its edge" in note and "F1 80.00" in note and "the figure to quote is the honest one" in note
-    assert "quote that one" not in note
-    assert study_figures(_study(tmp_path)).grid_edge_note() == ""         # a best inside the grid: no note
+    assert f.grid.taus.max() >= 9.0 and f.grid.taus.min() <= -9.0
+    assert 7.0 <= f.grid.best_tau < 9.0 and f.grid.best_f1 == pytest.approx(80.0) == pytest.approx(f.exact.best_f1)
+    assert f.honest["dev_best_f1"] == pytest.approx(80.0)
+    assert tau_grid([0.5, -3.0, math.inf]) is DEFAULT_TAUS                  # within ±6: the usual grid
+    wide = tau_grid([1e6])                                                   # a runaway score stays a bounded grid
+    assert wide.size <= 801 and wide.max() >= 1e6

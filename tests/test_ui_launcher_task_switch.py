@@ -31,20 +31,21 @@ def test_a_setting_the_task_does_not_use_stays_out_of_its_run(qtbot, tmp_path):
 def test_table_settings_are_off_for_ner_and_swag_and_tagging_keeps_its_own(qtbot, tmp_path):
     """The launcher's NER form (seen under Xvfb): text / label columns, dev fraction, class weights and F1 classes
     are table settings, greyed out and kept out of the command for ner and swag; encoding and skip-invalid are
-    read by the CoNLL loader too, so they stay on for ner (and off for swag)."""
+    read by the CoNLL loader too, and a tagger's head is fitted to the data's tags by name as a classifier's is
+    (New head), so they stay on for ner (and off for swag)."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)
     table_only = ("text_columns", "label_column", "id_column", "no_header", "label_names", "dev_fraction",
-                  "class_weights", "f1_classes", "new_head")
+                  "class_weights", "f1_classes")
     for task, tagging_on in (("ner", True), ("swag", False)):
         w.editors["task"].set(task)
         assert not any(w.editors[n].widget.isEnabled() for n in table_only), task
-        assert all(w.editors[n].widget.isEnabled() == tagging_on for n in ("encoding", "skip_invalid")), task
+        assert all(w.editors[n].widget.isEnabled() == tagging_on for n in ("encoding", "skip_invalid", "new_head")), task
         assert w.config().dev_fraction is None and "--dev-fraction" not in w.command.toPlainText()
     w.editors["task"].set("single")
-    assert all(w.editors[n].widget.isEnabled() for n in (*table_only, "encoding", "skip_invalid"))
+    assert all(w.editors[n].widget.isEnabled() for n in (*table_only, "encoding", "skip_invalid", "new_head"))
     assert "--dev-fraction" in w.command.toPlainText()
 
 

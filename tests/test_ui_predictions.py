@@ -141,7 +141,10 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     fields, note = again.finetune()
     cfg = launcher.config()
     assert cfg.train == fields["train"] and cfg.task == "single" and cfg.text_columns == ["sentence"]
-    assert cfg.label_column == "label" and cfg.model == "bundled:minilm"
+    # "fine-tune again": from the reviewed checkpoint (same head, same classes), in the form and its command line
+    assert cfg.label_column == "label" and cfg.model == again.review.model and "checkpoints" in cfg.model
+    assert cfg.model in launcher.command.toPlainText()
+    assert "starts from the reviewed checkpoint" in note and "set Model to bundled:minilm" in note
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
     assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
     dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))
@@ -442,3 +445,31 @@ def test_probability_titles_are_whole_in_the_bold_a_selected_row_gives_them(qtbo
         c = m.headers.index(name)
         title = str(m.headerData(c, Qt.Orientation.Horizontal))
         assert page.view.columnWidth(c) >= header_need(header, c, title, bold=True), name
+
+
+def test_the_first_column_is_the_input_files_line_or_says_it_is_the_row_number(qtbot, tmp_path):
+    """The first column shows where a row starts in the input file (a quoted text over two lines moves the rows
+    after it down a line), titled "line"; without the input file it is titled "row" and its tooltip says it is
+    the data row's number, not a line or an id."""
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+
+    data = tmp_path / "new_texts.csv"
+    data.write_text('text\nfirst\n"second,\ncontinued"\nthird\n', encoding="utf-8")
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin", "error"]
+    rows = [{"text": t, "predicted_label": "pos", "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2, "error": ""}
+            for t in ("first", "second, continued", "third")]
+    path = write_table(tmp_path / "pred.csv", cols, rows)
+    shown = {}
+    for name, source in (("with", str(data)), ("without", str(tmp_path / "moved.csv"))):
+        review = Review.from_summary({"out": str(path), "kind": "classification", "label_names": ["neg", "pos"],
+                                      "input_columns": ["text"], "text_columns": ["text"], "data": source})
+        page = PredictionsView()
+        qtbot.addWidget(page)
+        page.set_predictions(load_predictions(path), review)
+        m = page.model
+        m.sort(0)
+        shown[name] = (m.headerData(0, Qt.Orientation.Horizontal), [m.data(m.index(r, 0)) for r in range(3)],
+                       m.headerData(0, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole))
+    assert shown["with"][:2] == ("line", ["2", "3", "5"]) and "new_texts.csv (its header is line 1)" in shown["with"][2]
+    assert shown["without"][:2] == ("row", ["1", "2", "3"]) and "not a line number" in shown["without"][2]

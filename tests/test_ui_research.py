@@ -135,6 +135,7 @@ def test_suspected_label_errors_open_for_review_from_the_runs_list(qtbot, tmp_pa
     asked = []
     assert open_label_issues(window, tmp_path / "runs", "missing", ask=lambda *a: asked.append(a)) is None
     assert "label issues need a cross-validation group" in asked[0][2]
+    assert "no group 'missing' in" in asked[0][2]   # a name that is not there says so, not what kind it is
 
 
 def test_replication_capsule_from_the_run_menu(qtbot, tmp_path):

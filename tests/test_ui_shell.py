@@ -94,6 +94,7 @@ def test_every_listed_shortcut_is_bound(shell_view):
 
     from explorer.ui.shell.help_dialog import SHORTCUTS
 
+    shell_view.lazy_pages.build_all()   # a page's own keys are bound when the page is built (its first show)
     bound = {a.shortcut().toString() for a in shell_view.findChildren(QAction) if not a.shortcut().isEmpty()}
     bound |= {s.key().toString() for s in shell_view.shortcuts}
     bound |= {s.key().toString() for s in shell_view.runs.shortcuts}
@@ -177,7 +178,8 @@ def test_a_status_message_never_runs_into_the_permanent_labels(shell, qtbot, siz
                "original labels and not trained on, so both runs' dev figures are measured on the same rows")
     shell.show_inspector_busy("loading /tmp/student/home/bert-explorer-runs/20261202-052726-minilm-squad_v1-"
                               "squad_v1_sample_train/checkpoints/best …")
-    shell._inspect_place("Inspecting a local copy of gpubox:…/best")
+    shell.status_widgets.on_inspector_page(True)   # the place is said on the inspector pages
+    shell.status_widgets.show_place("Inspecting a local copy of gpubox:…/best")
     shell.activity_label.setText("running: stance lr1e-4 step 33/150 · 1 running")
     shell.show_message(message, 60_000)
     assert bar.currentMessage() == message
@@ -193,6 +195,21 @@ def test_a_status_message_never_runs_into_the_permanent_labels(shell, qtbot, siz
     assert bar.message_label.toolTip() == message
     shell.statusBar().clearMessage()
     assert bar.shown_message() == "" and bar.message_label.text() == ""
+
+
+def test_where_the_inspectors_compute_is_said_on_their_pages_only(shell):
+    """"Inspecting on lab (CPU)" beside Launch or Curves read as an inspection still going on long after it
+    ended: the note shows on the inspector pages, and comes back with them."""
+    shell.tabs.setCurrentWidget(shell.launcher)
+    shell.status_widgets.show_place("Inspecting on lab (CPU)")
+    assert shell.inspect_label.isHidden() and shell.inspect_label.text() == "Inspecting on lab (CPU)"
+    shell.status_widgets.on_inspector_page(True)
+    assert not shell.inspect_label.isHidden()
+    shell.tabs.setCurrentWidget(shell.curves)
+    assert shell.inspect_label.isHidden()
+    shell.status_widgets.show_place("")
+    shell.status_widgets.on_inspector_page(True)
+    assert shell.inspect_label.isHidden()   # this machine: nothing to say
 
 
 class _FakeProc:

@@ -30,13 +30,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=int, default=10_000, help="paired bootstrap resamples (default 10000)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--progress", action="store_true",
+                        help="print each stage and the dev rows scored as 'progress {JSON}' lines on stderr "
+                             "(the GUI's job row reads them)")
+
+
+def _progress_line(stage: str, done: int, total: int) -> None:
+    """One 'progress {"stage": …, "done": …, "total": …}' line on stderr, flushed (read by
+    explorer.ui.runs.baseline_jobs)."""
+    from explorer.core.studies.run_baseline import PROGRESS_PREFIX
+
+    print(PROGRESS_PREFIX + json.dumps({"stage": stage, "done": done, "total": total}), file=sys.stderr, flush=True)
 
 
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
     from explorer.core.studies.run_baseline import run_baseline, write_run_baseline
 
-    report = run_baseline(args.run, checkpoint="best" if args.best else "last", resamples=args.resamples, batch_size=args.batch_size)
+    report = run_baseline(args.run, checkpoint="best" if args.best else "last", resamples=args.resamples,
+                          batch_size=args.batch_size, progress=_progress_line if args.progress else None)
     path = write_run_baseline(report, args.run)
     print(json.dumps(report.to_dict(), indent=2) if args.json else "\n".join(report.lines()))
     print(f"written to {path} (the Runs list and the capsule read it)", file=sys.stderr)

@@ -317,7 +317,7 @@ def _score(args, dataset, report, decodings, features, seconds: float, t_infer: 
     """Write the official files, score them, and build eval's result dict -> (result, tau sweep or None)."""
     from explorer.core.data.squad import gold_answers, squad_version
     from explorer.core.qa.decoding import write_official_files
-    from explorer.core.qa.scores import evaluate_decodings, tau_sweep
+    from explorer.core.qa.scores import evaluate_decodings, question_scores_from, tau_grid, tau_sweep
 
     version = "v2.0" if report.version == "v2.0" else squad_version(dataset)   # as `score` decides
     gold = gold_answers(dataset)
@@ -333,7 +333,10 @@ def _score(args, dataset, report, decodings, features, seconds: float, t_infer: 
     if spans is not None:
         result["best_spans"] = {k: spans[k] for k in ("best_exact", "best_exact_thresh", "best_f1",
                                                       "best_f1_thresh", "best_tau")}
-    sweep = tau_sweep(decodings, gold) if version == "v2.0" else None
+    sweep = None
+    if version == "v2.0":
+        scores = question_scores_from(decodings, gold)
+        sweep = tau_sweep(scores, taus=tau_grid(scores.score_diff))
     if sweep is not None:
         result["tau_grid"] = {"taus": sweep.taus.tolist(), "f1": sweep.f1.round(3).tolist(),
                               "answer_rate": sweep.answer_rate.round(3).tolist(),

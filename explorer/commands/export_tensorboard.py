@@ -7,7 +7,8 @@ Example::
 
 Writes ``events.out.tfevents.*`` into each run folder (or ``--out DIR/<run id>``): step events as
 ``train/loss``, ``train/learning_rate``, ``train/grad_norm``..., evaluations as ``eval/<metric>``
-(explorer.core.runs.tensorboard). Any run the run store reads can be exported (an HF Trainer output_dir too).
+(explorer.core.runs.tensorboard), the step's epoch as ``train/epoch`` and the run config as the ``args`` text
+(so the folder opened as a run shows the same Best dev). Any run the run store reads can be exported (an HF Trainer output_dir too).
 Needs the tensorboard package (the ``tensorboard`` extra).
 """
 
@@ -42,7 +43,7 @@ def run(args) -> int:
             raise _ExportError(str(exc)) from None
         out = Path(args.out) / rec.run_id if args.out else Path(folder)
         try:
-            export_tensorboard(folder, rec.events, out)
+            export_tensorboard(folder, rec.events, out, config=rec.config)
         except OSError as exc:
             raise _ExportError(f"{out}: cannot write event files ({exc.strerror or exc})") from None
         print(f"{rec.run_id}: {len(run_scalars(rec.events))} scalars -> {out}", file=sys.stderr)

@@ -138,13 +138,15 @@ def write_member_configs(runs_dir: Path, group, configs) -> list[Path]:
 
 def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[str]:
     """The group's table (one line per member: status, varied settings, final and best dev metric) and one
-    line per final dev metric: mean ± sd (best, worst, n) and the 95% t interval over the members; with
+    line per final dev metric: mean ± sd (best, worst, n) and the 95% t interval over the members (a learning
+    curve: the metric at each size instead, as its members train on different rows); with
     ``versus`` (another group's name) Welch's test of each metric, this group against that one.
     Raises GroupError."""
     from explorer.core.studies.group_stats import (
         final_metric_intervals,
         final_metric_stats,
         group_table,
+        per_size_lines,
         welch_lines,
     )
     from explorer.core.studies.groups import load_group_data
@@ -166,12 +168,13 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
     lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
-    for metric, st in final_metric_stats(members).items():
+    for metric, st in final_metric_stats(members).items() if group.kind != "curve" else ():
         ci = intervals[metric]
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
             lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
-    if group.kind == "curve":
+    if group.kind == "curve":   # each size trains on other rows: its figures size by size, never a mean across
+        lines += [f"final {line}" for line in per_size_lines(members, table.metric_name)]
         from explorer.commands.group_curve import curve_summary_lines
 
         lines += curve_summary_lines(runs_dir, group.name, task)

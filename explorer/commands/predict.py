@@ -10,8 +10,9 @@ p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending
 answer_end, score_diff, null_score, decision, window; error). On stderr: "reading FILE…" and "loading model…" at
 once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted; "saved N":
 the rows already in OUT, what an interrupt keeps: a chunk's rows are batched by length and written together, so the
-count run can be up to a chunk ahead of them); Ctrl-C stops after the current batch, and ``--resume`` continues
-where the output stopped; closing the terminal (SIGHUP) stops the same way, silently when nothing can be written
+count run can be up to a chunk ahead of them); Ctrl-C stops after the current batch and writes the chunk's first
+rows whose batches had run (the batch just run is never thrown away), and ``--resume`` continues where the output
+stopped; closing the terminal (SIGHUP) stops the same way, silently when nothing can be written
 any more. Exit codes: 0 done, 2 bad input, 130 interrupted with Ctrl-C, 129 the terminal closed (the rows written so
 far stay either way).
 """
@@ -212,8 +213,8 @@ def run(args) -> int:
         bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
         written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"
         why = " (the terminal was closed: SIGHUP)" if stop.hangup else ""
-        print(f"stopped{why}: {written} written to {args.out} (a chunk not finished is not written); continue "
-              "with the same command and --resume", file=err)
+        print(f"stopped{why}: {written} written to {args.out} (with the first rows of the chunk under way whose "
+              "batches had run); continue with the same command and --resume", file=err)
         return 129 if stop.hangup else 130
     except UserError:
         bar.close()   # the bar's last line ends before the error's

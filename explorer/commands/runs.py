@@ -10,10 +10,12 @@ Example::
 
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
 (done/planned), task, best metric (name=value@step; shares in percent, "f_avg=49.85%", whatever scale the run
-stored: one unit for every run), path; tab-separated. ``--json`` keeps the stored values.
+stored: one unit for every run; "pearson=undefined (the predictions are constant (…))" when every evaluation
+gave it as undefined), path; tab-separated. ``--json`` keeps the stored values.
 Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
-(explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name).
+(explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name; ``--x epoch``
+or ``--x examples``: a column of epochs or training examples seen after step, as the Curves page's x axis).
 """
 
 from __future__ import annotations
@@ -39,12 +41,18 @@ def add_arguments(parser) -> None:
                         help="also write every listed run's scalars to FILE (long: run, step, name, value)")
     parser.add_argument("--wide", action="store_true",
                         help="with --export-csv: one row per run and step, one column per scalar name")
+    parser.add_argument("--x", default="step", choices=("step", "epoch", "examples"), dest="x_unit",
+                        help="with --export-csv: also a column of epochs or training examples seen after step "
+                             "(step x the run's steps per epoch or effective batch size), so runs of different "
+                             "batch or training-set sizes line up")
 
 
 def run_row(rec) -> dict:
     """One run as the command shows it (a RunRecord of explorer.core.runs.reading)."""
     s = rec.summary
     best = {"name": s.metric_name, "value": s.metric_value} if s.metric_value is not None else None
+    if best is None and s.metric_undefined:   # no best to rank: the metric was undefined at every evaluation
+        best = {"name": s.metric_name, "value": None, "undefined": s.metric_undefined}
     if rec.best is not None:
         best = {"name": rec.best[0], "value": rec.best[1], "step": rec.best[2]}
     return {"run_id": rec.run_id, "kind": rec.kind, "status": s.status, "step": s.steps, "steps_total": s.steps_total,
@@ -62,7 +70,8 @@ def row_line(row: dict) -> str:
     step = f"{row['step']}/{row['steps_total']}" if row["steps_total"] else str(row["step"])
     best = row["best"]
     best_text = "" if best is None else (name_equals_value(best["name"], best["value"], row["task"] or "")
-                                         + (f"@{best['step']}" if "step" in best else ""))
+                                         + (f"@{best['step']}" if "step" in best else "")
+                                         + (f" ({best['undefined']})" if best.get("undefined") else ""))
     return "\t".join([row["run_id"], row["kind"], row["status"], step, row["task"] or "-", best_text or "-",
                       row["path"]])
 
@@ -70,10 +79,12 @@ def row_line(row: dict) -> str:
 @exits_on_user_error
 def run(args) -> int:
     from explorer.core.runs.reading import find_runs, load_run
-    from explorer.core.runs.export import write_long_csv, write_wide_csv
+    from explorer.core.runs.export import write_records_csv
 
     if args.wide and not args.export_csv:
         raise _RunsError("--wide needs --export-csv FILE (the CSV to write)")
+    if args.x_unit != "step" and not args.export_csv:
+        raise _RunsError("--x needs --export-csv FILE (the CSV to write)")
     if not args.folders:
         from explorer.paths import app_runs_dir
 
@@ -104,9 +115,10 @@ def run(args) -> int:
         if not rows:
             print(f"no runs found under {', '.join(args.folders)}", file=sys.stderr)
     if args.export_csv:
-        write = write_wide_csv if args.wide else write_long_csv
         try:
-            n = write(args.export_csv, [(r.run_id, r.events) for r in records])
+            n = write_records_csv(args.export_csv, records, wide=args.wide, x_unit=args.x_unit)
+        except ValueError as exc:
+            raise _RunsError(f"--x {args.x_unit}: {exc}") from None
         except OSError as exc:
             raise _RunsError(f"{args.export_csv}: cannot write ({exc.strerror or exc})") from None
         print(f"wrote {n} rows of {len(records)} runs to {args.export_csv}", file=sys.stderr)

@@ -4,7 +4,9 @@ The GUI runs at niceness 0; a training worker at 10 ($EXPLORER_WORKER_NICE, 0 = 
 child at 5 ($EXPLORER_INSPECT_NICE): the GUI wins the CPU when it needs it, and the probe the user waits
 for wins over the fine-tune (docs/architecture.md, Processes). The training worker lowers itself
 (explorer.worker.train.lower_priority) and the GUI also sets it right after the start
-(explorer.ui.runs.runner), which covers the seconds before the worker's first line runs.
+(explorer.ui.runs.runner), which covers the seconds before the worker's first line runs. The Runs list's
+bag-of-words baseline (`bert-explorer baseline` in a child, explorer.ui.runs.baseline_jobs) runs at the
+training worker's niceness too: it is a long CPU job nobody waits on line by line.
 """
 
 from __future__ import annotations

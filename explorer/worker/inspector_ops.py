@@ -355,11 +355,19 @@ def op_curve_score(state: State, args: dict, progress, cancelled):
                          cancelled=cancelled).to_dict()
 
 
-def b_trained_on_a_dev_rows(source_a: str, source_b: str):
-    """The dev rows of run A that run B trained on (core.metrics.optimism.DevOverlap: texts matched after
-    normalising), from the runs the two checkpoints belong to, read as their training read them
-    (core.studies.run_baseline.run_rows); None when either run's rows cannot be read without guessing (a run that
-    held rows out but has lost its dev_split.csv)."""
+def trained_on_a_dev_rows(source_a: str, source_b: str):
+    """For run A and for run B, the dev rows of run A (the rows a comparison of the two judges on) that the run
+    trained on (core.metrics.optimism.DevOverlap: texts matched after normalising), from the runs the two
+    checkpoints belong to, read as their training read them (core.studies.run_baseline.run_rows): (A's, B's).
+    A run trains on rows it is judged on when its training file shares texts with A's dev file, its own included
+    (a dev file cut from the training file). Both None when A's dev rows cannot be read without guessing (a run
+    that held rows out but has lost its dev_split.csv); one None when that run's rows cannot."""
+    return dev_overlaps(source_a, source_b)[:2]
+
+
+def dev_overlaps(source_a: str, source_b: str):
+    """:func:`trained_on_a_dev_rows`'s (A's, B's), then the dev rows of run B that run A trained on (what a
+    comparison swapped would be judged on): None when B's dev rows are A's (the same texts) or cannot be read."""
     from explorer.core.errors import UserError
     from explorer.core.metrics.optimism import dev_overlap
     from explorer.core.runs.layout import config_file, dev_split_file, run_dir_of
@@ -378,13 +386,29 @@ def b_trained_on_a_dev_rows(source_a: str, source_b: str):
     def texts(data):
         return list(zip(data.texts_a, data.texts_b)) if data.texts_b is not None else list(data.texts_a)
 
-    try:
-        a, b = rows(source_a), rows(source_b)
-    except (OSError, UserError):
-        return None
-    if a is None or b is None:
-        return None
-    return dev_overlap(texts(b[0]), texts(a[1]))
+    def read(source: str):
+        try:
+            return rows(source)
+        except (OSError, UserError):
+            return None
+
+    a = read(source_a)
+    b = a if str(source_b) == str(source_a) else read(source_b)
+    if a is None:
+        return None, None, None
+    judged = texts(a[1])
+    if b is None:
+        return dev_overlap(texts(a[0]), judged), None, None
+    b_dev = texts(b[1])
+    same_rows = (dev_overlap(judged, b_dev).shared == len(b_dev) and dev_overlap(b_dev, judged).shared == len(judged))
+    return (dev_overlap(texts(a[0]), judged), dev_overlap(texts(b[0]), judged),
+            None if same_rows else dev_overlap(texts(a[0]), b_dev))
+
+
+def b_trained_on_a_dev_rows(source_a: str, source_b: str):
+    """The dev rows of run A that run B trained on (:func:`trained_on_a_dev_rows`'s second); None when either
+    run's rows cannot be read without guessing."""
+    return trained_on_a_dev_rows(source_a, source_b)[1]
 
 
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):
@@ -395,10 +419,11 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     of its config; F_avg over A's f1_classes). Progress (done, 3): A scored, B scored, compared. Returns
     {"lines": [str], "n", "accuracy": [A, B, low, high], "macro_f1": [A, B, low, high], "only_a", "only_b", "p",
     "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
-    own metric is another), "b_trained_on_dev_rows" (how many of the dev rows B's run trained on, None when its rows
-    cannot be read; when > 0 the first line warns)}.
+    own metric is another), "a_trained_on_dev_rows" / "b_trained_on_dev_rows" (how many of the dev rows A's / B's
+    run trained on, None when its rows cannot be read; when either is > 0 the first line warns, naming each run
+    that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
-    from explorer.core.classify.compare import compare_classifiers, trained_on_note
+    from explorer.core.classify.compare import compare_classifiers, swapped_note, trained_on_note
     from explorer.core.classify.dev_report import run_data_settings
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
@@ -438,10 +463,12 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
                               label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
-    leak = b_trained_on_a_dev_rows(source_a, source_b)
-    warning = [trained_on_note(str(args.get("name_b") or "B"), leak)] if leak is not None and leak.shared else []
-    return {"lines": warning + cmp.lines(), "n": cmp.n, "source": cmp.source, "judged_by": cmp.judged_by,
-            "b_trained_on_dev_rows": leak.shared if leak is not None else None,
+    *leaks, swapped = dev_overlaps(source_a, source_b)
+    notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped)]
+    return {"lines": [n for n in notes if n] + cmp.lines(), "n": cmp.n, "source": cmp.source,
+            "judged_by": cmp.judged_by,
+            "a_trained_on_dev_rows": leaks[0].shared if leaks[0] is not None else None,
+            "b_trained_on_dev_rows": leaks[1].shared if leaks[1] is not None else None,
             "accuracy": [cmp.accuracy.value_a, cmp.accuracy.value_b, cmp.accuracy.low, cmp.accuracy.high],
             "macro_f1": [cmp.macro_f1.value_a, cmp.macro_f1.value_b, cmp.macro_f1.low, cmp.macro_f1.high],
             "only_a": cmp.mcnemar.only_a, "only_b": cmp.mcnemar.only_b, "p": cmp.mcnemar.p, **judged}

@@ -104,6 +104,7 @@ def _tensorboard_writer(config, run_dir, writer):
     except TensorBoardMissing as exc:
         writer.emit("log", level="warning", message=f"no TensorBoard event files: {exc}")
         return None
+    tensorboard.write_config(config.to_dict())   # the settings that decide Best dev, read back with the files
     writer.listeners.append(tensorboard.write)
     return tensorboard
 

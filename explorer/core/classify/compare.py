@@ -206,12 +206,31 @@ def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b
                                 tuple(picked_by), judged, classes if metric == "f_avg" else ())
 
 
-def trained_on_note(name: str, overlap) -> str:
-    """The warning of a comparison whose second model trained on some of the dev rows it is judged on
-    (``overlap``: core.metrics.optimism.DevOverlap of its training rows against the dev rows): the paired tests
-    assume neither model saw the rows, so its advantage is optimistic. '' when it trained on none."""
-    if not overlap.shared:
+def trained_on_note(named) -> str:
+    """The warning of a comparison where a model trained on some of the dev rows it is judged on, naming each
+    that did. ``named``: (name, overlap) for model A and model B, overlap a core.metrics.optimism.DevOverlap of
+    that model's training rows against the dev rows (None: not known). The paired tests assume neither model saw
+    the rows, so a model's advantage on rows it trained on is optimistic. '' when neither trained on any."""
+    seen = [(name, o) for name, o in named if o is not None and o.shared]
+    if not seen:
         return ""
-    return (f"Warning: {name} trained on {overlap.shared:,} of these {overlap.n_dev:,} dev rows (the same texts), so "
-            "its figures on them are optimistic and the comparison favours it; compare the two on rows neither "
-            "trained on (a dev file kept apart from both training files).")
+    n_dev = seen[0][1].n_dev
+    if len(seen) == 1:
+        name, o = seen[0]
+        return (f"Warning: {name} trained on {o.shared:,} of these {n_dev:,} dev rows (the same texts), so its "
+                "figures on them are optimistic and the comparison favours it; compare the two on rows neither "
+                "trained on (a dev file kept apart from both training files).")
+    which = " and ".join(f"{name} on {o.shared:,}" for name, o in seen)
+    return (f"Warning: both trained on some of these {n_dev:,} dev rows (the same texts): {which}, so the figures "
+            "of both on them are optimistic and the comparison favours the one that saw more of them; compare the "
+            "two on rows neither trained on (a dev file kept apart from both training files).")
+
+
+def swapped_note(name_a: str, name_b: str, overlap) -> str:
+    """The note of a comparison whose first model trained on some of the second run's own dev rows (``overlap``:
+    core.metrics.optimism.DevOverlap of A's training rows against B's dev rows; None: not known or the same rows
+    as A's): swapped, judged on B's dev rows, the comparison would favour A. '' when A trained on none."""
+    if overlap is None or not overlap.shared:
+        return ""
+    return (f"Note: {name_a} trained on {overlap.shared:,} of the {overlap.n_dev:,} dev rows of {name_b}'s run (the "
+            f"same texts): swapped, judged on those rows, the comparison would favour {name_a}.")

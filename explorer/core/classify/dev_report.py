@@ -99,6 +99,9 @@ class RegressionDevReport:
         gold, predicted: (N,) float64, for the scatter of predicted against gold (identity line = perfect).
         worst: the ``n`` examples with the largest |predicted - gold|, largest first.
         total: examples scored; label_names: the output's name (e.g. ["score"]).
+        undefined: why a correlation has no value (NaN): "pearson and spearman undefined: the predictions are
+            constant (2.5 for all 200 rows)" (explorer.core.metrics.regression.undefined_note); "" when both are
+            defined.
     """
 
     pearson: float
@@ -109,6 +112,7 @@ class RegressionDevReport:
     worst: list[ScoreRow] = field(default_factory=list)
     total: int = 0
     label_names: list[str] = field(default_factory=list)
+    undefined: str = ""
 
 
 def regression_dev_report(scores, gold, texts_a: list[str], texts_b: list[str] | None = None, *,
@@ -117,7 +121,7 @@ def regression_dev_report(scores, gold, texts_a: list[str], texts_b: list[str] |
 
     Raises:
         ValueError: the lengths differ."""
-    from explorer.core.metrics.regression import regression_metrics
+    from explorer.core.metrics.regression import regression_metrics, undefined_note
 
     pred = np.asarray(scores, dtype=np.float64).reshape(-1)
     y = np.asarray(gold, dtype=np.float64).reshape(-1)
@@ -126,7 +130,7 @@ def regression_dev_report(scores, gold, texts_a: list[str], texts_b: list[str] |
     rows = [ScoreRow(i, texts_a[i], texts_b[i], float(y[i]), float(pred[i])) for i in range(len(y))]
     worst = sorted(rows, key=lambda r: -abs(r.error))[:n]
     return RegressionDevReport(m["pearson"], m["spearman"], m["mse"], y, pred, worst, int(len(y)),
-                               label_names or ["score"])
+                               label_names or ["score"], undefined=undefined_note(m))
 
 
 @dataclass

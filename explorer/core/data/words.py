@@ -19,7 +19,8 @@ The rules (:data:`WORD_RULES`), by name:
 
 :func:`rule_for_sentences` picks the rule a training file's words were formed by, and training records it in the
 checkpoint's config.json (``word_splitting``, :data:`CONFIG_KEY`) and the run's ``started`` event; :func:`rule_of`
-reads it back from a model (a checkpoint without one: ``punctuation``, the rule before there was a record).
+reads it back from a model (a checkpoint without one: ``punctuation``, the rule before there was a record, and
+:func:`rule_note` says that no rule was recorded).
 """
 
 from __future__ import annotations
@@ -94,12 +95,31 @@ def split_words(text: str, rule: str | None = None) -> tuple[list[str], list[tup
     return get_rule(rule).split(text)
 
 
+def recorded_rule(model_or_config) -> str:
+    """The rule a tagger's config records (``word_splitting``: its training words were formed by it); "" when
+    it records none (trained before the rule was recorded, or by another tool)."""
+    config = getattr(model_or_config, "config", model_or_config)
+    name = getattr(config, CONFIG_KEY, None) if not isinstance(config, dict) else config.get(CONFIG_KEY)
+    return name if name in WORD_RULES else ""
+
+
 def rule_of(model_or_config) -> str:
     """The rule a tagger's training words were formed by, from its config (``word_splitting``); a checkpoint
     trained before it was recorded: :data:`DEFAULT_RULE`."""
-    config = getattr(model_or_config, "config", model_or_config)
-    name = getattr(config, CONFIG_KEY, None) if not isinstance(config, dict) else config.get(CONFIG_KEY)
-    return name if name in WORD_RULES else DEFAULT_RULE
+    return recorded_rule(model_or_config) or DEFAULT_RULE
+
+
+def rule_note(rule: str, recorded: bool) -> str:
+    """How raw text was split into a tagger's words, in one sentence for predict's notes and the Tag page:
+    "words split by the conll rule (…), as the model's training words were formed" when the model records the
+    rule (``recorded``); for a model that records none, which rule was used and that it is not known to be the
+    training words' one, so a split hyphenated word is not taken for the model's own error."""
+    words = f"words split by the {rule} rule ({get_rule(rule).words})"
+    if recorded:
+        return f"{words}, as the model's training words were formed"
+    return (f"{words}: the model records no rule for its training words (trained before it was recorded, or by "
+            "another tool), so its words may be formed otherwise (CoNLL keeps AL-AIN whole); a model fine-tuned "
+            "here records it")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -107,15 +107,34 @@ def predicted_for_every_row(metrics: dict) -> str | None:
     return None
 
 
-def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
+SUGGESTED_LEARNING_RATE = "1e-4"   # where bundled:minilm leaves the majority class on a few hundred rows
+LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "little time was left to train"
+
+
+def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
+                   budget_seconds: float = 0.0, eval_share: float | None = None) -> str:
     """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
-    model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try."""
+    model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try. The advice never
+    proposes what the run already did: a run whose ``learning_rate`` is already :data:`SUGGESTED_LEARNING_RATE` or
+    more is told to train longer (a longer time budget when ``budget_seconds`` > 0, more epochs or more training
+    rows), after its ``steps`` optimizer steps; an ``eval_share`` (evaluation seconds / the run's seconds) of
+    :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training."""
     name = predicted_for_every_row(metrics)
     if name is None:
         return ""
-    lr = f" (this run: {learning_rate:g})" if learning_rate else ""
-    return (f"predicts only '{name}' for every dev row: try a larger learning rate, e.g. 1e-4{lr}, or more "
-            "epochs")
+    head = f"predicts only '{name}' for every dev row"
+    if not learning_rate or learning_rate < 0.9 * float(SUGGESTED_LEARNING_RATE):
+        lr = f" (this run: {learning_rate:g})" if learning_rate else ""
+        note = f"{head}: try a larger learning rate, e.g. {SUGGESTED_LEARNING_RATE}{lr}, or more epochs"
+    else:   # advising the rate it already has helps no one
+        after = f" after {steps:,} training step{'s' if steps != 1 else ''}" if steps else ""
+        budget = "a longer time budget, " if budget_seconds > 0 else ""
+        note = (f"{head}{after} at learning rate {learning_rate:g}: train longer ({budget}more epochs or more "
+                "training rows)")
+    if eval_share is not None and eval_share >= LARGE_EVAL_SHARE:
+        note += (f"; evaluations took {eval_share:.0%} of the run, leaving little time to train (evaluate less "
+                 "often, or on fewer dev rows)")
+    return note
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"

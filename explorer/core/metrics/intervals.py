@@ -4,11 +4,13 @@
 recomputes any figure of a confusion matrix (accuracy, macro F1, F_avg, ...: a ``score`` that maps r
 confusion matrices (r, K, K) to (r,) values, as core.classify.compare.CONFUSION_SCORES); the interval is the
 percentile interval of scipy.stats.bootstrap (Efron & Tibshirani 1993, ch. 13), the standard error the
-resamples' standard deviation. :func:`correlation_interval` does the same for Pearson's r of a regression.
+resamples' standard deviation. :func:`correlation_interval` does the same for Pearson's r or Spearman's rho of a
+regression.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,10 +32,22 @@ class FigureInterval:
     level: float
     resamples: int
     seed: int
+    undefined: str = ""   # why the figure has no value (NaN value and interval): "the predictions are constant (…)"
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "low": self.low, "high": self.high, "se": self.se, "n": self.n,
-                "level": self.level, "resamples": self.resamples, "seed": self.seed}
+        """The fields as strict JSON: a NaN (an undefined figure) is null, and ``undefined`` says why."""
+        def number(x):
+            return x if np.isfinite(x) else None
+
+        out = {"value": number(self.value), "low": number(self.low), "high": number(self.high),
+               "se": number(self.se), "n": self.n, "level": self.level, "resamples": self.resamples, "seed": self.seed}
+        return {**out, "undefined": self.undefined} if self.undefined else out
+
+    def text(self, digits: int = 3) -> str:
+        """'0.961 (0.889 to 0.991)'; an undefined figure: 'undefined (the predictions are constant (…))'."""
+        if self.undefined:
+            return f"undefined ({self.undefined})"
+        return f"{self.value:.{digits}f} ({self.low:.{digits}f} to {self.high:.{digits}f})"
 
 
 def confusions(gold: np.ndarray, pred: np.ndarray, k: int) -> np.ndarray:
@@ -72,10 +86,13 @@ def confusion_interval(score: Callable[[np.ndarray], np.ndarray], gold, pred, k:
 
 
 def correlation_interval(gold, predicted, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                         level: float = 0.95) -> FigureInterval:
-    """Pearson's r of (n,) predictions against (n,) gold scores with its paired percentile bootstrap interval.
-    Raises ValueError for different lengths or fewer than 3 rows."""
-    from scipy.stats import bootstrap
+                         level: float = 0.95, method: str = "pearson") -> FigureInterval:
+    """Pearson's r (``method`` "pearson") or Spearman's rho ("spearman": Pearson's r of the ranks, ties
+    averaged, ranked again within each resample) of (n,) predictions against (n,) gold scores with its paired
+    percentile bootstrap interval. Where either side is constant, r is undefined: value and interval NaN and
+    ``undefined`` the reason (core.metrics.regression.undefined_reason), never 0.0 (which reads "merely
+    uncorrelated"). Raises ValueError for different lengths, fewer than 3 rows or another method."""
+    from scipy.stats import bootstrap, rankdata
 
     g = np.asarray(gold, dtype=float).ravel()
     p = np.asarray(predicted, dtype=float).ravel()
@@ -83,8 +100,19 @@ def correlation_interval(gold, predicted, *, resamples: int = DEFAULT_RESAMPLES,
         raise ValueError(f"interval: {g.size} gold scores but {p.size} predictions")
     if g.size < 3:
         raise ValueError(f"interval: {g.size} rows; Pearson's r needs at least 3")
+    from explorer.core.metrics.regression import undefined_reason
+
+    reason = undefined_reason(p, g)
+    if reason:
+        return FigureInterval(value=math.nan, low=math.nan, high=math.nan, se=math.nan, n=int(g.size), level=level,
+                              resamples=resamples, seed=seed, undefined=reason)
+
+    if method not in ("pearson", "spearman"):
+        raise ValueError(f"interval: unknown correlation {method!r} (pearson or spearman)")
 
     def statistic(gs, ps, axis=-1):
+        if method == "spearman":
+            gs, ps = rankdata(gs, axis=axis), rankdata(ps, axis=axis)
         gs = gs - gs.mean(axis=axis, keepdims=True)
         ps = ps - ps.mean(axis=axis, keepdims=True)
         den = np.sqrt((gs * gs).sum(axis=axis) * (ps * ps).sum(axis=axis))

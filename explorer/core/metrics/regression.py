@@ -13,8 +13,9 @@ import warnings
 
 import numpy as np
 
+from explorer.core.specs.metrics import UNDEFINED   # the metrics key holding {metric: why it has no value}
+
 CORRELATIONS = ("pearson", "spearman")
-UNDEFINED = "undefined"   # the metrics key holding {metric: why it has no value}
 
 
 def undefined_reason(pred: np.ndarray, gold: np.ndarray) -> str:

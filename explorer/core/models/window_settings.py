@@ -206,13 +206,15 @@ def require_window_settings(tokenizer, model_config, max_seq_length: int, doc_st
 
 
 def longest_question_tokens(tokenizer, questions, max_query_length: int) -> int:
-    """Tokens of the longest question after cutting to max_query_length (0 for no questions)."""
+    """Tokens of the longest question after cutting to max_query_length (0 for no questions); questions are
+    counted whole, never fed to the model as they are, so transformers' "Token indices sequence length is longer
+    than the specified maximum" warning is kept out (``verbose=False``)."""
     questions = [q.lstrip() for q in questions]
     if not questions:
         return 0
     longest = 0
     for lo in range(0, len(questions), 1000):
-        enc = tokenizer(questions[lo:lo + 1000], add_special_tokens=False)["input_ids"]
+        enc = tokenizer(questions[lo:lo + 1000], add_special_tokens=False, verbose=False)["input_ids"]
         longest = max(longest, max(len(ids) for ids in enc))
         if longest >= max_query_length:
             return max_query_length

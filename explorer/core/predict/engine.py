@@ -29,8 +29,9 @@ Output columns (scripts may rely on them), after the input columns:
 - every task: ``error`` ("" or why the row could not be used; its prediction cells are empty).
 
 Every input row gives one output row, in input order. Cancel (``cancelled()`` true) stops after the current
-batch; the rows of completed chunks are in OUT, and ``resume=True`` continues after them (each row written
-once).
+batch, which is kept: the rows of completed chunks are in OUT, then (a text classifier, regression, multi-label)
+the first rows of the chunk under way whose batches had all run, and ``resume=True`` continues after them (each
+row written once; a row in OUT is never run again).
 """
 
 from __future__ import annotations
@@ -326,25 +327,46 @@ class _Runner:
         return self.model(**batch).logits.float().cpu().numpy()
 
     def logits_for(self, texts: list[list[str]]) -> np.ndarray:
-        """(n, K) logits of the texts, length-sorted batches, returned in input order."""
+        """(n, K) logits of the texts, length-sorted batches, returned in input order. A cancel is seen before a
+        batch, never after one (the batch just computed is kept): Cancelled then carries ``logits_done``, the
+        logits of the texts before the first one not computed yet (what the engine can still write)."""
         from explorer.core.models.batched_forward import forward_batches
 
         enc = self.encode(texts)
         lengths = [len(x) for x in enc["input_ids"]]
-        out = None
-        for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
-                                            bf16=self.bf16):
-            logits = outputs.logits.float().cpu().numpy()
-            if out is None:
-                out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
-            out[idx] = logits
-            self._batch_done(len(idx))
-            self._check()
+        out, done = None, np.zeros(len(texts), dtype=bool)
+        try:
+            for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
+                                                bf16=self.bf16, cancelled=self.cancelled):
+                logits = outputs.logits.float().cpu().numpy()
+                if out is None:
+                    out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
+                out[idx] = logits
+                done[idx] = True
+                self._batch_done(len(idx))
+        except Cancelled as exc:
+            first_missing = int(np.argmin(done)) if not done.all() else len(texts)
+            exc.logits_done = out[:first_missing] if out is not None else np.zeros((0, 0))
+            raise
         return out
 
+    def _rows_of_logits(self, texts, rows_of: Callable[[np.ndarray], list[dict]]) -> list[dict]:
+        """``rows_of`` (logits -> prediction dicts) of the texts' logits; on a cancel, Cancelled carries
+        ``predictions``: the prediction dicts of the texts before the first one not computed."""
+        try:
+            z = self.logits_for(texts)
+        except Cancelled as exc:
+            z = exc.logits_done
+            exc.predictions = rows_of(z) if len(z) else []
+            raise
+        return rows_of(z)
+
     def classification(self, texts):
+        return self._rows_of_logits(texts, self._softmax_rows)
+
+    def _softmax_rows(self, logits: np.ndarray) -> list[dict]:
         names = self.facts.label_names
-        z = self.logits_for(texts) / self.temperature      # temperature scaling (core/metrics/calibration.py); 1 = none
+        z = logits / self.temperature                     # temperature scaling (core/metrics/calibration.py); 1 = none
         e = np.exp(z - z.max(axis=1, keepdims=True))      # softmax as classify.softmax_loss, all rows at once
         p = e / e.sum(axis=1, keepdims=True)
         top = np.sort(p, axis=1)[:, ::-1]
@@ -352,7 +374,7 @@ class _Runner:
         best = np.argmax(z, axis=1)
         cols = [f"p_{n}" for n in names]
         res = []
-        for i in range(len(texts)):
+        for i in range(len(z)):
             d = dict(zip(cols, p[i].tolist()))
             d["predicted_label"] = names[int(best[i])]
             d["margin"] = float(margin[i])
@@ -360,11 +382,14 @@ class _Runner:
         return res
 
     def regression(self, texts):
-        return [{"predicted_score": float(row[0])} for row in self.logits_for(texts)]
+        return self._rows_of_logits(texts, lambda z: [{"predicted_score": float(row[0])} for row in z])
 
     def multilabel(self, texts):
+        return self._rows_of_logits(texts, self._sigmoid_rows)
+
+    def _sigmoid_rows(self, logits: np.ndarray) -> list[dict]:
         names, th = self.facts.label_names, self.facts.thresholds
-        p = 1.0 / (1.0 + np.exp(-self.logits_for(texts)))
+        p = 1.0 / (1.0 + np.exp(-logits))
         res = []
         for row in p:
             d = {"predicted_labels": [n for k, n in enumerate(names) if row[k] >= th[k]]}
@@ -392,10 +417,10 @@ class _Runner:
         scores = np.zeros((len(texts), n))
         with inference(self.model):   # eval mode, inference_mode, the caller's mode restored
             for idx in batch_order(lengths, self.batch_size):
+                self._check()   # before a batch: the batch just computed is never thrown away
                 flat = [n * i + k for i in idx for k in range(n)]
                 scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), n))).reshape(len(idx), n)
                 self._batch_done(len(idx))
-                self._check()
         res = []
         for row in scores:
             p, _ = softmax_loss(row)
@@ -595,10 +620,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
 
 def _word_rule_note(loaded) -> str:
     """The note naming the word-splitting rule a tagger's raw text is split by (its training words' rule)."""
-    from explorer.core.data.words import WORD_RULES, rule_of
+    from explorer.core.data.words import recorded_rule, rule_note, rule_of
 
-    rule = rule_of(loaded.model)
-    return f"words split by the {rule} rule ({WORD_RULES[rule].words}), as the model's training words were formed"
+    return rule_note(rule_of(loaded.model), bool(recorded_rule(loaded.model)))
 
 
 class _BatchReporter:
@@ -626,8 +650,10 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
     """predict_file's loop: each chunk through the model and into ``writer``; ``kept`` / ``report`` told the rows in
     the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, head,
     input columns, prediction columns) for _predict_chunk. Returns the rows in the file; ``summary.rows`` holds
-    them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds only whole chunks, so
-    the last report is what is in the file (a bar's last count at Ctrl-C is the rows written, not rows run)."""
+    them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds the whole chunks and the
+    first rows of the chunk under way whose batches had all run (the rows run after them are run again on
+    resume), and the last report is what is in the file (a bar's last count at Ctrl-C is the rows written, not
+    rows run)."""
     cols, head, columns, pred_cols = layout
     try:
         kept(written)
@@ -642,6 +668,13 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
             kept(written)
             report(written)
     except Cancelled as exc:
+        done = getattr(exc, "rows_done", None) or []   # the chunk's first rows, all computed: kept, not run again
+        if done:
+            summary.errors += sum(bool(r["error"]) for r in done)
+            writer.write(done)
+            written += len(done)
+            summary.new_rows += len(done)
+            kept(written)
         exc.rows_written = written
         try:
             report(written)
@@ -711,7 +744,10 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
 
 def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols) -> list[dict]:
     """One chunk of rows through ``method`` (the runner's forward for ``head``): every row out, in order, its
-    input columns, the prediction columns (None where a row could not be used) and ``error``."""
+    input columns, the prediction columns (None where a row could not be used) and ``error``.
+
+    Raises Cancelled with ``rows_done``: the output rows of the chunk's first rows whose predictions were all
+    computed before the cancel (the method's ``predictions``; none when it gives none), which the engine writes."""
     texts, where, results = [], [], [dict() for _ in chunk]
     for j, row in enumerate(chunk):
         t, err = _row_texts(row, cols, head)
@@ -721,8 +757,23 @@ def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols
             texts.append(t)
             where.append(j)
     if texts:
-        for j, pred in zip(where, method(texts)):
+        try:
+            predictions = method(texts)
+        except Cancelled as exc:
+            done = list(getattr(exc, "predictions", None) or [])
+            for j, pred in zip(where, done):
+                results[j].update(pred)
+            stop = where[len(done)] if len(done) < len(where) else len(chunk)   # the rows before the first not run
+            exc.rows_done = _out_rows(chunk[:stop], results[:stop], input_columns, pred_cols)
+            raise
+        for j, pred in zip(where, predictions):
             results[j].update(pred)
+    return _out_rows(chunk, results, input_columns, pred_cols)
+
+
+def _out_rows(chunk, results, input_columns, pred_cols) -> list[dict]:
+    """The output rows: each input row's input columns, the prediction columns (None where not predicted) and
+    ``error``."""
     out_rows = []
     for row, pred in zip(chunk, results):
         r = {c: row.values.get(c, "") for c in input_columns}

@@ -154,6 +154,19 @@ def iter_rows(path: str | Path, encoding: str = "auto", *, start: int = 0,
     return info, rows()
 
 
+def row_lines(path: str | Path, n_rows: int, encoding: str = "auto") -> list[int] | None:
+    """The line of ``path`` where each of its data rows starts (1-based, the header is line 1; an .xlsx sheet's
+    row number), for the ``n_rows`` rows a predict run wrote from it: what a person finds in their file, where a
+    quoted text over several lines or a blank line makes the data row's number differ from its line. None when
+    the file is gone or unreadable now, or holds another number of rows (it changed since)."""
+    try:
+        _info, rows = iter_rows(path, encoding)
+        lines = [row.line for row in itertools.islice(rows, n_rows + 1)]
+    except (OSError, ValueError, UserError):
+        return None
+    return lines if len(lines) == n_rows and all(lines) else None
+
+
 def _rows(path, encoding: str, header_only: bool = False, no_header: bool = False):
     p = Path(path)
     if not p.is_file():

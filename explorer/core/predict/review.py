@@ -463,7 +463,48 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     if review.train_config and not base.out_dev and not run_config.get("dev"):
         note += (" The rows were a cross-validation group's training rows and it has no dev set: cross-validate "
                  "the combined file again (Cross-validate… or group --cv) to compare it with the first group.")
-    return _new_run_fields(run_config, review, out, base, pair, names), note
+    fields = _new_run_fields(run_config, review, out, base, pair, names)
+    fields["model"], start = start_model(run_config, review, fields["task"], names)
+    return fields, f"{note} {start}"
+
+
+def start_model(run_config: dict, review: Review, task: str, names) -> tuple[str, str]:
+    """The model the next run starts from, and the sentence that says which and why: the reviewed checkpoint
+    (``review.model``, the one whose predictions a person corrected), as "fine-tune again" means, when it can take
+    the run as it is: a local checkpoint whose head is the head of ``task`` (core.specs.heads.recognise, the
+    task's row in core.specs.tasks) and whose classes are ``names`` in the same order (its config.json id2label).
+    Otherwise the first run's own starting model (``run_config["model"]``), with the reason; also for suspected
+    label errors of a cross-validation group (no one checkpoint made those predictions)."""
+    from types import SimpleNamespace
+
+    from explorer.core.specs.heads import output_names, recognise
+    from explorer.core.specs.tasks import find_task_facts
+
+    base = str(run_config.get("model") or review.model)
+    checkpoint = str(review.model or "")
+    if review.train_config or not checkpoint or checkpoint == base:
+        return base, f"The new run starts from {base}, the first run's model."
+    facts = find_task_facts(task)
+    shown = "/".join(Path(checkpoint).parts[-3:])   # <run>/checkpoints/best: Model has the whole path
+    try:
+        config = json.loads((Path(checkpoint).expanduser() / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = None
+    config = config if isinstance(config, dict) else None
+    head = recognise(config, run_head=facts.head if facts else None) if config is not None else None
+    if config is None:
+        why = "it is not a checkpoint folder here"
+    elif facts is None or head is not facts.head:
+        why = f"its head is {head.words if head else 'none'}, not the {task} task's"
+    elif output_names(SimpleNamespace(**config), len(names)) != list(names) or int(
+            config.get("num_labels") or len(config.get("id2label") or {})) != len(names):
+        why = "its classes are not the run's (" + ", ".join(names) + ")"
+    else:
+        return checkpoint, (f"The new run starts from the reviewed checkpoint {shown} (same head, same classes), "
+                            f"as fine-tuning again does; set Model to {base} to start from the first run's model "
+                            "instead.")
+    return base, f"The new run starts from {base}, the first run's model: the reviewed checkpoint {shown} " \
+                 f"cannot ({why})."
 
 
 @dataclass

@@ -31,6 +31,28 @@ def tau_axis_limit(*values: float) -> float:
     return TAU_GRID_LIMIT if far <= TAU_GRID_LIMIT else float(np.ceil(far) + 1.0)
 
 
+TAU_GRID_MAX_POINTS = 801   # a grid over a wide score_diff range keeps the sweep's (n_taus, n) masks small
+
+
+def tau_grid(score_diff) -> np.ndarray:
+    """The τ grid for a set of questions (score_diff units, ascending): DEFAULT_TAUS (-6 ... +6, step 0.25)
+    when every finite score_diff lies within it, else symmetric and widened to the next whole number past the
+    farthest one (as :func:`tau_axis_limit`), so the best τ and the honest τ are never cut off at the grid's
+    edge; the step grows beyond 0.25 only where the grid would exceed TAU_GRID_MAX_POINTS points.
+
+    A model whose s_null sits far from its span scores (best_f1_thresh of -9.3 after a short SQuAD 2.0
+    fine-tune) otherwise gets its "honest" figure from τ values that cannot abstain where it should.
+    """
+    diffs = np.asarray(score_diff, dtype=np.float64)
+    diffs = diffs[np.isfinite(diffs)]
+    limit = tau_axis_limit(*(float(np.abs(diffs).max()),) if diffs.size else ())
+    if limit == TAU_GRID_LIMIT:
+        return DEFAULT_TAUS
+    step = max(TAU_GRID_STEP, 2.0 * limit / (TAU_GRID_MAX_POINTS - 1))
+    n_half = int(np.ceil(limit / step))
+    return np.arange(-n_half, n_half + 1, dtype=np.float64) * step
+
+
 @dataclass
 class QuestionScores:
     """Per-question arrays (n,) for fast tau sweeps: the score of answering (best span) and of abstaining.
@@ -131,7 +153,8 @@ def tau_sweep(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS) 
     Args:
         decodings_or_scores: dict id -> ExampleDecoding (with gold) or QuestionScores.
         gold: id -> gold texts, needed with decodings.
-        taus: grid (default: the τ grid -6 ... +6, step 0.25).
+        taus: grid (default: the τ grid -6 ... +6, step 0.25; :func:`tau_grid` widens it to the questions'
+            score_diff).
 
     Returns:
         TauSweep (best_tau = the grid point with the highest F1, first on ties).

@@ -4,7 +4,7 @@ a (model, file, cap) instant.
 
 A study holds per question: id, title, question, context, gold answers and the ExampleDecoding
 (n-best spans, null_score and its parts, score_diff). The figures come from
-:mod:`explorer.core.qa.scores` (tau_sweep on the τ grid -6 ... +6, step 0.25, and on every distinct
+:mod:`explorer.core.qa.scores` (tau_sweep on the τ grid -6 ... +6, step 0.25 or wider (tau_grid), and on every distinct
 score_diff, the official best-threshold search, honest_tau); nothing is recomputed here.
 
 Cache: ``<cache dir>/tau_study/<key>.json.gz`` (gzip JSON, no pickle), ``key`` = sha1 of the model
@@ -289,7 +289,7 @@ def read_cached_study(key: str, cache_dir: Path | None = None) -> tuple[TauStudy
 class StudyFigures:
     """Everything the τ view plots, from explorer.core.qa.scores.
 
-    grid: TauSweep on the τ grid (-6 ... +6, step 0.25); exact: TauSweep at every distinct score_diff
+    grid: TauSweep on the τ grid (scores.tau_grid: -6 ... +6, step 0.25, widened to the questions' score_diff); exact: TauSweep at every distinct score_diff
     and one below the smallest (every distinct set of answered questions, like the official exhaustive
     threshold search); official: the
     evaluate_decodings dict at tau=0 (exact_match, f1, HasAns_*, NoAns_*, best_f1, best_f1_thresh,
@@ -302,38 +302,20 @@ class StudyFigures:
     honest: dict | None
     scores: object
 
-    def grid_edge_note(self) -> str:
-        """A sentence when the grid's best τ sits at the grid's edge (±TAU_GRID_LIMIT) while the exact sweep (every
-        distinct score_diff) finds a better F1 beyond it: the grid cut the search short and its best is not the
-        best. "" otherwise (an edge best that abstains everywhere is the all-no-answer note's case)."""
-        from explorer.core.qa.scores import TAU_GRID_LIMIT
-
-        g, e = self.grid, self.exact
-        at_edge = abs(abs(g.best_tau) - TAU_GRID_LIMIT) < 1e-9
-        if not at_edge or e.best_f1 <= g.best_f1 + 1e-9 or abs(e.best_tau) <= TAU_GRID_LIMIT:
-            return ""
-        # the official search's τ when it is the same best (the τ table shows that one): one τ for one threshold,
-        # not the exact sweep's own representative of the same interval (e.g. +6.840 beside +6.761)
-        o = self.official or {}
-        tau = o["best_tau"] if "best_tau" in o and abs(o.get("best_f1", -1.0) - e.best_f1) < 1e-6 else e.best_tau
-        return (f"the best τ on the grid ({g.best_tau:+.2f}) sits at its edge: this model's score_diff reach beyond "
-                f"±{TAU_GRID_LIMIT:g}, and the exact search over every score_diff finds F1 {e.best_f1:.2f} at "
-                f"τ = {tau:+.3f} (the official best τ). Chosen and scored on the same questions, it flatters the "
-                "model: the figure to quote is the honest one below")
-
 
 def study_figures(study: TauStudy, seed: int = 0) -> StudyFigures:
     """Sweeps, the official best threshold and the honest τ of a study (milliseconds for 4k questions)."""
-    from explorer.core.qa.scores import evaluate_decodings, honest_tau, question_scores_from, tau_sweep
+    from explorer.core.qa.scores import evaluate_decodings, honest_tau, question_scores_from, tau_grid, tau_sweep
 
     gold = {q: study.gold[q] for q in study.ids}
     scores = question_scores_from(study.decodings, gold)
-    grid = tau_sweep(scores)
+    taus = tau_grid(scores.score_diff)
+    grid = tau_sweep(scores, taus=taus)
     finite = np.unique(scores.score_diff[np.isfinite(scores.score_diff)])
     exact_taus = np.concatenate([[finite[0] - 1.0] if finite.size else [0.0], finite]) if finite.size else np.zeros(1)
     exact = tau_sweep(scores, taus=exact_taus)
     official = evaluate_decodings(study.decodings, gold, tau=0.0, version="v2.0")
-    honest = honest_tau(scores, seed=seed) if len(scores) >= 2 else None
+    honest = honest_tau(scores, taus=taus, seed=seed) if len(scores) >= 2 else None
     return StudyFigures(grid=grid, exact=exact, official=official, honest=honest, scores=scores)
 
 

@@ -78,9 +78,11 @@ class QAFeatures:
 
 def _truncate_questions(questions: list[str], tokenizer, max_query_length: int) -> tuple[list[str], list[int]]:
     """Strip leading spaces and cut each question to its first ``max_query_length`` tokens (by characters,
-    via offsets, so the pair encoding sees exactly those tokens). Returns (questions, token counts)."""
+    via offsets, so the pair encoding sees exactly those tokens). Returns (questions, token counts). The whole
+    question is tokenized on purpose before the cut, so transformers' "Token indices sequence length is longer
+    than the specified maximum ... indexing errors" warning would be false: ``verbose=False`` keeps it out."""
     qs = [q.lstrip() for q in questions]
-    enc = tokenizer(qs, add_special_tokens=False, return_offsets_mapping=True)
+    enc = tokenizer(qs, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
     out, lengths = [], []
     for q, offs in zip(qs, enc["offset_mapping"]):
         if len(offs) > max_query_length:

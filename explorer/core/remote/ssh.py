@@ -68,9 +68,25 @@ def inspector_argv(host: Host) -> list[str]:
     return ssh_argv(host, [f"{INSPECT_GPU_ENV}=1", host.python, "-m", "explorer.worker.inspector"])
 
 
-def scp_argv(host: Host, sources: list[str | Path], remote: str) -> list[str]:
-    """``scp -r -q SOURCES target:REMOTE`` (SFTP mode; REMOTE may start with ``~/``)."""
-    return ["scp", *_common(host, "-P"), "-r", "-q", *[str(s) for s in sources], f"{host.target}:{remote}"]
+def scp_argv(host: Host, sources: list[str | Path], remote: str, *, legacy: bool = False) -> list[str]:
+    """``scp -r -q SOURCES target:REMOTE`` (SFTP mode; REMOTE may start with ``~/``); ``legacy``: ``scp -O``
+    with REMOTE escaped for the host's shell (:func:`remote_spec`)."""
+    return ["scp", *(["-O"] if legacy else []), *_common(host, "-P"), "-r", "-q", *[str(s) for s in sources],
+            remote_spec(host, remote, legacy=legacy)]
+
+
+def remote_spec(host: Host, path: str, *, legacy: bool = False) -> str:
+    """``target:PATH`` for scp. In SFTP mode (scp's default) PATH is taken as it is; the legacy SCP protocol
+    (``scp -O``) hands PATH to the host's shell, which would split a run name with a space into two paths
+    ("No such file or directory"), so there every character outside ``[A-Za-z0-9_./~+-]`` is escaped with a
+    backslash (a leading ``~/`` still expanded). Backslashes rather than quotes: scp checks the file name the
+    host sends back against the requested name as a pattern, where ``\\x`` means ``x`` but a quote is a quote.
+    Escaping in SFTP mode too would make the backslashes part of the name."""
+    return f"{host.target}:{_shell_escape(path) if legacy else path}"
+
+
+def _shell_escape(path: str) -> str:
+    return "".join(c if c.isascii() and (c.isalnum() or c in "_./~+-") else "\\" + c for c in path)
 
 
 def quote(arg: str) -> str:
@@ -162,14 +178,15 @@ def run_checked(host: Host, command: list[str] | str, *, stdin: bytes | None = N
 NO_SFTP = ("subsystem request failed", "connection closed", "sftp-server: not found", "sftp-server: no such file")
 
 
-def _scp(host: Host, argv: list[str], what: str, timeout: float, watch: Callable[[], None] | None = None,
-         cancelled: Callable[[], bool] | None = None) -> None:
-    """Run scp; ``watch()`` every WATCH_SECONDS while it copies, ``cancelled()`` likewise (True: scp is
-    stopped and Cancelled raised). A host without SFTP (an sshd with no sftp-server, which ``ssh`` itself reaches
-    fine) gets one more try with the legacy SCP protocol (``scp -O``)."""
-    returncode, stderr = _scp_once(host, argv, what, timeout, watch, cancelled)
-    if returncode != 0 and "-O" not in argv and any(s in stderr.lower() for s in NO_SFTP):
-        returncode, stderr = _scp_once(host, [argv[0], "-O", *argv[1:]], what, timeout, watch, cancelled)
+def _scp(host: Host, argv_for: Callable[[bool], list[str]], what: str, timeout: float,
+         watch: Callable[[], None] | None = None, cancelled: Callable[[], bool] | None = None) -> None:
+    """Run scp with ``argv_for(False)``; ``watch()`` every WATCH_SECONDS while it copies, ``cancelled()``
+    likewise (True: scp is stopped and Cancelled raised). A host without SFTP (an sshd with no sftp-server, which
+    ``ssh`` itself reaches fine) gets one more try with ``argv_for(True)``: the legacy SCP protocol (``scp -O``,
+    the remote path quoted for the host's shell)."""
+    returncode, stderr = _scp_once(host, argv_for(False), what, timeout, watch, cancelled)
+    if returncode != 0 and any(s in stderr.lower() for s in NO_SFTP):
+        returncode, stderr = _scp_once(host, argv_for(True), what, timeout, watch, cancelled)
     if returncode != 0:
         raise RemoteHostError(explain(host, stderr, returncode))
 
@@ -212,8 +229,11 @@ def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.
         RemoteHostError: the copy failed (the sentence of :func:`explain`).
         Cancelled: ``cancelled()`` became true; scp was stopped (``local`` may be partial).
     """
-    _scp(host, ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)], remote, timeout,
-         watch, cancelled)
+    def argv_for(legacy: bool) -> list[str]:
+        return ["scp", *(["-O"] if legacy else []), *_common(host, "-P"), "-q",
+                remote_spec(host, remote, legacy=legacy), str(local)]
+
+    _scp(host, argv_for, remote, timeout, watch, cancelled)
 
 
 def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float = 3600.0) -> None:
@@ -222,4 +242,4 @@ def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float =
     Raises:
         RemoteHostError: the copy failed (the sentence of :func:`explain`: key, reachability, disk full).
     """
-    _scp(host, scp_argv(host, sources, remote), f"to {remote}", timeout)
+    _scp(host, lambda legacy: scp_argv(host, sources, remote, legacy=legacy), f"to {remote}", timeout)

@@ -10,6 +10,7 @@
     <runs folder>/<run_id>/STOP               "stop early", created by the GUI or a user   stop_file
     <runs folder>/<run_id>/dev_split.csv      the training rows a run without a dev file held out  dev_split_file
     <runs folder>/<run_id>/remote.json        in a local mirror: where the run trains      remote_file
+    <runs folder>/<run_id>/dev_outputs.json   gold and model outputs of each dev row (last table evaluation)  dev_outputs_file
     <runs folder>/<run_id>/predictions.json, nbest_predictions.json, null_odds.json (last QA evaluation)
 
 A checkpoint folder is complete once its ``checkpoint.json`` is written (:func:`checkpoint_dir`; how a
@@ -26,6 +27,8 @@ from explorer.core.protocol.events import EVENTS_FILE
 CONFIG_FILE = "config.json"
 DEV_SPLIT_FILE = "dev_split.csv"   # a run without a dev file: the training rows held out as dev (core/data/split.py)
 PID_FILE = "worker.pid"
+# a classification or regression run's last evaluation, row by row: what its figures' bootstrap intervals resample
+DEV_OUTPUTS_FILE = "dev_outputs.json"
 # `bert-explorer baseline` / the Runs list's "Compute baseline": the run against a bag-of-words baseline
 # (core/studies/run_baseline.py); the capsule gathers every baseline*.json of the run
 BAG_OF_WORDS_FILE = "baseline_bag_of_words.json"
@@ -44,6 +47,12 @@ def dev_split_file(run_dir: str | Path) -> Path:
     """``<run>/dev_split.csv``: the ids and lines of the training rows a run without a dev file held out as
     dev (written by the classification task; read back by resume, prediction and Classify: dev set)."""
     return Path(run_dir) / DEV_SPLIT_FILE
+
+
+def dev_outputs_file(run_dir: str | Path) -> Path:
+    """``<run>/dev_outputs.json``: each dev row's gold label and the model's outputs at the run's last evaluation
+    (core/runs/dev_outputs.py writes and reads it; the replication capsule's intervals resample it)."""
+    return Path(run_dir) / DEV_OUTPUTS_FILE
 
 
 def bag_of_words_file(run_dir: str | Path) -> Path:

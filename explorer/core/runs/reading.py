@@ -26,7 +26,8 @@ from explorer.core.runs import status as run_status
 from explorer.core.runs.layout import CONFIG_FILE, checkpoint_dir, config_file, events_file, run_dir_of
 from explorer.core.runs.readers.base import reader_for_kind, run_readers
 from explorer.core.runs.workers import worker_alive
-from explorer.core.specs.best import best_of_events
+from explorer.core.runs.restarts import drop_orphaned
+from explorer.core.specs.best import best_of_events, undefined_best
 from explorer.core.specs.tasks import best_metric_name, choose_metric
 
 OURS = "BERT Explorer"   # the kind of our own run folders (RunSummary.kind); other kinds are the readers'
@@ -42,6 +43,8 @@ class RunSummary:
         model, task: from config.json.
         metric_name, metric_value: the best value of the run's selection metric over its eval events
             (None before the first evaluation).
+        metric_undefined: why the selection metric has no best value when every evaluation after step 0 gave
+            it as undefined (a correlation of constant predictions: "the predictions are constant (…)"); "".
         duration: seconds from the first event to the last (or the ``finished`` event's seconds).
         steps: optimizer steps done (last ``step``/``eval`` event); steps_total from ``started``.
         stopped_early: the run finished because it was asked to stop.
@@ -58,6 +61,7 @@ class RunSummary:
     task: str = ""
     metric_name: str = ""
     metric_value: float | None = None
+    metric_undefined: str = ""
     duration: float = 0.0
     steps: int = 0
     steps_total: int = 0
@@ -137,6 +141,7 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     best = best_of_events(evals, name)   # core/specs/best: the metric's direction, step 0 skipped, ties keep the earlier
     s.metric_name = name
     s.metric_value = best[1] if best else None
+    s.metric_undefined = "" if best else undefined_best(evals, name)
     steps = [int(e.get("step") or 0) for e in events if e.get("event") in STEP_EVENTS]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]
@@ -220,11 +225,14 @@ def read_run_events(path: Path, steps: str = "all") -> tuple[list[dict], list[st
 
 
 def _read_run(path: Path, steps: str = "all") -> tuple[str, dict, list[dict], list[str]]:
-    """(run_id, config, events, notes) of a run folder, never raising for what is inside it."""
+    """(run_id, config, events, notes) of a run folder, never raising for what is inside it; the events a
+    resume orphaned (steps logged past the checkpoint it resumed from) are dropped and named in the notes
+    (explorer.core.runs.restarts)."""
     events, notes = read_run_events(path, steps)
+    events, restart_notes = drop_orphaned(events)
     config, config_notes = read_config(path, events)
     run_id = str(config.get("run_id") or path.name)
-    return run_id, config, events, config_notes + notes
+    return run_id, config, events, config_notes + notes + restart_notes
 
 
 def _is_model_config(file: Path) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from explorer.core.errors import UserError
 from explorer.core.runs.scalars import EVAL_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
+from explorer.core.runs.tensorboard_args import ARGS_TAG, args_json
 
 _EXTRA_HINT = "pip install 'bert-explorer[tensorboard]' (or pip install tensorboard)"
 TB_FILE_MARK = "tfevents"   # TensorBoard event files are named events.out.tfevents.<time>.<host>...
@@ -40,7 +41,9 @@ def _summary_writer(log_dir: Path):
 
 class TensorBoardWriter:
     """Writes a run's scalars to TensorBoard event files in ``log_dir`` (the run folder, beside
-    events.jsonl), one :meth:`write` per event, flushed at each evaluation and on :meth:`close`.
+    events.jsonl), one :meth:`write` per event, flushed at each evaluation and on :meth:`close`; a step event's
+    epoch as ``train/epoch`` (HF's name) and the run config once, as the ``args`` text
+    (explorer.core.runs.tensorboard_args), so the files read back with the same Best dev and epochs.
 
     Raises:
         TensorBoardMissing: the tensorboard package is not installed (at construction).
@@ -49,10 +52,23 @@ class TensorBoardWriter:
     def __init__(self, log_dir: str | Path):
         self.log_dir = Path(log_dir)
         self._writer = _summary_writer(self.log_dir)
+        self._config_written = False
+
+    def write_config(self, config: dict) -> None:
+        """Store the run ``config`` as the ``args`` text summary (once; later calls do nothing)."""
+        if config and not self._config_written:
+            self._writer.add_text(ARGS_TAG, args_json(config), global_step=0)
+            self._config_written = True
 
     def write(self, event: dict) -> None:
-        """Add the event's scalars (:func:`event_scalars`) at their step, with the event's time."""
+        """Add the event's scalars (:func:`event_scalars`, and a step event's epoch) at their step, with the
+        event's time; a ``started`` event's config as :meth:`write_config`."""
+        if event.get("event") == "started" and isinstance(event.get("config"), dict):
+            self.write_config(event["config"])
         rows = event_scalars(event)
+        epoch = scalar(event.get("epoch"))
+        if event.get("event") == "step" and epoch is not None and rows:
+            rows.append((rows[0][0], TRAIN_PREFIX + "epoch", epoch))
         wall = scalar(event.get("time"))
         for step, name, value in rows:
             self._writer.add_scalar(name, value, global_step=step, walltime=wall)
@@ -63,14 +79,17 @@ class TensorBoardWriter:
         self._writer.close()
 
 
-def export_tensorboard(run_dir: str | Path, events: list[dict], log_dir: str | Path | None = None) -> Path:
-    """Write ``events``' scalars as TensorBoard event files into ``log_dir`` (default ``run_dir``);
-    returns the folder. Raises TensorBoardMissing without the tensorboard package, OSError when the
-    folder cannot be written."""
+def export_tensorboard(run_dir: str | Path, events: list[dict], log_dir: str | Path | None = None,
+                       config: dict | None = None) -> Path:
+    """Write ``events``' scalars as TensorBoard event files into ``log_dir`` (default ``run_dir``), with the
+    run ``config`` (else the ``started`` event's) as the ``args`` text; returns the folder. Raises
+    TensorBoardMissing without the tensorboard package, OSError when the folder cannot be written."""
     out = Path(log_dir) if log_dir is not None else Path(run_dir)
     out.mkdir(parents=True, exist_ok=True)
     writer = TensorBoardWriter(out)
     try:
+        if config:
+            writer.write_config(config)
         for event in events:
             writer.write(event)
     finally:
@@ -96,12 +115,14 @@ class Restart:
     step: int
     reached: int
     purged: int
+    marked: bool = False   # the file marks the restart (purge_step); False: found from its first step
 
     def note(self) -> str:
         """The sentence a run's notes show."""
-        return (f"restart found: {self.file} starts again at step {self.step} after the earlier file(s) reached "
-                f"step {self.reached}; {self.purged} earlier point(s) from step {self.step} on were dropped, "
-                "as TensorBoard drops them")
+        how = (f"marks a restart at step {self.step} (purge_step)" if self.marked
+               else f"starts again at step {self.step}")
+        return (f"restart found: {self.file} {how} after the earlier file(s) reached step {self.reached}; "
+                f"{self.purged} earlier point(s) from step {self.step} on were dropped, as TensorBoard drops them")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +132,24 @@ class TensorBoardScalars:
 
     rows: list[tuple[int, str, float, float]]
     restarts: list[Restart]
+
+
+def _purge_step(file: Path, *, head: int = 8) -> int | None:
+    """The step of the ``SessionLog.START`` event a restarted writer puts at the start of its file
+    (``SummaryWriter(purge_step=N)``: after the file-version records, before any summary); None when the file
+    has none among its first ``head`` events."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    from tensorboard.compat.proto.event_pb2 import SessionLog
+
+    try:
+        for k, event in enumerate(EventFileLoader(str(file)).Load()):
+            if event.HasField("session_log") and event.session_log.status == SessionLog.START:
+                return int(event.step)
+            if k + 1 >= head or event.HasField("summary"):
+                return None
+    except Exception:  # noqa: BLE001 - a torn file's scalars are read (or skipped) by the accumulator
+        return None
+    return None
 
 
 def _file_scalars(file: Path, accumulator) -> list[tuple[int, str, float, float]]:
@@ -136,11 +175,13 @@ def _file_scalars(file: Path, accumulator) -> list[tuple[int, str, float, float]
 def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     """Every scalar of the event files in ``folder`` (TensorBoard's EventAccumulator, one file at a time in
     the order the writers made them: by name, which starts with the writer's start time), with TensorBoard's
-    rule for a restarted writer: a file whose first step is at or before a step the earlier files reached
-    (a run resumed from an earlier checkpoint; ``SummaryWriter(purge_step=...)``) purges the earlier points
-    from that step on, so each step shows the restarted values once and the crashed writer's orphaned later
-    points are gone (TensorBoard: "Detected out of order event.step likely caused by a TensorFlow restart.
-    Purging ...").
+    rule for a restarted writer: a file that marks a restart (``SummaryWriter(purge_step=N)`` writes a
+    ``SessionLog.START`` at step N, on which TensorBoard's EventAccumulator purges every earlier point from step
+    N on, whatever steps the new writer logs, even none) purges the earlier files' points from N on, so each step
+    shows the restarted values once and the crashed writer's orphaned later points are gone (TensorBoard:
+    "Detected out of order event.step likely caused by a TensorFlow restart. Purging ..."). A file without the
+    mark whose first step is at or before a step the earlier files reached (a run resumed from a checkpoint by
+    a writer not told its purge_step) purges from that first step, where TensorBoard would draw both.
 
     Raises:
         TensorBoardMissing: the tensorboard package is not installed.
@@ -154,11 +195,14 @@ def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     restarts: list[Restart] = []
     for file in tensorboard_files(folder):
         found = _file_scalars(file, EventAccumulator)
-        if rows and found:
-            first, reached = min(r[0] for r in found), max(r[0] for r in rows)
-            if first <= reached:
+        if rows:
+            marked = _purge_step(file)   # the writer's purge_step, TensorBoard's own restart mark
+            first = marked if marked is not None else min((r[0] for r in found), default=None)
+            reached = max(r[0] for r in rows)
+            if first is not None and first <= reached:
                 kept = [r for r in rows if r[0] < first]
-                restarts.append(Restart(file=file.name, step=first, reached=reached, purged=len(rows) - len(kept)))
+                restarts.append(Restart(file=file.name, step=first, reached=reached, purged=len(rows) - len(kept),
+                                        marked=marked is not None))
                 rows = kept
         rows += found
     rows.sort(key=lambda r: (r[0], r[1]))

@@ -60,8 +60,39 @@ def format_duration(seconds: float) -> str:
     return f"{int(minutes // 60)} h {int(minutes % 60)} min"
 
 
-def estimate_text(samples: list[int], speed: Speed, on_top: str = "evaluation comes on top") -> str:
-    """"Estimated time: 12 min in all (N training samples at S samples/s, ...; evaluation comes on top).\""""
-    seconds = sum(samples) / speed.samples_per_second
-    return (f"Estimated time: {format_duration(seconds)} in all ({sum(samples):,} training samples at "
-            f"{speed.describe()}; {on_top}).")
+@dataclass(frozen=True, kw_only=True)
+class QueueTime:
+    """Seconds a queue of runs takes one after another: ``seconds`` with each run cut at its time budget,
+    ``unbudgeted`` without the budget, ``n_capped`` of ``n_runs`` the budget ends first."""
+
+    seconds: float
+    unbudgeted: float
+    n_capped: int
+    n_runs: int
+
+
+def queue_time(samples: list[int], samples_per_second: float, budget_seconds: float = 0.0) -> QueueTime:
+    """Each run takes ``samples / samples_per_second`` seconds, or ``budget_seconds`` when that is shorter
+    (a run with a time budget stops there: without it, 3 folds of a 45-second budget read as 4:42)."""
+    each = [n / samples_per_second for n in samples]
+    capped = [min(t, budget_seconds) if budget_seconds > 0 else t for t in each]
+    return QueueTime(seconds=sum(capped), unbudgeted=sum(each), n_runs=len(each),
+                     n_capped=sum(1 for t, c in zip(each, capped) if c < t))
+
+
+def budget_clause(t: QueueTime, budget_seconds: float, fmt=None) -> str:
+    """"; 3 of 3 runs stop at their 45 s time budget (without it 12 min)" when the budget shortens any, else ''."""
+    fmt = fmt or format_duration
+    if not t.n_capped:
+        return ""
+    return (f"; {t.n_capped} of {t.n_runs} runs stop at their {fmt(budget_seconds)} time budget "
+            f"(without it {fmt(t.unbudgeted)})")
+
+
+def estimate_text(samples: list[int], speed: Speed, on_top: str = "evaluation comes on top",
+                  budget_seconds: float = 0.0) -> str:
+    """"Estimated time: 12 min in all (N training samples at S samples/s, ...; evaluation comes on top).\"";
+    each run at most ``budget_seconds`` (its time budget; 0: none), as :func:`budget_clause` says."""
+    t = queue_time(samples, speed.samples_per_second, budget_seconds)
+    return (f"Estimated time: {format_duration(t.seconds)} in all ({sum(samples):,} training samples at "
+            f"{speed.describe()}{budget_clause(t, budget_seconds)}; {on_top}).")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from explorer.core.specs.metrics import higher_is_better
+from explorer.core.specs.metrics import UNDEFINED, higher_is_better
 
 
 def is_improvement(value: float | None, best: float | None, metric: str | None = None) -> bool:
@@ -59,3 +59,21 @@ def best_of_events(events, metric: str, *, include_step_zero: bool = False) -> t
         if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(e.get("step"), (int, float)):
             points.append((e["step"], value))
     return best_evaluation(points, metric=metric, include_step_zero=include_step_zero)
+
+
+def undefined_best(events, metric: str) -> str:
+    """Why a run has no best ``metric``: the reason its latest evaluation after step 0 gave for it being
+    undefined (``metrics["undefined"]``: "the predictions are constant (2.5 for all 16 rows)", a regression head
+    that collapsed), when no evaluation after step 0 has a finite value of it; "" otherwise (a best exists, or
+    the metric was never reported undefined). Every display shows this reason in place of a best value, so a
+    collapsed run never reads as a run with no evaluation, nor as "0.0, merely uncorrelated"."""
+    if best_of_events(events, metric) is not None:
+        return ""
+    reason = ""
+    for e in events:
+        metrics = e.get("metrics") if e.get("event") == "eval" else None
+        undefined = metrics.get(UNDEFINED) if isinstance(metrics, dict) else None
+        if isinstance(undefined, dict) and metric in undefined and isinstance(e.get("step"), (int, float)) \
+                and e["step"] > 0:
+            reason = str(undefined[metric])
+    return reason

@@ -80,6 +80,16 @@ def format_metric(name: str, value: float, task: str) -> str:
     return f"{metric_label(name, task)} {to_display(name, value, task):.2f}"
 
 
+def undefined_text(name: str, reason: str, task: str | None = None, *, short: bool = False) -> str:
+    """A metric that has no value, with why: 'pearson undefined: the predictions are constant (2.5 for all 16
+    rows)'; ``short``: 'undefined pearson' (the row's short name where it has one), the form of a narrow column
+    (the Runs list's Best dev), whose tooltip gives the reason."""
+    if short:
+        spec = metric_spec(name)
+        return f"undefined {spec.short or spec.label}"
+    return f"{metric_name(name, task)} undefined" + (f": {reason}" if reason else "")
+
+
 def abstaining_scores_best(metrics: dict) -> bool:
     """Whether the official best threshold is the all-abstain one: best_f1 equals the share of unanswerable
     questions (NoAns_total / total, in percent) and best_f1_thresh kept the script's starting value 0.0.

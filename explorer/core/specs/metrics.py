@@ -28,6 +28,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+UNDEFINED = "undefined"   # an evaluation's metrics key holding {metric: why it has no value} (a correlation of constant
+#                          predictions: explorer.core.metrics.regression); the metric itself is NaN, saved as null
+
 LOWER_IS_BETTER_SUFFIXES = ("loss", "mse", "mae", "rmse")
 TIMING_SUFFIXES = ("runtime", "_per_second", "_seconds", "compilation_time", "preparation_time")
 TIMING_UNITS = ("s", "per second")

@@ -177,7 +177,7 @@ class TrainConfig:
         "enough for the final evaluation on the whole dev set to fit; the learning rate then warms up and "
         "decays to 0 over the budget instead of over the steps "
         "(epochs / max_steps stay an upper bound: when they end the run first, the decay follows them); 0 = no budget", label="Time budget (min)", group=RECIPE,
-        kind="float", lo=0, step=5, decimals=1, special="none")
+        kind="float", lo=0, step=5, decimals=2, special="none")   # 0.75 min is kept, never rounded to 0.7
     batch_size: int = setting(32, "examples (QA: windows) per micro-batch", label="Batch size", group=RECIPE,
                               kind="int", lo=1,
         explain=(
@@ -344,9 +344,10 @@ class TrainConfig:
                                     "figure F_avg, NONE left out); the launcher fills it when the data's labels are "
                                     "those classes", label="F1 classes", group=OUTPUT, kind="columns",
                                     applies="table", tasks=("single", "pair"), rank=6)
-    new_head: bool = setting(False, "classification: start a fresh head for the data's labels, keeping the "
-                             "checkpoint's encoder (needed when the checkpoint's head has other labels)",
-                             label="New head", group=MODEL_AND_TASK, kind="bool", applies="table", rank=1)
+    new_head: bool = setting(False, "classification, multi-label and token tagging: start a fresh head for the "
+                             "data's labels (classes, label sets, tags), keeping the checkpoint's encoder (needed "
+                             "when the checkpoint's head lacks some of the data's labels)",
+                             label="New head", group=MODEL_AND_TASK, kind="bool", applies="table conll", rank=1)
     label_separator: str = setting(";", "multilabel: what separates the label names in one cell (econ;politics)",
                                    label="Label separator", group=DATA, kind="text", tasks=("multilabel",),
                                    rank=11)

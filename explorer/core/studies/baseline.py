@@ -136,11 +136,11 @@ def _scores_verdict(gold, base, model, resamples, seed, name_model) -> BaselineV
     lines = [f"mean squared error: bag-of-words {-boot.value_a:.3f}, {name_model} {-boot.value_b:.3f}; "
              + difference_in_words(boot, label="negative MSE", name_a="bag-of-words", name_b=name_model,
                                    scale=1.0, unit="", digits=3),
-             f"Pearson r: bag-of-words {ra.value:.3f} ({ra.low:.3f} to {ra.high:.3f}), {name_model} {rb.value:.3f} "
-             f"({rb.low:.3f} to {rb.high:.3f}) (95% bootstrap intervals, n {int(ok.sum())})"]
-    return BaselineVerdict(n=int(ok.sum()), lines=lines, figures={
-        "baseline": {"pearson": ra.value, "mse": -boot.value_a}, "model": {"pearson": rb.value, "mse": -boot.value_b}},
-        difference=_difference(boot))
+             f"Pearson r: bag-of-words {ra.text()}, {name_model} {rb.text()} (95% bootstrap intervals, "
+             f"n {int(ok.sum())})"]
+    return BaselineVerdict(n=int(ok.sum()), lines=lines, figures={   # an undefined r is null (strict JSON)
+        "baseline": {"pearson": ra.to_dict()["value"], "mse": -boot.value_a},
+        "model": {"pearson": rb.to_dict()["value"], "mse": -boot.value_b}}, difference=_difference(boot))
 
 
 LABEL_SET_THRESHOLD = 0.5   # both sides' probability threshold per label in the label-set comparison

@@ -9,7 +9,9 @@
     versions.json     Python, torch, transformers, datasets, accelerate, numpy, scikit-learn, this package (+ git
                       commit), the platform and the device the run trained on
     metrics.md        the final and best dev figures as printed (the reproduction is compared on these digits),
-                      with 95% Wilson intervals for shares of examples (accuracy, exact match), the calibration,
+                      with 95% Wilson intervals for shares of examples (accuracy, exact match), 95% bootstrap
+                      intervals of the final headline figures over the run's dev rows (accuracy, macro F1,
+                      MCC, F_avg; Pearson and Spearman: core/studies/capsule_intervals.py), the calibration,
                       the baseline(s)
     methods.md        a methods paragraph stating all of it
     events.jsonl      the run's event log as it was
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import UserError
+from explorer.core.specs.metrics import UNDEFINED
 
 CAPSULE_FOLDER = "capsule"
 CAPSULE_FILE = "capsule.json"
@@ -109,9 +112,12 @@ def absolute_config(config: dict, base: Path) -> dict:
 
 
 def printed(value: float, name: str, task: str) -> str:
-    """A figure as the capsule prints it: the metric's display scale (percent for shares), DIGITS decimals."""
+    """A figure as the capsule prints it: the metric's display scale (percent for shares), DIGITS decimals;
+    "undefined" for a figure with no value (null or NaN: a correlation of constant predictions)."""
     from explorer.core.specs.metric_display import display_scale
 
+    if value is None or not math.isfinite(value):
+        return "undefined"
     return f"{value * display_scale(name, task):.{DIGITS}f}"
 
 
@@ -128,7 +134,9 @@ def wilson_interval(share: float, n: int, level: float = 0.95) -> tuple[float, f
 @dataclass(kw_only=True)
 class Figures:
     """An evaluation's figures: step, the metrics (stored scale), n (dev examples; 0 unknown), the printed
-    figures and the Wilson intervals of the share metrics (printed too)."""
+    figures and the Wilson intervals of the share metrics (printed too). A metric the evaluation gave as undefined
+    (a correlation of constant predictions) is printed "undefined (the predictions are constant (…))", never
+    left out nor written as a number."""
 
     step: int
     metrics: dict
@@ -146,7 +154,10 @@ class Figures:
                    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k != "total"}
         n = int((event.get("metrics") or {}).get("total") or 0)
         f = cls(step=int(event.get("step", 0)), metrics=metrics, n=n, task=task)
-        f.shown = {k: printed(v, k, task) for k, v in metrics.items()}
+        undefined = (event.get("metrics") or {}).get(UNDEFINED)   # {metric: why it has no value}
+        undefined = undefined if isinstance(undefined, dict) else {}
+        f.shown = {k: printed(metrics[k], k, task) if k in metrics else f"undefined ({undefined[k]})"
+                   for k in event.get("metrics") or {} if k in metrics or k in undefined}
         stored_percent = is_qa_task(task)     # SQuAD stores percent; classification stores fractions
         for k in SHARE_METRICS:
             if k in metrics and n:
@@ -162,7 +173,10 @@ class Figures:
 
 
 def _evaluations(events: list[dict]) -> list[dict]:
-    return [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
+    """The run's evaluations, those a resume orphaned left out (explorer.core.runs.restarts)."""
+    from explorer.core.runs.restarts import drop_orphaned
+
+    return [e for e in drop_orphaned(events)[0] if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
 
 
 def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, commit: str | None = None) -> dict:
@@ -175,6 +189,7 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
     from explorer.core.runs.layout import config_file, events_file
     from explorer.core.specs.best import best_of_events
     from explorer.core.specs.tasks import find_task_facts
+    from explorer.core.studies.capsule_marks import capsule_marks
 
     run_dir = Path(run_dir)
     if not config_file(run_dir).is_file():
@@ -188,7 +203,7 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
     facts = find_task_facts(task)
     started = next((e for e in reversed(events) if e.get("event") == "started"), {})
     metric = (config.get("metric_for_best") or (facts.best_metric if facts is not None else "")) or ""
-    best_step = best_of_events(events, metric) if metric else None
+    best_step = best_of_events(evals, metric) if metric else None   # never an orphaned evaluation
     best = next((e for e in evals if best_step and e.get("step") == best_step[0]), None)
     calibration = None
     if (run_dir / CALIBRATION_FILE).is_file():
@@ -199,10 +214,27 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
     return {"run": str(run_dir.resolve()), "run_id": run_dir.name, "task": task, "seed": config.get("seed"),
             "config": cfg, "data": hash_inputs(cfg),
             "versions": {**versions(str(started.get("device") or "")), "bert-explorer commit": commit or ""},
-            "final": Figures.of(evals[-1], task).to_dict(),
+            "final": final_figures(run_dir, evals[-1], task, config.get("f1_classes") or ()),
             "best": Figures.of(best, task).to_dict() if best else None, "best_metric": metric,
+            "marks": capsule_marks(events=events, final=evals[-1].get("metrics") or {}, metric=metric,
+                                   calibration=calibration),
             "calibration": calibration, "baselines": baselines,
             "steps": started.get("steps_total"), "train_examples": started.get("num_train_examples")}
+
+
+def final_figures(run_dir: Path, event: dict, task: str, f1_classes=()) -> dict:
+    """Figures.to_dict() of the final evaluation ``event``, with "bootstrap_95": {metric: {value, low, high, se,
+    n, level, resamples, seed, "printed": [low, high]}} of its headline figures over the run's dev rows, and
+    "bootstrap_note": why a headline figure has none ("" when each has one)."""
+    from explorer.core.studies.capsule_intervals import headline_intervals
+
+    fig = Figures.of(event, task)
+    found, note = headline_intervals(run_dir, fig.metrics, fig.n, f1_classes=f1_classes)
+    out = fig.to_dict()
+    out["bootstrap_95"] = {k: {**iv.to_dict(), "printed": [printed(iv.low, k, task), printed(iv.high, k, task)]}
+                           for k, iv in found.items()}
+    out["bootstrap_note"] = note
+    return out
 
 
 def command_lines(folder: Path) -> list[str]:
@@ -235,6 +267,8 @@ def write_capsule(doc: dict, folder: str | Path) -> Path:
 def metrics_lines(doc: dict) -> list[str]:
     """metrics.md: the final and best figures as printed, intervals, calibration, baselines."""
     from explorer.core.specs.metric_display import metric_label
+    from explorer.core.studies.capsule_intervals import interval_words
+    from explorer.core.studies.capsule_marks import mark_lines
 
     task = doc["task"]
     out = [f"# Figures of run {doc['run_id']}", ""]
@@ -242,14 +276,19 @@ def metrics_lines(doc: dict) -> list[str]:
         if not fig:
             continue
         out.append(f"## {title} evaluation (step {fig['step']}, {fig['n'] or 'unknown'} dev examples)")
-        for k, v in fig["printed"].items():
-            ci = fig["intervals_95"].get(k)
-            out.append(f"- {metric_label(k, task)}: {v}" + (f" (95% Wilson interval {ci[0]} to {ci[1]})" if ci else ""))
-        out.append("")
+        out += [f"- {metric_label(k, task)}: {v}{interval_words(fig, k)}" for k, v in fig["printed"].items()]
+        boot = next(iter((fig.get("bootstrap_95") or {}).values()), None)
+        if boot:
+            out.append(f"- bootstrap: paired percentile, {boot['resamples']} resamples of the {boot['n']} dev rows "
+                       f"(seed {boot['seed']}, scipy.stats.bootstrap)")
+        if fig.get("bootstrap_note"):
+            out.append(f"- {fig['bootstrap_note']}")
+        out += mark_lines((doc.get("marks") or {}).get(title, [])) + [""]
     out.append("## calibration")
     cal = doc.get("calibration")
     out.append(f"- temperature {cal.get('temperature'):.4f} fitted on {cal.get('n')} dev examples (calibration.json)"
                if cal else "- no temperature was fitted for this run")
+    out += mark_lines((doc.get("marks") or {}).get("calibration", []))
     out += ["", "## baselines"]
     out += [f"- {b.get('name')}: " + ", ".join(f"{metric_label(k, task)} {printed(v, k, task)}"
                                             for k, v in (b.get("metrics") or {}).items())
@@ -260,6 +299,7 @@ def metrics_lines(doc: dict) -> list[str]:
 def methods_paragraph(doc: dict) -> str:
     """A methods paragraph stating the model, data (with hashes), recipe, seed, software, figures."""
     from explorer.core.specs.metric_display import metric_label
+    from explorer.core.studies.capsule_marks import methods_sentence
 
     c, v, task = doc["config"], doc["versions"], doc["task"]
 
@@ -268,9 +308,14 @@ def methods_paragraph(doc: dict) -> str:
         return d[0]["sha256"][:12] if isinstance(d, list) and d else "not hashed"
 
     final = doc["final"]
-    figures = "; ".join(f"{metric_label(k, task)} {s}" + (f" (95% CI {final['intervals_95'][k][0]} to "
-                                                          f"{final['intervals_95'][k][1]})" if k in final["intervals_95"] else "")
-                        for k, s in final["printed"].items() if not k.endswith("loss"))
+    wilson, boot = final.get("intervals_95") or {}, final.get("bootstrap_95") or {}
+
+    def ci(k):
+        lo_hi = wilson.get(k) or (boot[k]["printed"] if k in boot else None)
+        return f" (95% CI {lo_hi[0]} to {lo_hi[1]})" if lo_hi else ""
+
+    figures = "; ".join(f"{metric_label(k, task)} {s}{ci(k)}" for k, s in final["printed"].items()
+                        if not k.endswith("loss"))
     lr = c.get("learning_rate")
     parts = [
         f"We fine-tuned {c.get('model')} for the {task} task on {Path(str(c.get('train'))).name} "
@@ -295,8 +340,15 @@ def methods_paragraph(doc: dict) -> str:
         text += (f" The {b.get('name')} baseline scores "
                  + ", ".join(f"{metric_label(k, task)} {printed(val, k, task)}"
                              for k, val in (b.get("metrics") or {}).items()) + ".")
-    text += (" Intervals for shares of examples are 95% Wilson score intervals. Running `"
-             + doc["commands"][-1] + "` retrains with the same configuration and seed and compares the figures.")
+    text += methods_sentence(doc.get("marks") or {})
+    text += " Intervals for shares of examples are 95% Wilson score intervals"
+    others = [k for k in boot if k not in wilson]
+    if others:
+        b = boot[others[0]]
+        text += (f"; those of {', '.join(metric_label(k, task) for k in others)} are 95% paired percentile "
+                 f"bootstrap intervals over the {b['n']} dev rows ({b['resamples']} resamples)")
+    text += (". Running `" + doc["commands"][-1]
+             + "` retrains with the same configuration and seed and compares the figures.")
     return text
 
 

@@ -78,7 +78,8 @@ class CurveResult:
 
         label = label or self.metric
         d = 1 if scale != 1 else 3
-        fig = lambda f: f"{scale * f.value:.{d}f} ({scale * f.low:.{d}f} to {scale * f.high:.{d}f})"  # noqa: E731
+        fig = lambda f: (f"undefined ({f.undefined})" if f.undefined  # noqa: E731 - a correlation of constant outputs
+                         else f"{scale * f.value:.{d}f} ({scale * f.low:.{d}f} to {scale * f.high:.{d}f})")
         out = [f"learning curve of {self.group}: {label} on the same {self.n_dev} dev rows (95% bootstrap intervals; "
                "checkpoints/last of each size)"]
         for p in self.points:
@@ -168,8 +169,11 @@ def _predict_member(folder: Path, index: int, run_dir: Path, dev: str, predict, 
 def _fit(points: list[tuple[int, FigureInterval]], ceiling: float) -> tuple[dict | None, str]:
     from explorer.core.metrics.power_law import CurveFitError, fit_power_law
 
+    undefined = [n for n, f in points if f.undefined]   # no value to fit (constant predictions): left out
+    points = [(n, f) for n, f in points if not f.undefined]
     if len(points) < 3:
-        return None, f"{len(points)} size(s) scored; the curve needs 3"
+        return None, (f"{len(points)} size(s) scored; the curve needs 3"
+                      + (f" (the figure is undefined at {', '.join(map(str, undefined))} rows)" if undefined else ""))
     sizes = [n for n, _ in points]
     try:
         fit = fit_power_law(sizes, [f.value for _, f in points], [f.se for _, f in points], ceiling=ceiling)
@@ -275,8 +279,8 @@ def curve_lines(runs_dir: str | Path, name: str, task: str | None = None) -> lis
     if data is None:
         return ["learning curve: not scored yet (scored once every size's run has finished)"]
 
-    def fig(d):
-        return FigureInterval(**d) if d else None
+    def fig(d):   # an undefined figure was saved with null numbers (strict JSON)
+        return FigureInterval(**{k: math.nan if v is None else v for k, v in d.items()}) if d else None
 
     result = CurveResult(group=data["group"], metric=data["metric"], n_dev=data["n_dev"],
                          points=[SizePoint(fraction=p["fraction"], train_rows=p["train_rows"], run_id=p["run_id"],

@@ -50,7 +50,9 @@ def cv_baseline(runs_dir: str | Path, group, *, resamples: int = 10_000) -> dict
     model = model_outputs(rows, head, names)
     verdict = versus_model(np.asarray(plan.labels, dtype=np.int64), outputs, model, head, class_names=names,
                            f1_classes=base.get("f1_classes") or (), metric=best_metric_name(base),
-                           resamples=resamples, name_model="fine-tuned (out-of-fold)")
+                           resamples=resamples, name_model="fine-tuned (out-of-fold)",
+                           source=f"{Path(str(group.cv.get('source') or base.get('train') or '')).name}, each row "
+                                  "predicted by the fold that held it out")
     out = {"n": verdict.n, "lines": verdict.lines, "figures": verdict.figures, "difference": verdict.difference}
     (folder / BASELINE_FILE).write_text(json.dumps(out, indent=2), encoding="utf-8")
     return out

@@ -42,11 +42,18 @@ class MemberData:
     loss_steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
     loss_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     final_metrics: dict = field(default_factory=dict)   # every finite metric of the last evaluation
+    last_eval_step: float | None = None   # the step of the run's last evaluation (None: not known)
+    undefined: str = ""   # why the metric has no value at any evaluation after step 0 (constant predictions); ""
 
     @property
     def final(self) -> float:
-        """The last dev metric (NaN before the first evaluation)."""
-        return float(self.eval_values[-1]) if len(self.eval_values) else math.nan
+        """The dev metric of the last evaluation: NaN before the first evaluation, and where the last evaluation
+        has no finite value of it (a correlation undefined on constant predictions), never an earlier value."""
+        if not len(self.eval_values):
+            return math.nan
+        if self.last_eval_step is not None and float(self.eval_steps[-1]) != float(self.last_eval_step):
+            return math.nan
+        return float(self.eval_values[-1])
 
     @property
     def best(self) -> float:
@@ -87,8 +94,11 @@ def member_data(record, params: dict | None = None) -> MemberData:
     last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
     finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()
               if metric_spec(k).is_plotted and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
+    last_step = last.get("step") if last is not None and isinstance(last.get("step"), (int, float)) else None
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
-                      eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals)
+                      eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals,
+                      last_eval_step=last_step,
+                      undefined=record.summary.metric_undefined if record.summary else "")
 
 
 def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:
@@ -225,6 +235,15 @@ class GroupTable:
     final: Stats
     best: Stats
     label: str = ""
+    undefined: dict = field(default_factory=dict)   # run_id -> why its metric has no value (MemberData.undefined)
+
+    def figure_text(self, which: str) -> str:
+        """The "final" or "best" Stats as text; where no member has a value and some have the metric undefined:
+        "undefined (the predictions are constant (…))", not a bare "-" as for runs not yet evaluated."""
+        st = self.final if which == "final" else self.best
+        if st.n or not self.undefined:
+            return st.text()
+        return f"undefined ({next(iter(self.undefined.values()))})"
 
     def sorted_by(self, column: str, descending: bool = False) -> list[dict]:
         """The rows sorted by one column (a varied setting, final, best, ...); NaN and missing last.
@@ -265,7 +284,8 @@ def group_table(members: list[MemberData], varied: list[str]) -> GroupTable:
     up = higher_is_better(name or None)
     return GroupTable(metric_name=name, columns=["run_id", "status", *varied, "final", "best"], rows=rows,
                       final=stats((m.final for m in members), up), best=stats((m.best for m in members), up),
-                      label=metric_label(name, task) if name else "")
+                      label=metric_label(name, task) if name else "",
+                      undefined={m.run_id: m.undefined for m in members if m.undefined})
 
 
 @dataclass
@@ -314,3 +334,34 @@ def heat_map(rows: list[dict], x: str, y: str, value: str = "best") -> HeatMap:
 
 def _order(v):
     return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+
+
+def size_of(member: MemberData) -> str:
+    """A learning curve member's size in words: "1600 rows" (its ``train_rows``), else its share of the rows."""
+    rows = member.params.get("train_rows")
+    if rows:
+        return f"{int(rows)} rows"
+    fraction = member.params.get("fraction")
+    return f"{100 * float(fraction):g}%" if fraction is not None else member.run_id
+
+
+def per_size_lines(members: list[MemberData], first: str = "") -> list[str]:
+    """A learning curve group's final dev figures size by size, one line per metric (``first``, the group's
+    metric, leads): "accuracy (%) per size: 400 rows 50.92, 800 rows 54.36, 1600 rows 77.06". Each member
+    trains on a different number of rows, so a mean and sd across them would estimate nothing; a size without
+    the metric (not evaluated yet) reads "-". ``final_metrics`` are on the display scale already."""
+    from explorer.core.specs.metric_display import metric_label
+    from explorer.core.specs.metrics import metric_spec
+
+    names: list[str] = [first] if first else []
+    for m in members:
+        names += [k for k in m.final_metrics if k not in names and k != "total"]
+    task = next((m.task for m in members if m.task), None)
+    lines = []
+    for name in names:
+        cells, digits = [], 2 if metric_spec(name).is_percent else 3
+        for m in members:
+            v = m.final_metrics.get(name)
+            cells.append(f"{size_of(m)} " + (f"{v:.{digits}f}" if v is not None and math.isfinite(v) else "-"))
+        lines.append(f"{metric_label(name, task)} per size: {', '.join(cells)}")
+    return lines

@@ -282,7 +282,8 @@ def load_group_data(runs_dir: str | Path, name: str):
     """(Group, [group_stats.MemberData] in member order, notes) for the group views and reports.
 
     A member whose folder is missing is a row with status "missing" and no points; a member killed
-    mid-run keeps the points it logged. Notes name what reading a member skipped or fell back on.
+    mid-run keeps the points it logged. Notes name what reading a member skipped or fell back on, and a member
+    whose selection metric was undefined at every evaluation (a collapsed regression head), with the reason.
     Raises GroupError when the group file is missing or unusable."""
     from explorer.core.studies.group_stats import MemberData, member_data
     from explorer.core.runs.reading import load_run
@@ -297,6 +298,9 @@ def load_group_data(runs_dir: str | Path, name: str):
         record = load_run(st.path)
         rows.append(member_data(record, st.member.params))
         notes.extend(f"{st.member.run_id}: {n}" for n in record.notes)
+        if record.summary is not None and record.summary.metric_undefined:   # no best: left out of the stats
+            notes.append(f"{st.member.run_id}: {record.summary.metric_name} undefined at every evaluation after step 0: "
+                         f"{record.summary.metric_undefined}; left out of the best and final figures")
     return group, rows, notes
 
 

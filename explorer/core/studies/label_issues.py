@@ -111,7 +111,24 @@ def find_suspects(labels, pred_probs, class_names: list[str]) -> LabelIssues:
     shares = [ClassShare(label=class_names[c], n=int(counts[c]), flagged=int(flagged[c])) for c in range(k)]
     return LabelIssues(n=len(y), class_names=list(class_names), rows=[int(i) for i in ranked],
                        quality=[float(quality[i]) for i in ranked], given=[class_names[y[i]] for i in ranked],
-                       suggested=[class_names[int(np.argmax(p[i]))] for i in ranked], per_class=shares)
+                       suggested=[class_names[int(np.argmax(p[i]))] for i in ranked], per_class=shares,
+                       notes=weak_model_notes(y, p, class_names))
+
+
+def weak_model_notes(labels: np.ndarray, pred_probs: np.ndarray, class_names: list[str]) -> list[str]:
+    """A note when the out-of-fold predictions are no better than always giving the most common label: then
+    confident learning flags the model's errors far more than wrong labels (a fold model left at the majority
+    class makes every row of the other classes a suspect)."""
+    if not len(labels):
+        return []
+    right = float(np.mean(pred_probs.argmax(axis=1) == labels))
+    counts = np.bincount(labels, minlength=len(class_names))
+    majority = float(counts.max() / len(labels))
+    if right > majority:
+        return []
+    return [f"the out-of-fold predictions are right on {100 * right:.1f}% of the rows, no better than always "
+            f"giving '{class_names[int(counts.argmax())]}' ({100 * majority:.1f}%): the suspects are mostly the "
+            "model's errors, not wrong labels; train the folds longer before correcting labels"]
 
 
 def probabilities_of(columns: list[str], rows: list[dict], class_names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -200,6 +217,10 @@ def group_label_issues(runs_dir: str | Path, name: str) -> tuple[LabelIssues, Pa
     from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
 
     folder = group_dir(runs_dir, name)
+    if not (folder / GROUP_FILE).is_file():
+        raise LabelIssuesError(f"no group {name!r} in {runs_dir} (no {folder / GROUP_FILE}): label issues need a "
+                               "cross-validation group of a classification table (bert-explorer group --cv K); "
+                               "another runs folder: --output-dir")
     plan = read_folds(folder)
     if plan is None or plan.kind != "table" or plan.labels is None:
         raise LabelIssuesError(f"group {name!r}: label issues need a cross-validation group of a classification "

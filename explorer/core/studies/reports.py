@@ -6,7 +6,8 @@ Markdown links every ``*.png`` it finds there, so a report written without figur
 Group folder: report.md, runs.csv (one row per member: run_id, status, varied settings, final, best),
 summary.csv (final/best mean, sd, best, worst, n of the dev metric, and of every other metric of the last
 evaluation), heatmap.csv (grid: x, y, mean, sd, low, high, n),
-curves.csv (step, mean, low, high, n of the dev metric band).
+curves.csv (step, mean, low, high, n of the dev metric band). A learning curve's members train on different numbers
+of rows, so its report gives each size's figures (report.md, summary.csv: one column per size) and no band.
 Comparison folder: report.md, comparison.json (core.qa.compare.comparison_to_dict), questions.csv (every question), disagreements.csv (sorted by |F1 diff|),
 counts.csv.
 """
@@ -19,7 +20,8 @@ import math
 from pathlib import Path
 
 from explorer.core.qa.compare import comparison_to_dict
-from explorer.core.studies.group_stats import GroupTable, HeatMap, final_metric_stats, mean_band
+from explorer.core.studies.group_stats import (GroupTable, HeatMap, final_metric_stats, mean_band, per_size_lines,
+                                                 size_of)
 from explorer.core.specs.metric_display import metric_label
 
 
@@ -72,18 +74,26 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     task = next((m.task for m in members if m.task), None)
     summary += [{"metric": f"final {metric_label(name, task)}", "mean": s.mean, "sd": s.sd, "best": s.best,
                  "worst": s.worst, "n": s.n} for name, s in finals.items() if name != table.metric_name]
-    write_csv(folder / "summary.csv", ["metric", "mean", "sd", "best", "worst", "n"], summary)
-    band = mean_band([(m.eval_steps, m.eval_values) for m in members], band_mode)
-    write_csv(folder / "curves.csv", ["step", "mean", "low", "high", "n"],
-              [{"step": float(s), "mean": float(a), "low": float(lo), "high": float(hi), "n": int(n)}
-               for s, a, lo, hi, n in zip(band.steps, band.mean, band.low, band.high, band.n)])
+    figures = [f"- final {table.label}: {table.figure_text('final')}", f"- best {table.label}: {table.figure_text('best')}",
+               *[f"- final {metric_label(name, task)}: {st.text(4)}" for name, st in finals.items()
+                 if name != table.metric_name]]
+    if group.kind == "curve":   # each size trains on other rows: its figures size by size, never a mean across
+        figures = [f"- final {line}" for line in per_size_lines(members, table.metric_name)]
+        sizes = [size_of(m) for m in members]
+        write_csv(folder / "summary.csv", ["metric", *sizes],
+                  [{"metric": f"final {metric_label(name, task)}", **{size: m.final_metrics.get(name, "")
+                                                                     for size, m in zip(sizes, members)}}
+                   for name in finals])
+    else:
+        write_csv(folder / "summary.csv", ["metric", "mean", "sd", "best", "worst", "n"], summary)
+        band = mean_band([(m.eval_steps, m.eval_values) for m in members], band_mode)
+        write_csv(folder / "curves.csv", ["step", "mean", "low", "high", "n"],
+                  [{"step": float(s), "mean": float(a), "low": float(lo), "high": float(hi), "n": int(n)}
+                   for s, a, lo, hi, n in zip(band.steps, band.mean, band.low, band.high, band.n)])
     lines = [f"# Group {group.name}", "",
              f"{group.kind}, {len(group.members)} runs, varied: {', '.join(group.varied)}; seeds "
              f"{', '.join(map(str, group.seeds))}. Model {group.base.get('model', '?')}, task "
-             f"{group.base.get('task', '?')}.", "",
-             f"- final {table.label}: {table.final.text()}", f"- best {table.label}: {table.best.text()}",
-             *[f"- final {metric_label(name, task)}: {st.text(4)}" for name, st in finals.items()
-               if name != table.metric_name],
+             f"{group.base.get('task', '?')}.", "", *figures,
              "", "## Runs", "", *_md_table(table.columns, table.rows), ""]
     if pooled is not None:   # k-fold cross-validation: every example predicted once by the fold that never saw it
         at = lines.index("## Runs") - 1

@@ -22,6 +22,9 @@ from explorer.core.errors import UserError
 from explorer.core.specs.heads import Scores
 
 
+PROGRESS_PREFIX = "progress "   # `bert-explorer baseline --progress`: 'progress {"stage", "done", "total"}' on stderr
+
+
 @dataclass(kw_only=True)
 class RunBaselineReport:
     """``run_id``, ``checkpoint`` (last | best), ``n_train`` / ``n_dev`` rows, ``verdict``
@@ -44,11 +47,13 @@ class RunBaselineReport:
                f"{self.n_train} training rows, both scored on its {self.n_dev} dev rows:"]
         out += [f"  {line}" for line in self.verdict.lines]
         if self.encoder_cosine:
-            c = self.encoder_cosine
-            out.append(f"  the base encoder without fine-tuning (cosine of mean-pooled vectors): Pearson r "
-                       f"{c['cosine']['value']:.3f} ({c['cosine']['low']:.3f} to {c['cosine']['high']:.3f}); "
-                       f"fine-tuned - encoder {c['difference']['difference']:+.3f} "
-                       f"({c['difference']['low']:+.3f} to {c['difference']['high']:+.3f})")
+            c, d = self.encoder_cosine["cosine"], self.encoder_cosine["difference"]
+            cosine = (f"undefined ({c['undefined']})" if c.get("undefined")
+                      else f"{c['value']:.3f} ({c['low']:.3f} to {c['high']:.3f})")
+            versus = (f"undefined ({d['undefined']})" if d.get("undefined")
+                      else f"{d['difference']:+.3f} ({d['low']:+.3f} to {d['high']:+.3f})")
+            out.append(f"  the base encoder without fine-tuning (cosine of mean-pooled vectors): Pearson r {cosine}; "
+                       f"fine-tuned - encoder {versus}")
         return out + mark_lines(self.marks)
 
     def to_dict(self) -> dict:
@@ -132,9 +137,12 @@ def run_rows(run_dir: Path, config):
 
 
 def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: int = 10_000,
-                 batch_size: int = 32) -> RunBaselineReport:
-    """The run against its baselines (see the module docstring). Raises UserError: not a run folder, a task
-    without a baseline, no such checkpoint, no dev rows; and the loaders' data errors."""
+                 batch_size: int = 32, progress=None) -> RunBaselineReport:
+    """The run against its baselines (see the module docstring). ``progress(stage, done, total)`` (optional) is
+    told each stage in words ("fitting TF-IDF + linear on 800 training rows") with its dev rows scored so far
+    (total 0: a stage not counted in rows). Raises UserError: not a run folder, a task without a baseline, no
+    such checkpoint, no dev rows; and the loaders' data errors."""
+    say = progress or (lambda _stage, _done, _total: None)
     from explorer.core.metrics.optimism import dev_overlap, figure_marks
     from explorer.core.runs.reading import read_config
     from explorer.core.specs.tasks import best_metric_name, find_task_facts
@@ -155,10 +163,15 @@ def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: in
     if ckpt is None:
         raise UserError(f"{run_dir}: no complete checkpoints/{checkpoint}")
     config = TrainConfig.from_dict(raw, str(run_dir / "config.json"))
+    say("reading the run's training and dev rows", 0, 0)
     train, dev = run_rows(run_dir, config)
     names = [] if train.regression else train.class_names()
+    say(f"fitting TF-IDF + linear on {len(train):,} training rows", 0, 0)
     base = baseline_outputs(train, dev, head, num_classes=len(names) or None, seed=config.seed)
-    gold, model = _checkpoint_outputs(ckpt, config, dev, head, batch_size)
+    say(f"scoring checkpoints/{checkpoint} on the dev rows", 0, len(dev))
+    gold, model = _checkpoint_outputs(ckpt, config, dev, head, batch_size,
+                                      lambda done, total: say(f"scoring checkpoints/{checkpoint} on the dev rows", done, total))
+    say(f"the paired test ({resamples:,} bootstrap resamples)", 0, 0)
     metric = best_metric_name(raw)
     verdict = versus_model(gold, base, model, head, class_names=names, f1_classes=config.f1_classes, metric=metric,
                            resamples=resamples, seed=0, source=str(dev.source))
@@ -173,8 +186,9 @@ def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: in
                              verdict=verdict, encoder_cosine=cosine, marks=marks)
 
 
-def _checkpoint_outputs(ckpt: Path, config, dev, head, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """(gold, the checkpoint's outputs) on the dev rows: class ids and (n, K) logits, or scores and (n,)."""
+def _checkpoint_outputs(ckpt: Path, config, dev, head, batch_size: int, rows_done=None) -> tuple[np.ndarray, np.ndarray]:
+    """(gold, the checkpoint's outputs) on the dev rows: class ids and (n, K) logits, or scores and (n,).
+    ``rows_done(n, total)`` (optional) after each batch: the feature rows scored so far, of all."""
     from explorer.core.models.eval_mode import inference
     from explorer.core.models.loading import load_model
     from explorer.core.training.tasks import get_task
@@ -189,6 +203,8 @@ def _checkpoint_outputs(ckpt: Path, config, dev, head, batch_size: int) -> tuple
             batch = feats.collate(list(range(i, min(i + batch_size, len(feats)))))
             out = loaded.model(**{k: v.to(device) for k, v in task.model_inputs(batch).items()})
             chunks.append(out.logits.float().cpu().numpy())
+            if rows_done is not None:
+                rows_done(min(i + batch_size, len(feats)), len(feats))
     logits = np.concatenate(chunks)
     if head.scores is Scores.SCORE:
         return np.asarray(dev.labels, dtype=float), np.asarray(logits, dtype=float)[:, 0]
@@ -210,7 +226,13 @@ def _encoder_cosine(config, dev, gold, model, resamples: int) -> dict:
     from explorer.core.metrics.intervals import correlation_interval
     from explorer.core.metrics.significance import paired_bootstrap
 
+    from explorer.core.metrics.regression import undefined_reason
+
     cos = pair_cosine(config.model, dev.texts_a, dev.texts_b, max_seq_length=config.max_seq_length)
+    why = undefined_reason(np.asarray(model, dtype=float), np.asarray(gold, dtype=float))
+    if why:   # the fine-tune's r has no value (constant predictions): no difference to bootstrap
+        return {"cosine": correlation_interval(gold, cos).to_dict(),
+                "difference": {"difference": None, "low": None, "high": None, "level": 0.95, "undefined": why}}
     data_a = np.stack([gold, cos], axis=1)
     data_b = np.stack([gold, model], axis=1)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.data.words import rule_of
+from explorer.core.data.words import recorded_rule, rule_of
 from explorer.core.tagging.alignment import (
     Entity,
     entity_offsets,
@@ -43,7 +43,8 @@ class TaggedText:
             the word index of each piece (None for specials); hidden (n_pieces, H): the final hidden vectors
             T_i of that window; piece_logits (n_pieces, K): the model's logits per piece (float64 copies).
         word_rule: the rule ``words`` were split by (explorer.core.data.words: the one the model's training
-            words were formed by).
+            words were formed by). word_rule_recorded: the rule was given or the model records it; False: the
+            model records none and the default rule was used (explorer.core.data.words.rule_note says so).
     """
 
     text: str
@@ -59,6 +60,7 @@ class TaggedText:
     hidden: np.ndarray | None = None
     piece_logits: np.ndarray | None = None
     word_rule: str = ""
+    word_rule_recorded: bool = True
 
 
 def tag_names_of(model) -> list[str]:
@@ -76,6 +78,7 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
     word_ids, long texts in overlapping windows merged per word (as training evaluates). ``keep_hidden`` also
     keeps the first window's pieces, T_i and logits (the Tag page)."""
     rule = word_rule or rule_of(model)
+    recorded = bool(word_rule or recorded_rule(model))
     split = [split_words(t, rule) for t in texts]
     sentences = [w for w, _ in split]
     nonempty = [i for i, w in enumerate(sentences) if w]
@@ -89,7 +92,8 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
         z = by_text.get(i, np.zeros((0, len(names))))
         p = softmax(z) if len(z) else z
         tags = [names[k] for k in z.argmax(-1)] if len(z) else []
-        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags), word_rule=rule)
+        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags), word_rule=rule,
+                         word_rule_recorded=recorded)
         if keep_hidden and i in by_text:
             r = first_rows[nonempty.index(i)]
             res.pieces = tokenizer.convert_ids_to_tokens(rows[r][0])

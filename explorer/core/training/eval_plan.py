@@ -108,8 +108,10 @@ class EvalPlan:
                     "each time; all of them at the end)")
         return f"all {self.dev_total:,} dev rows"
 
-    def describe(self) -> str:
-        """What was chosen and why, with the whole run's estimate, for the launcher and the run's log."""
+    def describe(self, estimated_from: str = "the first steps") -> str:
+        """What was chosen and why, with the whole run's time labelled as an estimate (``estimated_from``: the
+        rates it comes from, "the first steps" in the run's log, past runs' rates in the launcher), for the
+        launcher and the run's log."""
         between = evaluations_between(self.steps, self.eval_every)
         when = f"every {self.eval_every:,} steps" if between else "before training and at the end only"
         if self.eval_every != self.wanted_every and evaluations_between(self.steps, self.wanted_every) != between:
@@ -121,7 +123,7 @@ class EvalPlan:
                "the final evaluation on the whole dev set alone is that long")
         asked = f"; the whole dev set each time, {self.full_dev_why}" if self.full_dev else ""
         return (f"Evaluate {when} on {self.rows_text()}{asked}, {why}. Whole run about "
-                f"{clock_text(self.total_seconds)}: training {clock_text(self.train_seconds)}, "
+                f"{clock_text(self.total_seconds)} (estimate from {estimated_from}): training {clock_text(self.train_seconds)}, "
                 f"{self.evaluations + 1} evaluations {clock_text(self.eval_seconds)} (measured "
                 f"{self.train_rate:,.1f} training windows/s, {self.eval_rate:,.1f} dev rows/s).")
 

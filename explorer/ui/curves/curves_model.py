@@ -13,10 +13,10 @@ import html
 
 from explorer.core.specs.metric_display import to_display
 from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
-from explorer.ui.curves.x_units import XAxis, axis_for
+from explorer.core.runs.x_units import XAxis, axis_for
 from explorer.ui.runs.evaluating import evaluation_bar
 from explorer.ui.runs.stopping import waiting_text
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name, undefined_best_text
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
 
@@ -55,7 +55,7 @@ class CurvesModel:
     the user panned or zoomed); ``dirty``: run id -> series keys with new points (None = all) since the last
     collect; ``pending``: plot key -> run ids to redraw (refreshed one per event-loop turn); ``x_target``: the x
     range the pending refreshes show; ``name_of(run_id)``: the name the Runs list shows; ``x_unit``: what the x
-    axis should count (explorer.ui.curves.x_units: "step", "epoch", "examples"), :meth:`x_axis` what it counts.
+    axis should count (explorer.core.runs.x_units: "step", "epoch", "examples"), :meth:`x_axis` what it counts.
     """
 
     def __init__(self):
@@ -165,7 +165,7 @@ class CurvesModel:
     # ---- the x range -----------------------------------------------------------------------------
     def x_axis(self) -> XAxis:
         """What the x axis counts for the shown runs (the chosen unit, or steps with a note when a run lacks
-        what it needs) and each run's factor from its steps (explorer.ui.curves.x_units.axis_for)."""
+        what it needs) and each run's factor from its steps (explorer.core.runs.x_units.axis_for)."""
         return axis_for(self.runs, self.x_unit, self.name_of)
 
     def set_x_unit(self, unit: str) -> bool:
@@ -264,7 +264,7 @@ class CurvesModel:
         """(plain text, rich text) of each shown run's legend entry: "■ name (status · best …)"."""
         entries = []
         for state, color in self.pairs():
-            best = state.best_text()
+            best = state.best_text() or undefined_best_text(state)   # a metric undefined throughout says why
             extra = (f" · {best}" if best.startswith("best") else f" · best {best}") if best else ""
             name = self.name_of(state.run_id)
             entries.append((f"■ {name} ({state.status}{extra})",
@@ -273,11 +273,15 @@ class CurvesModel:
         return entries
 
     def run_notes(self) -> list[str]:
-        """What a shown run's evaluations say about it (a classifier stuck on one class), rich text, one a run;
+        """What a shown run's evaluations say about it (a classifier stuck on one class; metrics its last evaluation
+        could not compute, with why: "pearson and spearman undefined: the predictions are constant (…)", whose
+        curves have no point there), rich text, one a run;
         then the evaluations' plan the run the progress line describes decided ("Evaluate before training and at
         the end only (not every 10: more often would not fit)"), so a run that evaluates rarely says why."""
         notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
                  if (note := s.one_class_note())]
+        notes += [f"{html.escape(self.name_of(s.run_id))}: at step {s.evals[-1].get('step')} "
+                  f"{html.escape(note, quote=False)}" for s in self.runs if (note := _undefined_note(s))]
         focus = self.focus_run()
         if focus is not None and focus.eval_plan:
             notes.append(f"<span style='color:#444'>{html.escape(self.name_of(focus.run_id))}: "
@@ -302,3 +306,10 @@ class CurvesModel:
         parts = ([(evaluating, 0)] if evaluating else []) + progress_parts(state, now)
         return bar, (self.name_of(state.run_id), parts,
                      f"{state.run_id}: " + " · ".join(text for text, _rank in parts))
+
+
+def _undefined_note(state: RunState) -> str:
+    """The metrics a run's last evaluation gave as undefined, with the reason (core.metrics.regression); ""."""
+    from explorer.core.metrics.regression import undefined_note
+
+    return undefined_note(state.evals[-1].get("metrics") or {}) if state.evals else ""

@@ -161,6 +161,8 @@ class PlotPanel(QFrame):
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
         # column from explorer.ui.curves.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")
+        # epochs below one read 0.17, never "epoch (x0.001)" with ticks to 170
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         # A y axis as wide as typical labels ("0.0001") from the start that only ever grows: a new
         # selection or range then never changes its width, which would re-lay out and repaint the plot.
         left = self.plot.getAxis("left")
@@ -317,7 +319,7 @@ class PlotPanel(QFrame):
     def set_x_axis(self, label: str, factors: dict[str, float]) -> None:
         """The x axis' unit: its ``label`` ("step", "epoch", "training examples seen") and each run's ``factors``
         (run id -> units per optimizer step; a run not named: 1), used by the next :meth:`update_run`
-        (explorer.ui.curves.x_units)."""
+        (explorer.core.runs.x_units)."""
         self.x_factors = factors
         if self.plot.getAxis("bottom").labelText != label:
             self.plot.setLabel("bottom", label)

@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from explorer.ui.curves.plotmath import LABEL_SPOTS, isolated_points, label_spot, nonfinite_markers
+from explorer.ui.runs.state import DEV_PREFIX
 
 __all__ = ["BASELINE_LABEL_PAD_PX", "BaselineLines", "NonfiniteMarks"]
 
@@ -49,7 +50,8 @@ class NonfiniteMarks:
         marker = self.markers.get(run_id)
         if marker is None and drawn is None:   # an emptied series that was never marked
             return
-        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1])
+        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1],
+                                           undefined=self.key.startswith(DEV_PREFIX))   # a dev metric without value
         if not labels:
             if marker is not None:
                 marker.setData([], [])

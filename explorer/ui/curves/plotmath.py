@@ -206,12 +206,14 @@ def finite_gaps(y: np.ndarray) -> np.ndarray:
     return out
 
 
-def nonfinite_markers(x: np.ndarray, y: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def nonfinite_markers(x: np.ndarray, y: np.ndarray, name: str, *,
+                      undefined: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Where to mark the non-finite steps of a series, and what to say there.
 
     Returns (xs, ys, labels): the steps whose value is NaN or +-inf; a y to draw the marker at (the
     nearest finite value before it, else after it, else 0, so it sits on the curve's level); and one
-    tooltip per marker, e.g. "loss was nan at step 3". Shapes (m,), (m,), m labels.
+    tooltip per marker, e.g. "loss was nan at step 3"; ``undefined`` (a dev metric, whose evaluation gave it no
+    value: a correlation of constant predictions): "pearson undefined at step 2". Shapes (m,), (m,), m labels.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -224,7 +226,8 @@ def nonfinite_markers(x: np.ndarray, y: np.ndarray, name: str) -> tuple[np.ndarr
         before = np.searchsorted(finite, bad) - 1            # last finite index before each bad one
         use = np.where(before >= 0, before, 0)
         ys = y[finite[use]]
-    labels = [f"{name} was {_word(v)} at step {_step(s)}" for s, v in zip(x[bad], y[bad])]
+    labels = [f"{name} undefined at step {_step(s)}" if undefined and np.isnan(v) else
+              f"{name} was {_word(v)} at step {_step(s)}" for s, v in zip(x[bad], y[bad])]
     return x[bad], ys, labels
 
 

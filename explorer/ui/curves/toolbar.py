@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QWidget)
 
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING
-from explorer.ui.curves.x_units import X_UNIT_CHOICES, X_UNITS
+from explorer.core.runs.x_units import X_UNIT_CHOICES, X_UNITS
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.menu_button import MenuToolButton
 

@@ -1,10 +1,10 @@
 """The Curves page's x-axis selector bound to its model: the choice goes to CurvesModel.x_unit (which decides what
-the axis counts, explorer.ui.curves.x_units), is remembered in the app's settings, and the note says when the axis
+the axis counts, explorer.core.runs.x_units), is remembered in the app's settings, and the note says when the axis
 stayed in steps."""
 
 from __future__ import annotations
 
-from explorer.ui.curves.x_units import X_UNITS
+from explorer.core.runs.x_units import X_UNITS
 
 SETTING_KEY = "curves/x_unit"
 

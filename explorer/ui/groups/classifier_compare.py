@@ -1,14 +1,18 @@
 """"Compare two classifiers on the dev rows…" (Runs dock): a non-modal window that asks the inspector child
 (op compare_classifiers: both best checkpoints scored on the first run's dev rows, then
 core.classify.compare) and shows the paired comparison in words. The GUI never waits: the job reports
-progress and can be cancelled by closing the window."""
+progress and can be cancelled by closing the window. "Swap A ⇄ B" (Ctrl+Shift+X) makes B the first run: the
+comparison runs again on its dev rows, B − A the other way round."""
 
 from __future__ import annotations
 
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QPushButton, QVBoxLayout
+
+from explorer.ui.groups.compare_words import SWAP_KEYS
 
 
 class ClassifierCompareWindow(QDialog):
@@ -28,12 +32,10 @@ class ClassifierCompareWindow(QDialog):
             from explorer.ui.inspectors.client import shared_client
 
             client = shared_client()
-        a, b = runs
-        self.setWindowTitle(f"Compare {a['name']} (A) and {b['name']} (B)")
+        self.runs = list(runs)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
         self.result: dict | None = None
-        self.heading = QLabel(f"<b>A</b> {a['name']} &nbsp; <b>B</b> {b['name']}<br>both best checkpoints on the "
-                              f"dev rows of {a['name']}'s run")
+        self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.text = QLabel("Scoring A and B on the same dev rows…")
         self.text.setWordWrap(True)
@@ -43,6 +45,12 @@ class ClassifierCompareWindow(QDialog):
         self.bar.setRange(0, 3)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
+        self.swap_button = QPushButton("Swap A ⇄ B")
+        self.swap_button.setToolTip(f"B becomes A ({SWAP_KEYS}): both are scored again on the dev rows of the "
+                                    "new A's run, and every difference reads the other way round")
+        self.swap_button.clicked.connect(self.swap)
+        buttons.addButton(self.swap_button, QDialogButtonBox.ButtonRole.ActionRole)
+        QShortcut(QKeySequence(SWAP_KEYS), self, self.swap)
         lay = QVBoxLayout(self)
         lay.addWidget(self.heading)
         lay.addWidget(self.bar)
@@ -54,8 +62,27 @@ class ClassifierCompareWindow(QDialog):
         self.job.progress.connect(lambda done, total: self.bar.setValue(done))
         self.job.finished.connect(self._done)
         self.job.failed.connect(lambda msg, _tb: self._show(escape(f"Cannot compare: {msg}", quote=False)))
+        self._start()
+
+    def _start(self) -> None:
+        """Title, heading and the op for A = ``runs[0]``, B = ``runs[1]``."""
+        a, b = self.runs
+        self.setWindowTitle(f"Compare {a['name']} (A) and {b['name']} (B)")
+        self.heading.setText(f"<b>A</b> {a['name']} &nbsp; <b>B</b> {b['name']}<br>both best checkpoints on the "
+                             f"dev rows of {a['name']}'s run")
+        self.result = None
+        self.text.setText("Scoring A and B on the same dev rows…")
+        self.bar.setValue(0)
+        self.bar.show()
         self.job.start("compare_classifiers", {"source_a": a["source"], "source_b": b["source"], "task": a["task"],
                                                "name_a": a["name"], "name_b": b["name"]})
+
+    def swap(self) -> None:
+        """B becomes A and A becomes B: a job under way is cancelled and the comparison runs again (on the dev
+        rows of the new A's run), so the title, the heading, the differences and the paired tests follow."""
+        self.job.cancel()
+        self.runs.reverse()
+        self._start()
 
     def _done(self, value: dict) -> None:
         self.result = value

@@ -91,7 +91,7 @@ def learning_curve_plot(data: dict, label: str, scale: float) -> LearningCurvePl
     with_base = [p for p in data.get("points", []) if p.get("baseline")]
     model = _points([p["train_rows"] for p in scored], [p["model"] for p in scored], scale)
     baseline = _points([p["train_rows"] for p in with_base], [p["baseline"] for p in with_base], scale, BASELINE_SHIFT)
-    out = LearningCurvePlot(title=f"learning curve of {data.get('group', '')}: {label} on the same "
+    out = LearningCurvePlot(title=f"learning curve of {data.get('group', '')}: {label}<br>on the same "
                                   f"{data.get('n_dev', 0)} dev rows (95% bootstrap intervals)",
                             y_label=label, model=model, baseline=baseline)
     fit = data.get("fit")

@@ -62,12 +62,13 @@ def _curve_estimate(window):
     """estimate(sizes) for the learning curve: the runs' training samples at the samples/s past runs of the same
     model measured on this machine (grid_estimate, as the paper grid's and cross-validation's)."""
     from explorer.core.studies.learning_curve import curve_samples
-    from explorer.ui.launch.grid_estimate import estimate_line, measured_throughput
+    from explorer.ui.launch.grid_estimate import budget_seconds_of, estimate_line, measured_throughput
 
     base = window.launcher.config()
     speed = measured_throughput(window.launcher.past_runs(), base.model)
     return lambda sizes: estimate_line(curve_samples(base, sizes), speed,
-                                       on_top="each size's evaluations and the dev predictions come on top")
+                                       on_top="each size's evaluations and the dev predictions come on top",
+                                       budget_seconds=budget_seconds_of(base))
 
 
 def queue_group(window, kind: str) -> bool:

@@ -24,6 +24,7 @@ from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
+from explorer.ui.groups.compare_words import SWAP_KEYS
 from explorer.ui.groups.cv_dialog import CrossValidateDialog
 from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
@@ -65,6 +66,8 @@ class GroupsTab(QWidget):
         self.oof_bar.cancel_requested.connect(lambda: self.oof_job is not None and self.oof_job.cancel())
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
+        self.group_name.textEdited.connect(self._name_edited)
+        self._name_flagged = False   # a message about the name was shown: typing checks the name again
         self.restarts = QSpinBox()
         self.restarts.setRange(1, 100)
         self.restarts.setValue(3)
@@ -148,12 +151,18 @@ class GroupsTab(QWidget):
         keep = current.data(0, Qt.UserRole) if current is not None else None
         self.tree.blockSignals(True)
         self.tree.clear()
+        from explorer.core.specs.metric_display import undefined_text
+
         for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
             top.setData(0, Qt.UserRole, g.name)
             for st in states:
                 best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
-                child = QTreeWidgetItem([st.member.run_id, st.status, "" if best is None else f"{best:.4g}"])
+                undefined = st.summary.metric_undefined if st.summary else ""   # the metric undefined throughout
+                child = QTreeWidgetItem([st.member.run_id, st.status, f"{best:.4g}" if best is not None
+                                         else "undefined" if undefined else ""])
+                if undefined:
+                    child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
@@ -165,6 +174,20 @@ class GroupsTab(QWidget):
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
         self.listed.emit()
+
+    def _name_edited(self, text: str) -> None:
+        """A message about the group name is checked again as it is typed: an earlier click's "group name ''
+        must be …" never stays beside a valid name."""
+        from explorer.core.studies.groups import GroupError, check_group_name
+
+        text_now = self.message.text()
+        if text_now.startswith(("group name ", "A group named ")) or (self._name_flagged and not text_now):
+            self._name_flagged = True
+            try:
+                check_group_name(text)
+                self.message.setText("")
+            except GroupError as exc:
+                self.message.setText(str(exc))
 
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
@@ -345,31 +368,42 @@ def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
     return listing, notes
 
 
-def compare_hint() -> str:
-    """The Compare page's first line: what it compares, and where two classifiers are compared instead."""
+def compare_hint(source: str = "") -> str:
+    """The Compare page's first line for checkpoint A ``source`` (ui.groups.compare_words.compare_hint: what it
+    compares for that checkpoint's head, and where two classifiers are compared)."""
+    from explorer.ui.groups.compare_words import compare_hint as hint_for
     from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
 
-    return ("Two question-answering (SQuAD) checkpoints on a SQuAD dev file, question by question. Two classifiers "
-            "(single sentence or pair runs): select both runs in the Runs list, right-click → "
-            f"{COMPARE_CLASSIFIERS_ACTION}")
+    return hint_for(_head_of(source), COMPARE_CLASSIFIERS_ACTION)
+
+
+def _head_of(source: str):
+    """The head of a local checkpoint from its config.json (core.specs.heads.recognise); None for none, a hub id
+    or a folder that cannot be told."""
+    from explorer.core.models.loading import resolve_source
+    from explorer.core.specs.heads import recognise
+
+    if not source:
+        return None
+    try:
+        return recognise(resolve_source(source))
+    except (ValueError, OSError):   # not a model here (ModelSourceError is a ValueError): told as none
+        return None
 
 
 def other_task_note(label: str, source: str) -> str:
     """Why checkpoint ``label`` ("A") cannot be compared here (core.models.loading.source_other_task_error), with the way
     to compare two classifiers for a classifier; "" for a QA checkpoint or one that cannot be told."""
-    from explorer.core.models.loading import resolve_source, source_other_task_error
-    from explorer.core.specs.heads import QA, Inputs, recognise
+    from explorer.core.models.loading import source_other_task_error
+    from explorer.core.specs.heads import QA
+    from explorer.ui.groups.compare_words import is_compared_on_dev_rows
     from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
 
     wrong = source_other_task_error(source, QA.model_head) if source else None
     if not wrong:
         return ""
     note = f"Checkpoint {label}: {wrong}."
-    try:
-        head = recognise(resolve_source(source))
-    except ValueError:
-        head = None
-    if head is not None and head.inputs is Inputs.TEXT:   # a text classifier: two compare on the Runs list
+    if is_compared_on_dev_rows(_head_of(source)):   # a text classifier: two compare on the Runs list
         note += (" To compare two classifiers: select both runs in the Runs list, right-click → "
                  f"{COMPARE_CLASSIFIERS_ACTION}")
     return note
@@ -394,6 +428,10 @@ class CompareTab(QWidget):
         self.cap.setValue(300)
         self.cap.setSpecialValueText("all")
         self.run_button, self.export_button = QPushButton("Compare"), QPushButton("Export report…")
+        self.swap_button = QPushButton("Swap A ⇄ B")
+        self.swap_button.setToolTip(f"Checkpoint A becomes B and B becomes A ({SWAP_KEYS}); a comparison shown is "
+                                    "run again, so its B − A differences and the verdict follow")
+        self.swap_button.clicked.connect(self.swap)
         self.run_button.clicked.connect(self.start)
         self.export_button.clicked.connect(self._ask_export)
         self.status = QLabel("")
@@ -405,6 +443,7 @@ class CompareTab(QWidget):
         form.addRow("Questions (cap)", self.cap)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
+        buttons.addWidget(self.swap_button)
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.status, 1)
         self.view = CompareView()
@@ -424,8 +463,25 @@ class CompareTab(QWidget):
         self.out_dir: Path | None = None
         self.stderr = ""
 
+    def swap(self) -> None:
+        """Checkpoint A becomes B and B becomes A; a comparison shown is run again the other way round (not while
+        one runs), so its differences (B − A), its 2×2 table and its verdict follow."""
+        a, b = self.a.text(), self.b.text()
+        self.a.setText(b)
+        self.b.setText(a)
+        self.hint.setText(compare_hint(_source(b)))
+        again = self.view.comparison is not None and self.process is None and all(
+            w.text().strip() for w in (self.a, self.b, self.data))
+        if again:
+            self.start()
+        else:
+            self.status.setText("A and B swapped.")
+
     def _check_source(self, label: str, field: QLineEdit) -> str:
-        """Say at once when checkpoint ``label`` is another task's (:func:`other_task_note`); returns the note."""
+        """Say at once when checkpoint ``label`` is another task's (:func:`other_task_note`); returns the note.
+        Checkpoint A's head also decides the page's first line (:func:`compare_hint`)."""
+        if label == "A":
+            self.hint.setText(compare_hint(_source(field.text())))
         note = other_task_note(label, _source(field.text()))
         if note or self.status.text().startswith(f"Checkpoint {label}: "):
             self.status.setText(note)
@@ -531,6 +587,7 @@ class GroupPages:
 
     def __init__(self, groups: GroupsTab, compare: CompareTab):
         self.pages = {GROUPS_PAGE: groups, COMPARE_PAGE: compare}
+        self.swap = compare.swap   # the Compare page's shortcut (registry row)
 
 
 def page_set(window) -> GroupPages:

@@ -17,10 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
     QVBoxLayout, QWidget
 
-from explorer.core.specs.metric_display import metric_label
-from explorer.core.studies.group_stats import BAND_MODES, final_metric_intervals, final_metric_stats, group_table, heat_map, \
-    mean_band
+from explorer.core.studies.group_stats import BAND_MODES, group_table, heat_map, mean_band
 from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
+from explorer.ui.groups.group_summary import summary_head, summary_tail
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -139,25 +138,15 @@ class GroupView(QWidget):
                                f"({status}); each fold's run trains on the other folds and is scored on its own")
         name = self.table_data.label or "dev metric"
         task = next((m.task for m in self.members if m.task), None)
-        others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
-                  for k, st in final_metric_stats(self.members).items()
-                  if k not in (self.table_data.metric_name, "total") and st.n]
-        self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
-                             f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
-                             + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
-        intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(self.members).items()
-                     if k != "total" and ci.n > 1]
-        # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py); a learning
-        # curve's members train on different sizes, so their mean estimates nothing and gets no interval
-        if intervals and group.kind != "curve":
-            self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
+        self.summary.setText(summary_head(group, self.members, self.table_data, self.notes))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             import html
 
             waiting = ("learning curve: not scored yet (each size's dev rows are predicted when every size's run "
                        "has finished)")
             lines = self.pooled.lines if self.pooled is not None else [waiting]
-            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
+            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines)
+                                 + summary_tail(group, self.members, self.table_data))
             self.curve_plot.show_curve(self.pooled.plot if self.pooled is not None else None, waiting)
         if group.kind == "curve" and not self.curve_plot.isVisibleTo(self):   # the curve first: 2/3 of the width
             self.curve_plot.setVisible(True)
@@ -186,6 +175,8 @@ class GroupView(QWidget):
         grid = group.kind == "grid" and len(axes) >= 2
         for w in (self.x_axis, self.y_axis, self.heat_plot, *self.axis_labels[1:]):
             w.setVisible(grid)
+        for w in (self.band_mode, self.axis_labels[0]):   # a band spans restarts or folds, not sizes
+            w.setVisible(group.kind != "curve")
         self._draw_curves()
         self._draw_heat()
 
@@ -199,7 +190,12 @@ class GroupView(QWidget):
         self.table.setRowCount(len(t.rows))
         for i, row in enumerate(t.rows):
             for j, col in enumerate(t.columns):
-                self.table.setItem(i, j, _NumberItem(row.get(col)))
+                item = _NumberItem(row.get(col))
+                why = t.undefined.get(row.get("run_id")) if col in ("final", "best") else None
+                if why and not item.text():   # the metric undefined (constant predictions), not missing
+                    item.setText("undefined")
+                    item.setToolTip(why)
+                self.table.setItem(i, j, item)
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
 
@@ -208,6 +204,10 @@ class GroupView(QWidget):
         self.curves.clear()
         if not self.members:
             self.curves.setTitle("no group: pick one in the Runs dock")
+            return
+        name = (self.table_data.label if self.table_data else "") or "metric"
+        if self.group is not None and self.group.kind == "curve":
+            self._draw_sizes(name)   # one run per size on other rows: no mean across them
             return
         for m in self.members:
             if len(m.eval_steps):
@@ -225,7 +225,6 @@ class GroupView(QWidget):
             low, high = float(values.min()), float(values.max())
             pad = max((high - low) * 0.08, 1e-3)
             self.curves.setYRange(low - pad, high + pad, padding=0)
-        name = (self.table_data.label if self.table_data else "") or "metric"
         with_points = sum(1 for m in self.members if len(m.eval_steps))
         if not with_points:
             self.curves.setTitle(f"no dev evaluation yet in the {len(self.members)} runs of this group")
@@ -233,6 +232,23 @@ class GroupView(QWidget):
             self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
                                  f"{BAND_LABELS[self.band_mode.currentData()]}")
         self.curves.setLabel("left", name)
+
+    def _draw_sizes(self, name: str) -> None:
+        """A learning curve's dev curves, one coloured line per size with its size in the legend."""
+        from explorer.core.studies.group_stats import size_of
+
+        legend = self.curves.addLegend(offset=(10, 10))   # top left: rising curves leave it free
+        legend.clear()
+        drawn = [m for m in self.members if len(m.eval_steps)]
+        for i, m in enumerate(drawn):
+            self.curves.plot(m.eval_steps, m.eval_values, pen=pg.mkPen(pg.intColor(i, hues=max(len(drawn), 1)),
+                                                                      width=2), symbol="o", symbolSize=4,
+                             name=size_of(m))
+        # the legend names the sizes and the axis the metric: a title would widen this narrow plot past its pane
+        self.curves.setTitle("" if drawn else "no evaluation yet")   # "" first: a hidden title keeps its width
+        if drawn:
+            self.curves.setTitle(None)
+        self.curves.setLabel("left", f"dev {name}")
 
     def _draw_heat(self) -> None:
         for item in self.heat_labels:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
+from PySide6.QtWidgets import (QComboBox, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
                                QWidget)
 
 from explorer.core.attention.head_labels import head_name, layer_label, numbers
@@ -81,22 +81,19 @@ class AttentionView(QWidget):
         self._pairs = self.model_view.pairs
         self.bottom = QTabWidget()
         self.bottom.addTab(self.flow, "Block flow per layer")
-        # short titles: both tabs, Compare… and Export stay whole beside each other in a 1280 px window
         self.bottom.addTab(self.model_view, "Model view")
         self.bottom.setTabToolTip(1, "The block flow of every layer × head at once (rows: layers, columns: heads).")
-        corner = QWidget()   # beside the tabs: no extra row of height
-        cl = QHBoxLayout(corner)
-        cl.setContentsMargins(0, 0, 0, 2)
-        cl.addWidget(self.compare)
-        cl.addWidget(self.export)
-        self.bottom.setCornerWidget(corner, Qt.Corner.TopRightCorner)
+        # Compare… and Export end the control row (it wraps): beside the tabs they pushed a third tab (the QA
+        # page's Head importance) behind the tab bar's scroll arrows in a 1280 px window
+        controls.addWidget(self.compare)
+        controls.addWidget(self.export)
         self._layout(controls, top)
         self._connect()
         self._set_enabled(False)
 
     # ----------------------------------------------------------------------------------- building
     def _build_buttons(self) -> None:
-        """The export and Compare… buttons (beside the bottom tabs)."""
+        """The export and Compare… buttons (at the end of the control row)."""
         self.export = ExportButton(self._export_widget, "attention view", html=self.html_job)
         self.compare = QPushButton("Compare…")
         self.compare.setToolTip("Compare with checkpoint…: The same question and passage through another "

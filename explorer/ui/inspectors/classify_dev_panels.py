@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QTableWidget, QTabl
 
 from explorer.ui.shell.columns import fit_columns, fit_rows_height, rows_tall, whole_headers
 
-from .components.classify_dev import EXAMPLE_HEADERS
+from .components.classify_dev import EXAMPLE_HEADERS, HEADER_TIPS
 
 TABLE_MIN_ROWS = 4   # rows each result table keeps in view (all of a shorter one), at 1280x800 too
 
@@ -79,21 +79,39 @@ class ScoreScatter(pg.PlotWidget):
 
 def _list_table() -> QTableWidget:
     t = QTableWidget(0, 5)
-    t.setHorizontalHeaderLabels(EXAMPLE_HEADERS)
+    set_headers(t, EXAMPLE_HEADERS)
     t.horizontalHeader().setStretchLastSection(True)
+    t.verticalHeader().setVisible(False)   # the "#" column numbers the rows (their dev row); two numbers took room
+    t.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # a long text keeps its start and its end; the tooltip has it
+    t.setWordWrap(False)
     whole_headers(t)   # before the first result too
     compact_rows(t)
     t.setMinimumHeight(rows_tall(t, TABLE_MIN_ROWS) + t.horizontalScrollBar().sizeHint().height())
     return t
 
 
+def set_headers(table: QTableWidget, titles: list[str]) -> None:
+    """The lists' column titles, a short one with its meaning as tooltip (HEADER_TIPS)."""
+    table.setHorizontalHeaderLabels(titles)
+    for c, title in enumerate(titles):
+        if title in HEADER_TIPS:
+            table.horizontalHeaderItem(c).setToolTip(HEADER_TIPS[title])
+
+
 def fill_rows(table: QTableWidget, rows: list[tuple]) -> None:
-    """``rows`` into ``table``, numbers and class names whole, the text column at least 120 px."""
+    """``rows`` into ``table``, numbers and class names whole; the text (the last column) takes the rest of the
+    table's width, at least 120 px, elided in its middle with the whole text as its tooltip (it started some
+    290 px into a 410 px list at 1280x800 and showed a few characters, the columns before it and a second row
+    number taking the width)."""
     table.setRowCount(len(rows))
+    last = table.columnCount() - 1
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
-            table.setItem(r, c, QTableWidgetItem(str(value)))
-    fit_columns(table)
+            item = QTableWidgetItem(str(value))
+            if c == last:
+                item.setToolTip(str(value))
+            table.setItem(r, c, item)
+    fit_columns(table, stretch=last)
 
 
 class ExampleLists(QSplitter):
@@ -109,6 +127,7 @@ class ExampleLists(QSplitter):
                              ("Most confident mistakes", self.mistakes)):
             box = QWidget()
             v = QVBoxLayout(box)
+            v.setContentsMargins(0, 0, 4, 0)   # the lists' width goes to their text
             self.titles.append(QLabel(title))
             v.addWidget(self.titles[-1])
             v.addWidget(table)
@@ -118,5 +137,5 @@ class ExampleLists(QSplitter):
     def show_mistakes(self, title: str, headers: list[str], rows: list[tuple]) -> None:
         """The right-hand list: its title, column titles and rows."""
         self.titles[1].setText(title)
-        self.mistakes.setHorizontalHeaderLabels(headers)
+        set_headers(self.mistakes, headers)
         fill_rows(self.mistakes, rows)

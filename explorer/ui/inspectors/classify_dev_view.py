@@ -24,7 +24,7 @@ from .client import shared_client
 from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
                                       RunPrefill, cell, classifier_metrics, clicked_rows, dev_example, error_rows,
-                                      example_rows, label_rows, model_line, multilabel_metrics, per_class_table,
+                                      example_rows, label_rows, loading_line, model_line, multilabel_metrics, per_class_table,
                                       regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
@@ -52,8 +52,9 @@ class ClassifyDevView(QWidget):
         self.path = QLineEdit()
         self.path.setPlaceholderText("dev file: GLUE .tsv/.csv/.jsonl, or a SWAG .csv")
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
-        run = QPushButton("Score dev set")
+        run = self.score_button = QPushButton("Score dev set")
         run.clicked.connect(self.run)
+        self._loading = ""   # the source Classify is loading: Score waits for it
         self.calibrate = QPushButton("Calibration...")
         self.calibrate.setToolTip("Reliability diagrams, ECE, MCE, Brier score before and after temperature scaling "
                                   "(T fitted on one half of these dev examples, shown on the other, both ways)")
@@ -149,9 +150,28 @@ class ClassifyDevView(QWidget):
 
     def _say_model(self) -> None:
         """Before a table is shown, the status line says which model Score dev set uses: the one loaded in
-        Classify (it never asks for a model while one is loaded there), else how to get one."""
+        Classify (it never asks for a model while one is loaded there), the one loading, else how to get one."""
         if self.report is None and not self._job.running:   # a table, or one on its way, says more
-            self.status.setText(model_line(self.get_loaded()))
+            self.status.setText(loading_line(self._loading, self.prefill.prefilled_for == self._loading
+                                             and bool(self.prefill.settings)) if self._loading
+                                else model_line(self.get_loaded()))
+
+    def model_loading(self, source: str) -> None:
+        """Classify started loading ``source``: its run's dev file, cap and columns are filled in now (they come
+        from the run's config.json, not the model), and Score dev set waits until the load ends."""
+        self._loading = source
+        self.score_button.setEnabled(False)
+        self.score_button.setToolTip(f"Waiting for {source} to load in Classify")
+        if source and source != self.prefill.prefilled_for:
+            self.prefill_from_run(source)
+        self._say_model()
+
+    def load_ended(self) -> None:
+        """Classify's load ended (the model is in, or it failed): Score dev set is on again."""
+        self._loading = ""
+        self.score_button.setEnabled(True)
+        self.score_button.setToolTip("")
+        self._say_model()
 
     def table_settings(self) -> dict:
         """The table settings sent with the request: the picker's columns, plus the run's encoding, id column,
@@ -170,6 +190,8 @@ class ClassifyDevView(QWidget):
 
     def run(self) -> None:
         loaded = self.get_loaded()
+        if self._loading:   # the model the run's rows are for is not in yet
+            return
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
             return

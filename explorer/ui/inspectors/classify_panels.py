@@ -191,9 +191,14 @@ class ArithmeticTabs(QTabWidget):
         self.flow_curves = [self.flow_plot.plot([], [], pen=pg.mkPen(c, width=2), symbol="o", symbolSize=6,
                                                 symbolBrush=c, name=n) for n, c in FLOW_CURVES]
         self.flow_map = TokenHeatmap(cmap="inferno", colorbar_label="A → B block flow")
+        # short titles, the rest in their tooltips: the three tabs show whole beside the arithmetic at 1280x800
+        # (longer ones put the last behind the tab bar's scroll arrows)
         self.addTab(self.text, "Arithmetic")
-        self.addTab(self.flow_plot, "A ↔ B flow per layer (pairs)")
-        self.addTab(self.flow_map, "A → B, layers × heads (pairs)")
+        self.addTab(self.flow_plot, "A ↔ B per layer")
+        self.addTab(self.flow_map, "A → B, layer × head")
+        self.setTabToolTip(1, "Sentence pairs: the share of attention between sentences A and B, per layer (mean "
+                              "over heads)")
+        self.setTabToolTip(2, "Sentence pairs: the A → B block flow of every layer × head")
 
     def show_flow(self, res) -> None:
         """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: the curves cleared."""

@@ -354,6 +354,8 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     dev.open_requested.connect(open_row)
     view.model_changed.connect(dev.model_changed)
+    view.load_started.connect(dev.model_loading)   # the run's dev rows at once, Score waiting for the model
+    view.load_ended.connect(dev.load_ended)
     view.head_mask.attach_dev(dev.masking_dev_set, f"the {CLASSIFY_DEV_PAGE} page")   # heads off on its dev file
     return [(CLASSIFY_PAGE, view), (CLASSIFY_DEV_PAGE, dev)]
 

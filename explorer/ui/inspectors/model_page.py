@@ -37,13 +37,16 @@ def bring_to_front(page: QWidget) -> None:
 class ModelPage(QWidget):
     """A page of one model in the inspector child's ``slot``; ``intro`` is the status line before anything happens.
 
-    Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now.
+    Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now;
+    load_started(str), a load of that source was asked of the child; load_ended(), it is in or failed.
     Attributes: ``source`` (QLineEdit) and ``load_button`` (Load model), for the page's layout (:meth:`model_row`);
     ``status`` (StatusLabel); ``loaded`` (ModelInfo or None); ``result`` (what the page shows, None before).
     """
 
     message = Signal(str)
     model_changed = Signal(object)
+    load_started = Signal(str)
+    load_ended = Signal()
 
     def __init__(self, parent=None, *, client=None, slot: str, intro: str):
         super().__init__(parent)
@@ -56,6 +59,7 @@ class ModelPage(QWidget):
         self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
         self._loader.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._loader.failed.connect(lambda *_: self.stale_cover is not None and self.stale_cover.clear())
+        self._loader.failed.connect(lambda *_: self.load_ended.emit())
         self.source = QLineEdit()
         self.load_button = QPushButton("Load model")
         self.load_button.clicked.connect(self.load_model)
@@ -106,6 +110,7 @@ class ModelPage(QWidget):
         data = {"slot": self.slot, "source": source, "task": self.load_task()}
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
+        self.load_started.emit(source)
 
     def set_loaded(self, loaded) -> None:
         """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
@@ -113,6 +118,7 @@ class ModelPage(QWidget):
         self.adopt_model(loaded)
         self._status(self.describe_model(loaded))
         self.model_changed.emit(loaded)
+        self.load_ended.emit()
         self.model_in(loaded)
 
     def has_model(self) -> bool:

@@ -44,7 +44,7 @@ PERSON_BRUSH = QBrush(QColor("#1565c0"))
 class PredictionsModel(QAbstractTableModel):
     """Rows of a PredictionTable in a kept order (``order``: file rows shown, top to bottom).
 
-    Columns: "#" (file row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
+    Columns: "#" (titled "line": the input file's line, else "row": the data row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
     uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns.
     """
 
@@ -53,6 +53,8 @@ class PredictionsModel(QAbstractTableModel):
         self.state = state
         table, review = self.table, self.review = state.table, state.review
         self.unc = uncertainty(table, review)
+        self.lines = state.input_lines()
+        self.row_title, self.row_tip = state.row_header()
         self.virtual = ["#", "reviewed", "label"] + ([uncertainty_header(review)] if uncertainty_header(review)
                                                      else [])
         # the text read first (at the right end it is scrolled out of sight at 1280 px), then the model's numbers
@@ -84,8 +86,12 @@ class PredictionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             # narrow titles, so the model's numbers fit beside the text at 1280 px: "reviewed" is a ✓ column, a
             # probability column p_AGAINST is titled by its class, AGAINST (the file's name in the tooltip)
+            if section == 0:
+                return self.row_title
             return HEADER_TITLES.get(name, name[2:] if name.startswith("p_") else name)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if section == 0:
+                return self.row_tip
             if name.startswith("p_"):
                 return f"{name}: the model's probability of {name[2:]}"
             return HEADER_TIPS.get(name)
@@ -101,7 +107,7 @@ class PredictionsModel(QAbstractTableModel):
         name = self.headers[c]
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "#":
-                return str(i + 1)
+                return str(self.lines[i] if self.lines is not None else i + 1)
             if name == "reviewed":
                 return "✓" if i in self.review.reviewed else ""
             if name == "label":

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.core.specs.heads import NO_HEAD_PAGES, for_model_head
+from explorer.ui.groups.compare_words import SWAP_KEYS
 
 HUB = "explorer.ui.inspectors.hub:page_set"
 CLASSIFY = "explorer.ui.inspectors.classify_view:page_set"
@@ -89,6 +90,7 @@ class InspectorPage:
 
 
 PROBE = Shortcut(PROBE_KEYS, "probe the question and passage now", "probe")
+SWAP = Shortcut((SWAP_KEYS,), "swap checkpoints A and B (the comparison runs again the other way round)", "swap")
 
 _PAGES: list[InspectorPage] = [
     InspectorPage(
@@ -168,8 +170,9 @@ _PAGES: list[InspectorPage] = [
         "(right / wrong under A and B; for SQuAD 2.0 also answered / abstained), both checkpoints' metrics "
         "and the window and decoding settings each used, and the questions where they disagree most "
         "(largest |F1 B − F1 A|). The forward passes run in a child process. Double-click a disagreement to "
-        "see the question in Spans & τ for both checkpoints side by side.",
-        GROUPS),
+        "see the question in Spans & τ for both checkpoints side by side. Swap A ⇄ B makes B the reference and "
+        "runs the comparison again.",
+        GROUPS, shortcuts=(SWAP,)),
     InspectorPage(
         "Explain",
         "Which tokens push a fine-tuned model's output up or down, for any head: a class's logit or its margin "

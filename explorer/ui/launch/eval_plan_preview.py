@@ -122,5 +122,6 @@ def _estimate(p: EvalPreviewInput, whole: bool) -> str:
                             eval_rate=p.eval_rate, dev_total=p.dev_rows, wanted_every=p.every,
                             share=min(p.share, 0.95), full_dev=whole)
     runs = f"{p.measured_runs} past run{'s' if p.measured_runs != 1 else ''}"
-    return (f"Expected, at the rates {runs} of this model measured here: {plan.describe()} "
+    return (f"Expected, at the rates {runs} of this model measured here: "
+            f"{plan.describe(estimated_from=f'the rates of {runs}')} "
             "The run re-plans from its own rates once it has timed its first steps and its first evaluation.")

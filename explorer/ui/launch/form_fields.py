@@ -256,9 +256,13 @@ def _int_editor(spec: FieldSpec) -> Editor:
 
 @register_editor("float")
 def _float_editor(spec: FieldSpec) -> Editor:
-    spin = QDoubleSpinBox()
+    from explorer.ui.launch.minutes_spin import MinutesSpinBox
+
+    minutes = spec.name.endswith("_minutes")   # a duration: two decimals or minutes:seconds, never rounded
+    spin = MinutesSpinBox() if minutes else QDoubleSpinBox()
     spin.setLocale(QLocale.c())
-    spin.setDecimals(spec.decimals)
+    if not minutes:
+        spin.setDecimals(spec.decimals)
     spin.setRange(spec.lo, spec.hi)
     spin.setSingleStep(spec.step)
     spin.setMaximumWidth(190 if spec.special else 120)

@@ -107,6 +107,8 @@ class FormView(QScrollArea):
         self.editors["train"].button.clicked.connect(lambda: self._browse_data("train"))
         self.editors["dev"].button.clicked.connect(lambda: self._browse_data("dev"))
         self.editors["output_dir"].button.clicked.connect(self._browse_output)
+        # another training file: the previous file's columns and guesses must not stay on screen while it is read
+        self.editors["train"].changed.connect(self.forget_columns)
 
     def offer_columns(self, columns: list[str], samples: dict, guess: dict, pairs: bool, label_hint: str) -> None:
         """Fill the column pickers with the training file's ``columns``, each with a sample value ("5 — 5.000",
@@ -129,6 +131,21 @@ class FormView(QScrollArea):
                 combo.lineEdit().setPlaceholderText(f"guessed: {placeholder}" if placeholder else
                                                     ("pick a column" if columns else ""))
         self.editors["label_names"].focus.setPlaceholderText(label_hint)
+
+    def forget_columns(self) -> None:
+        """Take the previous training file's columns and guesses ("guessed: Y") out of the column pickers (the
+        values typed or chosen stay); the data check's read of the new file offers its own (:meth:`offer_columns`)."""
+        reading = "reading the file …" if self.editors["train"].get() else ""
+        for name in ("text_columns", "label_column", "id_column"):
+            combo = self.editors[name].widget
+            current = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem("")
+            combo.setCurrentText(current)
+            combo.blockSignals(False)
+            if combo.lineEdit() is not None:
+                combo.lineEdit().setPlaceholderText(reading)
 
     def _browse_model(self) -> None:
         start = start_folder(self.editors["model"].get(), self._settings.last_dir("model") if self._settings else "")

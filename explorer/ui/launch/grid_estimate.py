@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass
 
 # rough CPU defaults (samples/s) when no past run measured this model here: one place, core/runs/throughput.py
-from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER
+from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, budget_clause, queue_time
 from explorer.ui.runs.state import format_seconds
 
 
@@ -59,15 +59,21 @@ NO_SIZE = "No time estimate: the size of the train data is not known yet (see it
 
 
 def estimate_line(samples: list[int | None], speed: Throughput, qa: bool = False,
-                  on_top: str = "evaluation comes on top") -> str:
+                  on_top: str = "evaluation comes on top", budget_seconds: float = 0.0) -> str:
     """"Estimated time: 12 min in all (N training samples at S samples/s, ...; evaluation comes on top)." for runs
-    of ``samples`` training samples one after another, or NO_SIZE when a run's size is unknown."""
+    of ``samples`` training samples one after another, each at most ``budget_seconds`` (the runs' time budget, 0:
+    none; the text says how many it stops), or NO_SIZE when a run's size is unknown."""
     if any(n is None for n in samples):
         return NO_SIZE
-    seconds = sum(samples) / speed.samples_per_second
-    lower = " at least" if qa else ""
-    return (f"Estimated time:{lower} {format_seconds(seconds)} in all ({sum(samples):,} training samples at "
-            f"{speed.describe()}; {on_top}).")
+    t = queue_time(samples, speed.samples_per_second, budget_seconds)
+    lower = " at least" if qa and not t.n_capped else ""
+    return (f"Estimated time:{lower} {format_seconds(t.seconds)} in all ({sum(samples):,} training samples at "
+            f"{speed.describe()}{budget_clause(t, budget_seconds, format_seconds)}; {on_top}).")
+
+
+def budget_seconds_of(config) -> float:
+    """A config's time budget in seconds (``time_budget_minutes``; 0 without one)."""
+    return 60.0 * float(getattr(config, "time_budget_minutes", 0.0) or 0.0)
 
 
 def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -> str:
@@ -75,7 +81,8 @@ def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -
     samples = [run_samples(c, n_examples) for c in configs]
     head = (f"Queue {len(configs)} runs (batch size × learning rate × epochs, BERT paper A.3) around this "
             "form? They run one after another.")
-    return head + "\n\n" + estimate_line(samples, speed, qa)
+    budget = min((budget_seconds_of(c) for c in configs), default=0.0)
+    return head + "\n\n" + estimate_line(samples, speed, qa, budget_seconds=budget)
 
 
 def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> str:
@@ -84,4 +91,5 @@ def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> st
     same figure as the paper grid's: a confirmation without it hides an hour of runs)."""
     fold_rows = None if not n_examples else n_examples - n_examples // max(k, 1)
     return estimate_line([run_samples(config, fold_rows)] * k, speed,
-                         on_top="each fold's evaluation and the out-of-fold predictions come on top")
+                         on_top="each fold's evaluation and the out-of-fold predictions come on top",
+                         budget_seconds=budget_seconds_of(config))

@@ -16,16 +16,19 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.remote.check import HostCheck, check_host
 from explorer.core.remote.hosts import (SSH_CONFIG_ENV, Host, SlurmOptions, configured_port, home_ssh_config,
                                        ssh_aliases, ssh_config_path, unread_home_sentence, use_ssh_config)
+from explorer.ui.shell.click_through_completer import ClickThroughCompleter
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
+# fields left empty take Host's default, shown as the grey placeholder (real text that looked grey got typed onto)
+DEFAULTED = {"python": Host.python, "runs_dir": Host.runs_dir}
 INSPECT_CHOICES = (("Ask each time", ""), ("Inspect on the host", "host"),
                    ("Fetch a copy and inspect here", "fetch"))   # AppSettings.inspect_choice values
 
@@ -57,8 +60,8 @@ class HostsDialog(QDialog):
         self._inspect = {id(h): settings.inspect_choice(h.name) for h in self.hosts}
         self.fields["target"].setPlaceholderText("an alias of ~/.ssh/config, or user@host")
         self.fields["key"].setPlaceholderText("empty: the SSH config's key or your agent")
-        self.fields["python"].setPlaceholderText("python3, or ~/venv/bin/python")
-        self.fields["runs_dir"].setPlaceholderText("~/bert-explorer-runs")
+        self.fields["python"].setPlaceholderText(f"empty: {DEFAULTED['python']} (or ~/venv/bin/python)")
+        self.fields["runs_dir"].setPlaceholderText(f"empty: {DEFAULTED['runs_dir']}")
         self.aliases = QLabel("")
         self.aliases.setWordWrap(True)
         use_ssh_config(settings.ssh_config() or None)   # the remembered choice, as the app applies it at start
@@ -165,7 +168,7 @@ class HostsDialog(QDialog):
         """The aliases of the config in use, and the one line (with "Use it" / "Stop using it") when $HOME's
         ssh config is not the file ssh reads."""
         aliases = ssh_aliases()
-        self.fields["target"].setCompleter(QCompleter(aliases, self))
+        ClickThroughCompleter(aliases, self.fields["target"])   # a click after typing is never eaten
         self.aliases.setText(f"Aliases in your SSH config ({ssh_config_path()}): "
                              + (", ".join(aliases) if aliases else "none"))
         chosen = self.settings.ssh_config() if not os.environ.get(SSH_CONFIG_ENV) else ""
@@ -230,7 +233,8 @@ class HostsDialog(QDialog):
         self.inspect.setCurrentIndex(max(0, self.inspect.findData(self._inspect.get(id(host), ""))))
         self.inspect.blockSignals(False)
         for name, ed in self.fields.items():
-            ed.setText(str(getattr(host, name)))
+            value = str(getattr(host, name))
+            ed.setText("" if value == DEFAULTED.get(name) else value)
         opts = host.slurm or SlurmOptions()
         widgets = (self.port, self.slurm, self.slurm_gpus, self.extra)
         for w in widgets:
@@ -268,7 +272,7 @@ class HostsDialog(QDialog):
         if host is None:
             return
         for name, ed in self.fields.items():
-            setattr(host, name, ed.text().strip())
+            setattr(host, name, ed.text().strip() or DEFAULTED.get(name, ""))
         host.port = self.port.value()
         on = self.slurm.isChecked()
         host.slurm = SlurmOptions(partition=self.partition.text().strip(), gpus=self.slurm_gpus.value(),

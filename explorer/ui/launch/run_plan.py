@@ -114,17 +114,19 @@ class RunPlan:
     def dev_rows(self, cfg: TrainConfig) -> tuple[int, bool]:
         """(dev rows, held out?): the dev file's rows (a SQuAD file's questions) the dev data check counted, else
         the rows the run holds out of the training file (its Dev fraction; a task without a held-out split has
-        none); 0 while unknown."""
+        none); 0 while unknown. At most Dev cap (the run evaluates on the first ``dev_cap`` of them)."""
         if cfg.dev:
             res = self.dev_result or {}
             questions = int((res.get("counts") or {}).get("questions") or 0) if res.get("ok") else 0
-            return self._rows(res) or questions, False
-        n = self.train_rows()
-        if n and cfg.train_cap:
-            n = min(n, cfg.train_cap)
-        fraction = cfg.resolved_dev_fraction()
-        holds_out = fraction > 0 and bool(task_dev_split(cfg.task))
-        return (round(n * fraction) if holds_out else 0), True   # as no_dev_file_note counts them
+            rows, held_out = self._rows(res) or questions, False
+        else:
+            n = self.train_rows()
+            if n and cfg.train_cap:
+                n = min(n, cfg.train_cap)
+            fraction = cfg.resolved_dev_fraction()
+            holds_out = fraction > 0 and bool(task_dev_split(cfg.task))
+            rows, held_out = (round(n * fraction) if holds_out else 0), True   # as no_dev_file_note counts them
+        return (min(rows, cfg.dev_cap) if cfg.dev_cap and rows else rows), held_out
 
     def eval_preview(self, cfg: TrainConfig) -> str:
         """What the run will evaluate on, how often and why, before launch (eval_plan_preview); '' without dev

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["BaselineCells", "difference_text"]
+__all__ = ["BaselineCells", "difference_text", "verdict_lines"]
 
 
 def difference_text(difference: dict, task: str = "") -> str:
@@ -21,6 +21,24 @@ def difference_text(difference: dict, task: str = "") -> str:
     verdict = "better" if lo > 0 else "worse" if hi < 0 else "tie"
     digits = 1 if scale != 1.0 else 3
     return f"{d:+.{digits}f} {verdict}"
+
+
+def verdict_lines(data: dict, name: str, task: str = "") -> list[str]:
+    """What the Runs list says when a comparison was just written (``data``: RunBaselineReport.saved): a headline
+    naming the run and its rows, the paired test's sentences ("accuracy: bag-of-words is better by 5.6 accuracy
+    points, 95% interval 1.9 to 9.4; McNemar p = 0.005") and each model's figures on the display scale."""
+    from explorer.core.specs.metric_display import format_metric
+
+    cell = f" ({difference_text(data['difference'], task)})" if data.get("difference") else ""
+    out = [f"{name}{cell} against a TF-IDF + linear baseline fitted on its {data.get('n_train')} training rows, both "
+           f"scored on its {data.get('n_dev')} dev rows:", *[str(line) for line in data.get("lines", [])]]
+    figures = data.get("figures") or {}
+    for key, who in (("model", f"fine-tuned (checkpoints/{data.get('checkpoint', 'last')})"),
+                     ("baseline", "bag-of-words")):
+        values = figures.get(key) or {}
+        if values:
+            out.append(f"{who}: " + ", ".join(format_metric(m, float(v), task) for m, v in values.items()))
+    return out
 
 
 class BaselineCells:

@@ -23,24 +23,23 @@ from pathlib import Path
 
 from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QMessageBox,
-                               QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QPushButton,
+                               QVBoxLayout, QWidget)
 
 from explorer.core.runs import status as run_status
+from explorer.ui.runs.baseline_row import BaselineRow
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TIPS, HIDDEN_COLUMNS,  # noqa: F401
                                         LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
 from explorer.ui.runs.names import keep_shown_names, short_names
+from explorer.ui.runs.run_export import RunExportActions
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_menu import COMPARE_CLASSIFIERS_ACTION, run_menu_entries  # noqa: F401 - the entry's name
 from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
 from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState
-from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
-
-CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row per run and step (*.csv)")
 
 
 
@@ -310,9 +309,10 @@ def remote_icon():
     return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
 
 
-class RunsPanel(RunFolderActions, QWidget):
+class RunsPanel(RunFolderActions, RunExportActions, QWidget):
     """Table of runs + actions. Emits requests; the main window acts on them. What the selection allows is
-    decided by explorer.ui.runs.selection.RunSelection; rename, delete and clean-up are RunFolderActions'.
+    decided by explorer.ui.runs.selection.RunSelection; rename, delete and clean-up are RunFolderActions', the CSV
+    export RunExportActions'.
 
     :meth:`follow` subscribes the list to the run store (explorer.core.runs.store.RunStore, through its Qt
     bridge explorer.ui.runs.bridge.StoreBridge): listed, replaced, changed, ended and removed runs show
@@ -392,6 +392,7 @@ class RunsPanel(RunFolderActions, QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.note)
         lay.addWidget(self.table, 1)
+        lay.addWidget(BaselineRow(self))   # the bag-of-words baseline's job row and verdict
         lay.addWidget(self.error_label)
         lay.addLayout(row1)
         lay.addLayout(row2)
@@ -618,30 +619,6 @@ class RunsPanel(RunFolderActions, QWidget):
                     pick.addAction(label, lambda folder=folder: self.open_checkpoint_requested.emit(folder))
         add_run_research_actions(menu, sel.one, self)   # replication capsule, bag-of-words baseline
         return menu
-
-    def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
-        """Every selected run's scalars in one CSV (core.runs.export.export_runs_csv, on a worker thread):
-        long (run, step, name, value) or wide (one row per run and step); asks where (and which) when
-        ``path`` is None. Returns whether an export was started."""
-        folders = [str(s.path) for s in self._selected_states() if s.path is not None]
-        if not folders:
-            self.message.emit("Select the runs to export first")
-            return False
-        if path is None:
-            path, chosen = QFileDialog.getSaveFileName(self, "Export the selected runs' scalars", "runs.csv",
-                                                       ";;".join(CSV_FILTERS))
-            if not path:
-                return False
-            wide = chosen == CSV_FILTERS[1] if wide is None else wide
-        from explorer.core.runs.export import export_runs_csv
-
-        def done(counts) -> None:
-            rows, runs = counts
-            self.message.emit(f"Wrote {rows} rows of {runs} run{'s' if runs != 1 else ''} to {path}")
-
-        run_in_thread(export_runs_csv, folders, path, wide=bool(wide), on_done=done, owner=self,
-                      on_error=lambda msg, _tb: QMessageBox.warning(self, "Export scalars", f"{path}: {msg}"))
-        return True
 
     def _compare_two(self) -> None:
         states = self._selected_states()

@@ -2,8 +2,8 @@
 
 A group (explorer/core/studies/groups.py) is one expandable row with its member runs as children. The group row
 reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as
-mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/studies/group_stats.py), the
-total size, and the group's task and model from the group file's base settings.
+mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/studies/group_stats.py; a
+learning curve: its largest size's, as its members train on different rows), the total size, and the group's task and model from the group file's base settings.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from explorer.core.runs import status as run_status
 from explorer.core.studies.group_stats import Stats, stats
 from explorer.core.studies.groups import MISSING, Group
+from explorer.ui.runs.state import undefined_best_text
 
 LIVE_FIRST = (run_status.RUNNING, run_status.STARTING, run_status.STOPPING, run_status.CANCELLING, run_status.QUEUED,
               run_status.FAILED, run_status.CRASHED, run_status.CANCELLED, run_status.STOPPED, run_status.FINISHED,
@@ -67,12 +68,30 @@ class GroupRow:
         has an evaluation; n is in the tooltip)."""
         from explorer.core.specs.metric_display import value_then_metric
 
+        if self.group.kind == "curve":
+            largest = self.largest_size()
+            return (f"{value_then_metric(largest[0], largest[1], self.task)} at {largest[2]}" if largest else "")
         name, st = self.best()
-        if name is None or not st.n:
-            return ""
+        if name is None or not st.n:   # no member has a best; one whose metric was undefined throughout says so
+            return next((text for s in self.states if s is not None and (text := undefined_best_text(s, short=True))),
+                        "")
         return value_then_metric(name, st.mean, self.task, sd=st.sd)
 
+    def largest_size(self) -> tuple[str, float, str] | None:
+        """A learning curve's (metric name, best dev value, "3200 rows") of its largest size with an evaluation:
+        its members train on different numbers of rows, so their mean would estimate nothing."""
+        found = None
+        for m, s in zip(self.group.members, self.states):
+            best = s.best_metric() if s is not None else None
+            rows = m.params.get("train_rows") or 0
+            if best is not None and (found is None or rows >= found[0]):
+                found = (rows, best[0], best[1])
+        return (found[1], found[2], f"{int(found[0])} rows") if found else None
+
     def best_sort_key(self) -> float:
+        if self.group.kind == "curve":
+            largest = self.largest_size()
+            return largest[1] if largest else -1.0
         _, st = self.best()
         return st.mean if st.n else -1.0
 
@@ -94,11 +113,16 @@ class GroupRow:
         name, st = self.best()
         lines = [f"group {g.name}: {g.kind}, {len(g.members)} runs, varied {', '.join(g.varied) or '-'}",
                  f"task: {self.task or '-'} · model: {self.model or '-'}"]
-        if st.n:
+        if st.n and g.kind == "curve":
+            lines.append(f"best dev {name} of the largest size evaluated: {self.best_text()} (each size trains on "
+                         "other rows: no mean across sizes)")
+        elif st.n:
             lines.append(f"best dev {name} over {st.n} run(s): {st.text()}")
         for m, s in zip(g.members, self.states):
             params = ", ".join(f"{k} {v}" for k, v in m.params.items())
-            lines.append(f"  {m.run_id}: {MISSING if s is None else s.status} ({params})")
+            undefined = undefined_best_text(s) if s is not None else ""
+            lines.append(f"  {m.run_id}: {MISSING if s is None else s.status} ({params})"
+                         + (f"; {undefined}" if undefined else ""))
         lines.append("Select the row for the group curves and table; F2 renames, Delete deletes the group.")
         return "\n".join(lines)
 

@@ -54,7 +54,7 @@ class InspectChoiceDialog(QDialog):
         self.on_host_btn = QPushButton(f"Inspect on {host}")
         self.fetch_btn = QPushButton(f"Fetch checkpoints/{name} and inspect here")
         self.remember = QCheckBox(f"Remember for {host} (change it in Run on → Hosts…)")
-        self.remember.setChecked(True)
+        self.remember.setChecked(False)   # asked again until the user says so: a failing choice is not repeated
         cancel = QPushButton("Cancel")
         lay = QVBoxLayout(self)
         lay.addWidget(text)

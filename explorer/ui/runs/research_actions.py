@@ -36,7 +36,7 @@ def open_label_issues(window, runs_dir: str | Path, name: str, *, ask=QMessageBo
         ask(window, "Suspected label errors", str(exc))
         return None
     page = window.open_predictions(str(out))
-    window.show_message(f"{name}: " + "; ".join(issues.share_lines()), 30000)
+    window.show_message(f"{name}: " + "; ".join(issues.share_lines() + issues.notes), 30000)
     return page
 
 

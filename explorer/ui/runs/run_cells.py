@@ -12,7 +12,7 @@ from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
-from explorer.ui.runs.state import RunState, format_seconds
+from explorer.ui.runs.state import RunState, format_seconds, undefined_best_text
 
 __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
            "STATUS_TIPS", "RunCells", "status_text"]
@@ -104,7 +104,7 @@ class RunCells:
         if name == "Task":
             return s.task
         if name == "Best dev":
-            return s.best_cell_text()
+            return s.best_cell_text() or undefined_best_text(s, short=True)
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -169,7 +169,7 @@ class RunCells:
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             best = s.best_metric()
             rows = best_rows_note(s.evals, best[2]) if best else ""   # a dev sample's figure, or all rows'
-            return ((s.best_text() or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
+            return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\nnote: the last evaluation {note}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":

@@ -27,7 +27,7 @@ from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
-from explorer.core.specs.metrics import metric_spec
+from explorer.core.specs.metrics import UNDEFINED, metric_spec
 from explorer.core.specs.tasks import choose_metric
 from explorer.ui.runs.eta import SETTLED_SECONDS, SETTLED_STEPS, EtaMeter  # noqa: F401 - also read from here
 
@@ -227,7 +227,10 @@ class RunState:
 
         if not self.evals or not is_single_label_table(self.task):
             return ""
-        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")))
+        elapsed = self.live_elapsed()
+        share = self._eta.eval_seconds[0] / elapsed if elapsed > 0 and self._eta.eval_seconds[1] else None
+        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")),
+                              steps=self.step, budget_seconds=self.budget_seconds, eval_share=share)
 
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.specs.tasks.choose_metric: the one that picks
@@ -443,11 +446,15 @@ class RunState:
             metrics = ev.get("metrics") or {}
             self.evals.append(ev)
             self._eta.evaluation(_num(ev.get("seconds")))
+            undefined = metrics.get(UNDEFINED) if isinstance(metrics.get(UNDEFINED), dict) else {}
             for name, value in metrics.items():
                 if not metric_spec(name).is_plotted or not (_is_scalar(value) or value is None):
                     continue
                 if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
                     value = to_display(name, float(value), self.task)
+                elif value is None and name in undefined:   # a correlation of constant predictions: a marked gap
+                    self.series.setdefault(DEV_PREFIX + name, Series()).append(step, math.nan)
+                    changed.add(DEV_PREFIX + name)
                 if self._point(DEV_PREFIX + name, step, value):
                     changed.add(DEV_PREFIX + name)
         elif kind == "checkpoint":
@@ -546,3 +553,15 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
 def progress_text(state: RunState, now: float | None = None) -> str:
     """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
     return " · ".join(text for text, _rank in progress_parts(state, now))
+
+
+def undefined_best_text(s: "RunState", *, short: bool = False) -> str:
+    """A run with no best value because its selection metric was undefined at every evaluation after step 0 (a
+    regression head predicting one score: Pearson and Spearman have no value): 'undefined pearson' (``short``,
+    the cell) or 'pearson undefined: the predictions are constant (…)' (the tooltip); '' otherwise."""
+    from explorer.core.specs.best import undefined_best
+    from explorer.core.specs.metric_display import undefined_text
+
+    name = s.primary_metric() if s.declared_best is None else None
+    reason = undefined_best(s.evals, name) if name else ""
+    return undefined_text(name, reason, s.task, short=short) if reason else ""

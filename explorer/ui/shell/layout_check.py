@@ -20,6 +20,8 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 - *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
   fit the column; a column with longer text narrower than ``MIN_TEXT_COLUMN`` (an elided text column
   must still show words, not "Me…").
+- *tabs*: a tab bar that shows its scroll arrows, or a tab outside it: a tab a person cannot see (the Attention
+  page's Head importance behind the arrows at 1280x800).
 - *plot*: a pyqtgraph plot item or legend inside a GraphicsView that lies outside the view; a plot whose data
   area (its view box, inside the axes) is less than ``MIN_PLOT_VIEW`` px wide or high (a colour bar excepted,
   and the height of a view given a maximum height: a strip on purpose): a 384-token attention map squeezed
@@ -49,7 +51,7 @@ MIN_PLOT_VIEW = 120  # px: the smallest width and height of a plot's data area w
 
 @dataclass(frozen=True)
 class Offender:
-    """One cut thing: ``kind`` (outside, elided, header, cell, plot), ``path`` (the widget from the
+    """One cut thing: ``kind`` (outside, elided, header, cell, tabs, plot), ``path`` (the widget from the
     window down), ``detail`` (what was compared, in px)."""
 
     kind: str
@@ -301,6 +303,9 @@ def layout_offenders(window: QWidget) -> list[Offender]:
             out += _header(w)
         if isinstance(w, QTableView) and isinstance(w, QAbstractItemView):
             out += _cells(w)
+        if isinstance(w, QTabBar) and (hidden := hidden_tabs(w)):
+            out.append(Offender("tabs", widget_path(w), f"{', '.join(hidden)} behind the scroll arrows "
+                                                        f"({w.width()} px wide)"))
         out += _plots(w)
     return out
 
@@ -325,6 +330,15 @@ def out_of_view(w: QWidget, *, top: int | None = None) -> str:
                     f"{_name(parent)} at {_rect(room)}")
         parent = QWidget.parentWidget(parent)
     return ""
+
+
+def hidden_tabs(bar: QTabBar) -> list[str]:
+    """The titles of ``bar``'s tabs a person cannot see without its scroll arrows: a tab whose rect leaves the
+    bar's rect, and every tab while the arrows are shown (they take the end of the bar). [] when all show."""
+    arrows = any(QWidget.isVisible(b) for b in bar.findChildren(QToolButton) if QWidget.parentWidget(b) is bar)
+    r = bar.rect().adjusted(-SLACK, -SLACK, SLACK, SLACK)
+    return [bar.tabText(i) for i in range(bar.count())
+            if bar.isTabVisible(i) and (arrows or not r.contains(bar.tabRect(i)))]
 
 
 def size_offenders(window: QWidget, width: int, height: int) -> list[Offender]:

@@ -178,7 +178,7 @@ class MainWindow(HelpActions, QMainWindow):
         self.status_widgets = sw = StatusWidgets(self.statusBar())
         self.device_label, self.activity_label, self.inspect_label = sw.device_label, sw.activity_label, sw.inspect_label
         self.inspector_busy, self.inspector_busy_label = sw.inspector_busy, sw.inspector_busy_label
-        self.remote_inspect.place_changed.connect(self._inspect_place)
+        self.remote_inspect.place_changed.connect(sw.show_place)
         self.remote_inspect.message.connect(lambda text: self.show_message(text, 15000))
 
     def _connect_panels(self) -> None:
@@ -390,18 +390,13 @@ class MainWindow(HelpActions, QMainWindow):
         """Two runs' checkpoints on one example (CheckpointPages.compare)."""
         self.checkpoint_pages.compare(path_a, path_b)
 
-    def _inspect_place(self, text: str) -> None:
-        """The status bar's note of where the inspectors compute (hidden while it is this machine)."""
-        self.status_widgets.show_place(text)
-        if text:
-            self.show_message(text, 15000)
-
     def _tab_changed(self, index: int) -> None:
         """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled
         encoder and probe the classic example; Classify loads its own model; Groups and Compare need none).
         A page not built yet is built now, before its tab is painted."""
         widget = self.lazy_pages.ensure_widget(self.tabs.widget(index))
         spec = self.lazy_pages.spec_of(widget)
+        self.status_widgets.on_inspector_page(spec is not None)   # where they compute: said on their pages only
         first_visit = getattr(self.page_sets.built(spec.provider), "first_visit", None) if spec else None
         if first_visit is not None:
             first_visit(spec.title)

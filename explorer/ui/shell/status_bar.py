@@ -83,6 +83,7 @@ class StatusWidgets:
         self.inspect_label.setToolTip("Where the inspector pages compute: on a remote host over SSH, or on a "
                                       "local copy of its checkpoint.")
         self.inspect_label.hide()
+        self._bar, self._on_inspector = bar, False   # the window opens on Launch
         bar.addPermanentWidget(self.inspect_label)
         # the inspector pages' work in progress (a probe, a model load), in view at any window size: a page's own
         # busy bar can be below its fold at 1280x800
@@ -104,6 +105,15 @@ class StatusWidgets:
             w.setVisible(bool(text))
 
     def show_place(self, text: str) -> None:
-        """Where the inspectors compute ("" hides it: this machine)."""
+        """Where the inspectors compute ("" hides it: this machine); a new place is also the bar's message for
+        15 s. The note stays on the inspector pages only (:meth:`on_inspector_page`): beside Launch or Curves
+        "Inspecting on lab (CPU)" read as work still going on long after the inspection."""
         self.inspect_label.setText(text)
-        self.inspect_label.setVisible(bool(text))
+        self.inspect_label.setVisible(bool(text) and self._on_inspector)
+        if text:
+            self._bar.showMessage(text, 15000)
+
+    def on_inspector_page(self, on: bool) -> None:
+        """The current tab is an inspector page (``on``) or another one (Launch, Curves, …)."""
+        self._on_inspector = on
+        self.inspect_label.setVisible(bool(self.inspect_label.text()) and on)

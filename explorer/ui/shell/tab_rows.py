@@ -93,6 +93,15 @@ class TabRows(QWidget):
             self.flow.addWidget(self.trailing)
         self.updateGeometry()
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Rows that wrap to a third row must not push the window past the screen: the pages give way
+        (explorer.ui.shell.screen_fit.ScreenGuard on the window)."""
+        super().showEvent(event)
+        if self.window() is not self:
+            from explorer.ui.shell.screen_fit import guard_screen
+
+            guard_screen(self.window(), self.tabs)
+
     def _show_at(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)
         self._check_current()

@@ -17,6 +17,7 @@ from pathlib import Path
 from explorer.core.runs import status as run_status
 from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS, ForeignRun, RunReader, register_reader
 from explorer.core.runs.tensorboard import read_tensorboard_folder_scalars, tensorboard_events, tensorboard_files
+from explorer.core.runs.tensorboard_args import read_run_config
 
 TENSORBOARD = "TensorBoard"   # the kind's name (RunReader.kind)
 
@@ -34,7 +35,10 @@ def read_tensorboard_folder(path: Path, now: float) -> ForeignRun:
     scalars = read_tensorboard_folder_scalars(path)
     if scalars.rows:   # a live writer's last scalar is as recent as its file; an export's is the run's own time
         newest = min(newest, max(row[3] for row in scalars.rows))
-    return ForeignRun(kind=TENSORBOARD, run_id=path.name, events=tensorboard_events(path.name, path, scalars),
+    config = read_run_config(files)   # the settings that decide Best dev, when the writer stored them
+    events = tensorboard_events(path.name, path, scalars)
+    events[0]["config"] = dict(config)
+    return ForeignRun(kind=TENSORBOARD, run_id=path.name, events=events, config=config,
                       status=run_status.IN_PROGRESS if now - newest < IN_PROGRESS_SECONDS else run_status.TENSORBOARD_RUN,
                       notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"]
                       + [restart.note() for restart in scalars.restarts])

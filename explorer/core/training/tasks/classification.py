@@ -23,6 +23,7 @@ from explorer.core.data.classification import (
     load_classification,
 )
 from explorer.core.errors import ConfigError
+from explorer.core.runs.dev_outputs import DevOutputs, write_dev_outputs
 from explorer.core.runs.layout import dev_split_file
 from explorer.core.training.batching import pad_sequences
 from explorer.core.specs.train_config import parse_class_weights
@@ -227,6 +228,8 @@ class ClassificationTask(Task):
         out = classification_metrics(labels, logits, label_names=names, f1_classes=config.f1_classes or None)
         out["loss"] = float(np.mean(outputs["loss"])) if len(outputs["loss"]) else 0.0
         out["total"] = len(labels)
+        if out_dir is not None:
+            keep_dev_outputs(out_dir, labels, logits, names)
         return out
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
@@ -249,3 +252,18 @@ class ClassificationTask(Task):
                 row.update(label=int(probs.argmax()), probabilities=probs.tolist())
             out.append(row)
         return out
+
+
+def keep_dev_outputs(out_dir, labels, logits, names=None) -> None:
+    """Write an evaluation's rows to ``<out_dir>/dev_outputs.json`` (core/runs/dev_outputs.py): (n,) gold and
+    (n, K) logits of a classifier (``names``: the K class names), or (n, 1) scores of a regression head."""
+    logits = np.asarray(logits, dtype=np.float64)
+    if logits.ndim == 2 and logits.shape[1] == 1:
+        rows = DevOutputs(kind="scores", gold=np.asarray(labels, dtype=np.float64).tolist(),
+                          scores=logits[:, 0].tolist())
+    else:
+        rows = DevOutputs(kind="classes", gold=np.asarray(labels, dtype=np.int64).tolist(), logits=logits.tolist(),
+                          label_names=[str(n) for n in names] if names is not None else
+                          [str(k) for k in range(logits.shape[1] if logits.ndim == 2 else 0)])
+    write_dev_outputs(out_dir, rows)
+

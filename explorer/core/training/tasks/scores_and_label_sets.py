@@ -25,7 +25,7 @@ from explorer.core.data.scores_and_label_sets import MultiLabelData, load_multil
 from explorer.core.metrics.multilabel import multilabel_metrics
 from explorer.core.metrics.regression import regression_metrics
 from explorer.core.training.tasks.base import FeatureSet
-from explorer.core.training.tasks.classification import ClassificationTask
+from explorer.core.training.tasks.classification import ClassificationTask, keep_dev_outputs
 
 THRESHOLDS_KEY = "label_thresholds"   # the model config attribute (config.json) holding {label: tau}
 
@@ -80,6 +80,8 @@ class RegressionTask(ClassificationTask):
         out = regression_metrics(np.asarray(outputs["score"]), np.asarray(outputs["labels"]))
         out["loss"] = float(np.mean(outputs["loss"])) if len(outputs["loss"]) else 0.0
         out["total"] = int(len(outputs["labels"]))
+        if out_dir is not None:
+            keep_dev_outputs(out_dir, outputs["labels"], np.asarray(outputs["score"], dtype=np.float64).reshape(-1, 1))
         return out
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:

@@ -16,7 +16,9 @@ from explorer.ui.runs.best_rows import best_checkpoint_rows
 
 CLASSIFIER, REGRESSION, MULTILABEL = "ClassificationDevReport", "RegressionDevReport", "MultiLabelDevReport"
 NO_MODEL = "Load a model in Classify, choose a dev file, press Score dev set."
-EXAMPLE_HEADERS = ["#", "gold", "predicted", "P(predicted)", "text"]
+EXAMPLE_HEADERS = ["#", "gold", "predicted", "P", "text"]   # short titles: the text gets the list's width
+HEADER_TIPS = {"#": "the row's number in the dev file", "P": "the probability of the predicted class",
+               "error": "predicted - gold"}
 ERROR_HEADERS = ["#", "gold", "predicted", "error", "text"]
 
 
@@ -52,6 +54,14 @@ def model_line(loaded) -> str:
     source = str(getattr(loaded, "source", "") or getattr(loaded, "path", "") or "")
     return (f"Uses the model loaded in Classify ({source or 'loaded'}): choose a dev file (a run's is filled in), "
             "press Score dev set.")
+
+
+def loading_line(source: str, found: bool) -> str:
+    """While Classify loads ``source``: what the page filled in from its run (``found``) and that Score dev set
+    waits for the model (a press did nothing while the page still asked for a model)."""
+    filled = ("the run's dev rows are filled in from its config.json" if found else
+              "not a run checkpoint: choose a dev file")
+    return f"Loading {source} in Classify … {filled}; Score dev set is on once the model is in."
 
 
 @dataclass
@@ -146,9 +156,10 @@ def classifier_metrics(rep, kind: str) -> str:
 
 def regression_metrics(rep, kind: str) -> str:
     """The metrics line of a regression head's report."""
+    why = getattr(rep, "undefined", "")   # a correlation of constant predictions or gold: the reason
     return (f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
             f"   {format_metric('mse', rep.mse, kind)}   ({rep.total} examples; on the dashed identity "
-            "line = predicted exactly)")
+            "line = predicted exactly)" + (f"\n{why}" if why else ""))
 
 
 def multilabel_metrics(rep, kind: str) -> str:

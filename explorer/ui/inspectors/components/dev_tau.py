@@ -143,9 +143,6 @@ def summary_lines(figures) -> list[str]:
         lines.append(f"<b>note</b>: the best τ on the grid ({grid.best_tau:+.2f}) answers no question: its F1 "
                      f"{grid.best_f1:.2f} is the all-no-answer baseline (the {o['NoAns_total']} unanswerable of "
                      f"{total} questions); the model's answers do not beat abstaining yet")
-    edge = figures.grid_edge_note()
-    if edge:
-        lines.append(f"<b>note</b>: {edge}")
     h = figures.honest
     if h is not None:
         lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "

@@ -18,6 +18,7 @@ from explorer.core.specs.heads import PredictionSpec, Uncertainty
 
 FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
 HEADER_TITLES = {"reviewed": "✓"}
+LINES_READ_MAX = 200_000   # rows: a larger input file is not read again for its line numbers (the GUI would wait)
 HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
                "label": "the person's label where set (blue, bold), else the model's",
                "margin": "the top probability minus the second: small = the model hesitates"}
@@ -91,6 +92,26 @@ class ReviewState:
         pred_col = prediction_spec(review).label_column
         self.predicted = table.column(pred_col)
         self.labels = current_labels(table, review)
+
+    # -- where a row is in the input file -------------------------------------------------------------------------
+    def input_lines(self) -> list[int] | None:
+        """The line of the input file (the review's ``data``) each row starts on (core.predict.reading.row_lines),
+        read once; None when it is not known (the file moved or changed, a SQuAD file, over LINES_READ_MAX rows)."""
+        if not hasattr(self, "_lines"):
+            from explorer.core.predict.reading import row_lines
+
+            n, data = len(self.table), self.review.data
+            self._lines = row_lines(data, n) if data and n <= LINES_READ_MAX else None
+        return self._lines
+
+    def row_header(self) -> tuple[str, str]:
+        """The first column's title and tooltip: the input file's line when known, else the data row's number,
+        said so (a "#" read as the file's line or an id column is off by the header and any multi-line text)."""
+        name = Path(self.review.data).name if self.review.data else "the input file"
+        if self.input_lines() is not None:
+            return "line", f"line: where the row starts in {name} (its header is line 1)"
+        return "row", (f"row: the row's number among the data rows of {name} (1 = the first row under its header), "
+                       "not a line number and not an id column")
 
     # -- labels ---------------------------------------------------------------------------------------------------
     def choices(self) -> list[str]:

@@ -70,8 +70,14 @@ DEFAULT_SENTENCE = "EU rejects German call to boycott British lamb ."   # CoNLL-
 
 def words_note(tagged) -> str:
     """How the sentence was split into the words tagged: the rule the model's training words were formed by
-    (recorded with its run; explorer.core.data.words), e.g. "words by the conll rule, as in training"."""
+    (recorded with its run; explorer.core.data.words), e.g. "words by the conll rule, as in training"; a model
+    that records no rule: "words by the punctuation rule (the model records none: its training words may be
+    formed otherwise)", never "as in training"."""
     from explorer.core.data.words import WORD_RULES
 
     rule = WORD_RULES.get(getattr(tagged, "word_rule", "") or "")
-    return f"words by the {rule.name} rule, as in training" if rule is not None else ""
+    if rule is None:
+        return ""
+    if not getattr(tagged, "word_rule_recorded", True):
+        return f"words by the {rule.name} rule (the model records none: its training words may be formed otherwise)"
+    return f"words by the {rule.name} rule, as in training"

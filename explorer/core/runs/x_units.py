@@ -1,4 +1,5 @@
-"""What the Curves x axis counts (Qt-free): optimizer steps, epochs, or training examples seen.
+"""What the Curves x axis (and ``bert-explorer runs --export-csv --x``) counts (Qt-free): optimizer steps, epochs,
+or training examples seen.
 
 Runs of different batch sizes or training-set sizes are compared fairly by epoch (passes over their own training
 rows) or by examples seen (steps x effective batch size); by step, a run with a batch of 8 looks four times slower
@@ -18,8 +19,9 @@ one axis never mixes units.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
-__all__ = ["X_UNITS", "X_UNIT_CHOICES", "X_UNIT_LABELS", "XAxis", "axis_for", "run_factor"]
+__all__ = ["X_UNITS", "X_UNIT_CHOICES", "X_UNIT_LABELS", "XAxis", "axis_for", "record_factors", "run_factor"]
 
 X_UNITS = ("step", "epoch", "examples")
 # the axis label of each unit; the selector's entries
@@ -96,3 +98,24 @@ def axis_for(states, wanted: str, name_of=lambda run_id: run_id) -> XAxis:
     guessed = [f"{name_of(rid)}: {why}" for rid, (_f, why) in found.items() if why]
     return XAxis(unit=wanted, wanted=wanted, factors={rid: f for rid, (f, _w) in found.items()},
                  note="; ".join(guessed))
+
+
+def record_factors(records, unit: str) -> dict[str, float]:
+    """run id -> the factor from each run's steps to ``unit``, for core.runs.reading.RunRecords (any kind of run
+    folder): its started event's steps_per_epoch and effective_batch_size, its last step event's epoch and step,
+    its config and settings, by :func:`run_factor`'s rules. Raises ValueError naming the runs that lack it (one
+    file never mixes units) or an unknown unit."""
+    found = {}
+    for rec in records:
+        started = next((e for e in reversed(rec.events) if e.get("event") == "started"), {})
+        last = next((e for e in reversed(rec.events) if e.get("event") == "step" and e.get("epoch")), {})
+        state = SimpleNamespace(steps_per_epoch=started.get("steps_per_epoch") or 0,
+                                effective_batch_size=started.get("effective_batch_size") or 0,
+                                epoch=last.get("epoch"), step=last.get("step"), config=rec.config or {},
+                                settings=rec.settings or {})
+        found[rec.run_id] = run_factor(state, unit)
+    lacking = [f"{rid} {why}" for rid, (f, why) in found.items() if f is None]
+    if lacking:
+        raise ValueError(f"no {X_UNIT_LABELS[unit]} for every run: {'; '.join(lacking)}")
+    return {rid: f for rid, (f, _why) in found.items()}
+

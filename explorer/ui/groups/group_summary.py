@@ -1,0 +1,48 @@
+"""The first lines of the Groups page's summary under the plots (Qt-free; explorer.ui.groups.view shows them).
+
+Restarts, a grid's cells and cross-validation folds estimate one figure several times: their final dev metric
+reads as mean ± sd over the members (best, worst, n) with the 95% Student t interval of the mean
+(core/metrics/significance.py). A learning curve's members each train on a different number of rows, so a mean
+across them estimates nothing: its figures read size by size (core.studies.group_stats.per_size_lines).
+"""
+
+from __future__ import annotations
+
+import html
+
+from explorer.core.specs.metric_display import metric_label
+from explorer.core.studies.group_stats import final_metric_intervals, final_metric_stats, per_size_lines
+
+
+def summary_head(group, members: list, table, notes: list) -> str:
+    """Rich text: the final and best dev metric of ``group`` (core.studies.groups.Group) over ``members``
+    ([group_stats.MemberData]) with ``table`` their group_stats.GroupTable, the other final metrics and, for
+    restarts, grids and folds, each mean's t interval; the count of ``notes``."""
+    name = table.label or "dev metric"
+    noted = f"  |  {len(notes)} note(s)" if notes else ""
+    if group.kind == "curve":   # the other metrics come last (summary_tail): the curve's own lines matter more
+        lines = per_size_lines(members, table.metric_name)
+        return f"final {html.escape(lines[0])}{noted}" if lines else f"final {name}: -{noted}"
+    task = next((m.task for m in members if m.task), None)
+    others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
+              for k, st in final_metric_stats(members).items()
+              if k not in (table.metric_name, "total") and st.n]
+    text = (f"final {name}: {table.figure_text('final')}  |  best {name}: {table.figure_text('best')}{noted}"
+            + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
+    # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py)
+    intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(members).items()
+                 if k != "total" and ci.n > 1]
+    if intervals:
+        text += "<br>95% t interval of each final mean: " + "; ".join(intervals)
+    return text
+
+
+def summary_tail(group, members: list, table) -> str:
+    """Rich text after a learning curve's own lines: its other final metrics, each size on its own ("" for other
+    groups, whose summary_head gives them as means)."""
+    if group.kind != "curve":
+        return ""
+    rest = [html.escape(x) for x in per_size_lines(members, table.metric_name)[1:]]
+    return ("<br>other final dev metrics, each size on its own (a mean across sizes would estimate nothing): "
+            + "; ".join(rest)) if rest else ""
+
