@@ -159,6 +159,7 @@ class NearTable(QTableWidget):
 
 
 CURVES_TAB = "Curves"
+SCROLL_BAR_ROOM = 20   # px of the τ values' width a vertical scroll bar may take
 UNFOLD_SLACK = 24   # px more than the curves need before they leave their tab again: no switching to and fro
 
 
@@ -184,7 +185,11 @@ class TauSplit(QSplitter):
         """The lower pane's height with the τ values page whole (the curves' tab, when folded, not counted)."""
         values = self.tabs.widget(0)   # a scroll area: its own size hint is of the first time it was asked
         inner = values.widget() if hasattr(values, "widget") else values
-        tabs_want = self.tabs.tabBar().sizeHint().height() + inner.sizeHint().height() + 2 * values.frameWidth() + 4
+        layout, width = inner.layout(), self.width() - SCROLL_BAR_ROOM
+        # the wrapped sentence under the table at this width (a label's size hint wraps it at another one)
+        height = layout.heightForWidth(width) if layout is not None and layout.hasHeightForWidth() else -1
+        height = max(height, inner.sizeHint().height())
+        tabs_want = self.tabs.tabBar().sizeHint().height() + height + 2 * values.frameWidth() + 4
         rest = self.bottom.sizeHint().height() - self.tabs.sizeHint().height()
         return max(rest + tabs_want, self.bottom.minimumHeight())
 
