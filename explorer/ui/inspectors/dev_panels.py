@@ -213,3 +213,7 @@ class TauSplit(QSplitter):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.fit()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.fit()   # a study shown while the page was hidden was fitted to the hidden page's size

@@ -382,8 +382,8 @@ class DevTauView(QWidget):
         """The τ table and the summary under it."""
         lines = summary_lines(self.figures)
         self.tau_table.fill(tau_rows(self.figures, float(self.tau.value())))
-        self.split.fit()
         self.summary.setText("<br>".join(lines))
+        self.split.fit()   # with the sentence: the curves leave room for it, or go into their tab
 
     # ----------------------------------------------------------------------------------- τ and the table
     def _on_tau_spin(self, value: float) -> None:
