@@ -139,7 +139,7 @@ def test_the_probe_line_under_probe_follows_tau(qtbot, hub):
 def test_click_span_cell_shows_that_span(qtbot, hub):
     result = probe_in_hub(qtbot, hub)
     spans = hub.spans_view
-    spans.right_tabs.setCurrentIndex(0)
+    spans.right_tabs.setCurrentWidget(spans.table_map)
     spans.show()
     qtbot.waitExposed(spans)
     win = result.windows[0]
