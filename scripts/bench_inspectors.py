@@ -304,10 +304,10 @@ def main(argv=None) -> int:
         tabs.setCurrentIndex(1)
         app.processEvents()
         tabs.grab().save(str(out / "spans.png"))
-        spans.right_tabs.setCurrentIndex(1)
+        spans.right_tabs.setCurrentWidget(spans.probs)
         app.processEvents()
         tabs.grab().save(str(out / "spans_probs.png"))
-        spans.right_tabs.setCurrentIndex(0)
+        spans.right_tabs.setCurrentWidget(spans.table_map)
         long_ex = next((e for t, e in examples.items() if "long passage" in t), None)
         if long_ex is not None:
             r = probe(loaded, long_ex["question"], long_ex["passage"], attentions=True)

@@ -10,7 +10,7 @@ import torch
 
 from explorer import cli
 from explorer.core.explain.attribution import AttributionError, pad_baseline
-from explorer.core.explain.decision import (explain_any, explain_decision, explain_probe_window,
+from explorer.core.explain.decision import (batch_points, explain_any, explain_decision, explain_probe_window,
                                             explain_question_decision, head_name, score_diff_of, valid_spans)
 from explorer.core.qa.decoding import span_score_table
 from explorer.core.qa.probe import probe
@@ -77,6 +77,22 @@ def test_more_points_until_complete_and_a_warning_when_the_cap_stops_it(qa_model
                                   max_relative_gap=1e-12, max_steps=16)
     assert a.details["tries"] == [4, 8, 16] and a.steps == 16
     assert "after 16 points" in a.warning
+
+
+def test_progress_counts_batches_of_every_try_so_far(qa_model):
+    """With progress the points go in several batches per try (a short window's 50 points fitted one batch: the bar
+    jumped from nothing to done), and the count runs on over the refinement's tries, never back."""
+    question, passage = QUESTIONS[0]
+    seen = []
+    a = explain_question_decision(qa_model.model, qa_model.tokenizer, question, passage, steps=20,
+                                  max_relative_gap=1e-12, max_steps=40, progress=lambda d, t: seen.append((d, t)))
+    assert a.details["tries"] == [20, 40]
+    per_try = [batch_points(n, 30) for n in (20, 40)]
+    assert per_try == [2, 4]    # PROGRESS_BATCHES batches of points each
+    assert seen[-1] == (20, 20)   # 10 batches of the first try, 10 of the second
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert len({d for d, _ in seen if d < 10}) >= 5   # reports between the start and the end of a try
+    assert batch_points(50, 30, 7) == 7 and batch_points(50, 30, progress=False) is None
 
 
 def test_pushes_name_words_by_sign(qa_model):

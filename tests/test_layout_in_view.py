@@ -65,8 +65,13 @@ def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
 
 
 def test_spans_page_shows_question_probe_answer_decision_and_span_table_together(qa_window):
+    """Question, Probe, answer, τ inequality and the n-best table's top in view together at every size; the n-best
+    table shows NBEST_MIN_ROWS rows, the span score map and the passage (with its windows list) are in view whole
+    at their readable heights: beside the tables where they fit, one tab click away under the decision at 1280x800
+    (stacked there, the map got a 50 px strip, the n-best table two rows, the passage lay below the fold)."""
     from PySide6.QtWidgets import QApplication
 
+    from explorer.ui.inspectors.spans_view import MAP_MIN_HEIGHT, MAP_TABBED_MIN_HEIGHT, NBEST_MIN_ROWS
     from explorer.ui.shell.layout_check import out_of_view
 
     w, app = qa_window, QApplication.instance()
@@ -75,14 +80,43 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
     for size in SIZES:
         resize(w, size, app)
         show_page(w, "Spans && τ", app)
+        tabs = spans.right_tabs
+        if spans.panes.narrow:
+            tabs.setCurrentWidget(spans.nbest)
+            app.processEvents()
         for what, widget, top in (("question", panel.question, None), ("Probe", panel.probe_button, None),
                                   ("answer", spans.best_label, None), ("τ inequality", spans.decision_label, None),
-                                  ("span table", spans.table_map, SPAN_TABLE_TOP),
                                   ("n-best table", spans.nbest, nbest_top(spans.nbest))):
             why = out_of_view(widget, top=top)
             if why:
                 report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        if rows_in_view(spans.nbest) < NBEST_MIN_ROWS:
+            report.append(f"{size[0]}x{size[1]} the n-best table shows {rows_in_view(spans.nbest)} rows")
+        for what, widget, page in (("span table", spans.table_map, spans.table_map),
+                                   ("passage", spans.passage, spans.panes.passage_pane),
+                                   ("windows list", spans.windows_list, spans.panes.passage_pane)):
+            if spans.panes.narrow:   # one click on its tab
+                tabs.setCurrentWidget(page)
+                app.processEvents()
+            elif what == "span table":
+                tabs.setCurrentWidget(page)
+                app.processEvents()
+            # whole at 1280x800 and 1920x1080; in the 1264x760 client area of a framed window its top
+            why = out_of_view(widget, top=SPAN_TABLE_TOP if size == (1264, 760) else None)
+            if why:
+                report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        if spans.table_map.height() < (MAP_TABBED_MIN_HEIGHT if spans.panes.narrow else MAP_MIN_HEIGHT):
+            report.append(f"{size[0]}x{size[1]} the span score map is {spans.table_map.height()} px high")
+        if size[0] < 1920 and not spans.panes.narrow:
+            report.append(f"{size[0]}x{size[1]}: the panes are side by side")
     assert not report, "\n".join(report)
+
+
+def rows_in_view(table) -> int:
+    """How many of ``table``'s rows lie whole inside its viewport."""
+    bottom = table.viewport().height()
+    return sum(1 for r in range(table.rowCount())
+               if 0 <= table.rowViewportPosition(r) and table.rowViewportPosition(r) + table.rowHeight(r) <= bottom + 1)
 
 
 def nbest_top(table) -> int:
@@ -187,6 +221,15 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
         rect = table.visualRect(table.model().index(table.rowCount() - 1, 0))
         if rect.bottom() > table.viewport().height():
             report.append(f"{size[0]}x{size[1]} the last τ row is below the table's viewport")
+        # the sentence under the table, which figure to quote, whole in view with the rows (it was cut at the
+        # bottom edge at 1280x800, the honest τ row and the sentence reached only with the wheel)
+        summary = dev.summary
+        why = out_of_view(summary)
+        if why:
+            report.append(f"{size[0]}x{size[1]} the sentence under the τ table: {why}")
+        need = summary.heightForWidth(summary.width())
+        if need > summary.height():
+            report.append(f"{size[0]}x{size[1]} the sentence under the τ table needs {need} px, has {summary.height()}")
     assert not report, "\n".join(report)
 
 

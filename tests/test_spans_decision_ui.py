@@ -33,12 +33,21 @@ def test_why_attributes_the_decision_beside_the_inequality(qtbot, hub):
     result = probe_in_hub(qtbot, hub)
     why = hub.spans_view.why
     assert why.button.isEnabled() and why.summary.text() == ""
+    reports = []
+    why.job.progress.connect(lambda done, total: reports.append((done, total)))
     with qtbot.waitSignal(why.job.finished, timeout=60000):
         why.button.click()
+        assert why.job_bar.running and not why.button.isEnabled()   # steps done, time left and Cancel meanwhile
     a = why.attribution
     assert a.target.kind == "score_diff" and a.target_value == pytest.approx(result.score_diff, abs=1e-4)
     assert why.summary.text().startswith("toward answering:") and "gap" in why.summary.text()
     assert hub.spans_view.right_tabs.currentWidget() is why
+    assert len({done for done, _ in reports}) >= 3 and reports[-1][0] == reports[-1][1] > 1   # batch by batch
+    assert not why.job_bar.running and why.button.isEnabled()
+    # the job row beside the button, the result at the tab's full width (not a narrow column beside the button)
+    decision = hub.spans_view.decision
+    assert decision.isAncestorOf(why.job_bar) and decision.isAncestorOf(why.button)
+    assert why.isAncestorOf(why.summary) and not decision.isAncestorOf(why.summary)
     assert "question:" in why.text.toPlainText() and "passage:" in why.text.toPlainText()
     probe_in_hub(qtbot, hub)          # a new probe forgets the old attributions
     assert why.attribution is None and why.summary.text() == ""

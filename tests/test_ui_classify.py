@@ -144,8 +144,11 @@ def test_pair_flow_views_show_the_per_layer_numbers(qtbot, view):
 
 
 def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
-    """Class names rather than numbers: the gold box of a head with id2label shows "1 (FAVOR)" and goes up to
-    K - 1; a name typed in it is read as its id."""
+    """Class names rather than numbers: the gold box of a head with id2label lists "none" and "1 (FAVOR)" up to
+    K - 1, a drop-down on which the Down key moves to the next class (on a spin box at "none" it did nothing
+    visible)."""
+    from PySide6.QtCore import Qt
+
     from helpers import tiny_loaded_model
 
     loaded = tiny_loaded_model("classification", num_labels=3)
@@ -154,12 +157,36 @@ def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
     cfg.label2id = {n: i for i, n in cfg.id2label.items()}
     view.label.setValue(-1)
     view.set_loaded(loaded)                                 # a new head's names: still "none", never "-1"
-    assert view.label.lineEdit().text() == "none"
+    assert view.label.currentText() == "none"
+    assert [view.label.itemText(k) for k in range(view.label.count())] == ["none", "0 (AGAINST)", "1 (FAVOR)",
+                                                                          "2 (NONE)"]
     view.label.setValue(1)
-    assert view.label.text() == "1 (FAVOR)" and view.label.maximum() == 2
-    assert view.label.valueFromText("NONE") == 2
+    assert view.label.currentText() == "1 (FAVOR)" and view.label.value() == 1
     view.label.setValue(-1)
-    assert view.label.text() == "none"
+    qtbot.keyClick(view.label, Qt.Key.Key_Down)
+    assert view.label.value() == 0 and view.label.currentText() == "0 (AGAINST)"
+    view.label.setValue(-1)
+    assert view.label.currentText() == "none"
+
+
+def test_typing_over_a_filled_example_replaces_it(qtbot, view):
+    """The example a checkpoint opens with is selected whole by the first click into Sentence A, so the sentence the
+    user types replaces it (it was appended to it and classified as one text); a later click places the cursor."""
+    from PySide6.QtCore import Qt
+
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.show()
+    qtbot.waitExposed(view)
+    view.open_example({"kind": "single", "text_a": "it 's a charming and often affecting journey .", "label": 1})
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    edit = view.inputs.text_a
+    qtbot.mouseClick(edit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: edit.selectedText() == edit.text())
+    qtbot.keyClicks(edit, "a gripping film")
+    assert edit.text() == "a gripping film"
+    qtbot.mouseClick(edit, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(edit, "!")
+    assert edit.text().startswith("a gripping") and edit.text().count("!") == 1
 
 
 def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
@@ -352,7 +379,7 @@ def test_classify_drops_the_examples_gold_label_for_a_typed_sentence(qtbot):
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     assert view.label.value() == 1 and "loss for label 1 = -log" in view.text.toPlainText()
     qtbot.keyClicks(view.inputs.text_a, " not")                 # the user's own sentence now
-    assert view.label.value() == -1 and view.label.text() == "none"
+    assert view.label.value() == -1 and view.label.currentText() == "none"
     assert "gold label: none chosen" in view.status.text()
     view.result = None
     view.run()

@@ -139,7 +139,7 @@ def test_the_probe_line_under_probe_follows_tau(qtbot, hub):
 def test_click_span_cell_shows_that_span(qtbot, hub):
     result = probe_in_hub(qtbot, hub)
     spans = hub.spans_view
-    spans.right_tabs.setCurrentIndex(0)
+    spans.right_tabs.setCurrentWidget(spans.table_map)
     spans.show()
     qtbot.waitExposed(spans)
     win = result.windows[0]
@@ -281,6 +281,24 @@ def test_examples_file_fallback(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(json.dumps([{"title": "t", "question": "q?", "passage": "p."}]))
     assert load_examples(good) == ([{"title": "t", "question": "q?", "passage": "p."}], "")
+
+
+def test_the_tau_page_finds_its_dev_file_again_after_a_restart(qtbot, hub, tmp_path):
+    """The file of the last τ study is in the file field of the next session's τ page (its results are cached per
+    model, file and cap; the field was empty, and the student had to find the path again)."""
+    from explorer.ui.inspectors.dev_view import DevTauView
+    from explorer.ui.shell.settings import AppSettings, set_current_settings
+
+    settings = AppSettings(tmp_path / "s.ini")
+    set_current_settings(settings)
+    data = squad_v2_file(tmp_path / "dev.json")
+    with qtbot.waitSignal(hub.dev_view.study_ready, timeout=60000):
+        assert hub.dev_view.run(str(data), 0)
+    settings.sync()
+    set_current_settings(AppSettings(tmp_path / "s.ini"))   # the next start reads the settings file again
+    again = DevTauView()
+    qtbot.addWidget(again)
+    assert again.path.text() == str(data)
 
 
 def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa, tmp_path):

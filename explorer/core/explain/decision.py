@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.core.explain.attribution import (DEFAULT_STEPS, MAX_STEPS, Attribution, AttributionError, Target,
-                                               _Encoded, assemble, forward_target, integrated_gradients,
-                                               pad_baseline)
+from explorer.core.explain.attribution import (DEFAULT_STEPS, MAX_STEPS, TOKENS_PER_BATCH, Attribution,
+                                               AttributionError, Target, _Encoded, assemble, forward_target,
+                                               integrated_gradients, pad_baseline)
 from explorer.core.specs.heads import Explained
 
 DECISION_TARGET = "score_diff"
@@ -39,6 +39,36 @@ COMPLETENESS = 0.01    # the attributions add up to score_diff(input) - score_di
 REFINE_STEPS = 800     # the most integration points the refinement goes to
 PUSH_FLOOR = 0.01      # a word listed as a push holds at least this share of the largest |attribution|
 PUSHES_SHOWN = 5       # words listed toward answering and toward no answer
+PROGRESS_BATCHES = 10  # a try's integration points go through about this many forward batches when progress is
+                       # reported: all 50 points of a short window fit one batch, and the bar jumped from 0 to done
+
+
+def batch_points(steps: int, tokens: int, given: int | None = None, *, progress: bool = True) -> int | None:
+    """Integration points per forward batch: ``given`` when set; with ``progress``, about 1/PROGRESS_BATCHES of
+    ``steps`` (so the progress reports after each batch measure the work), never more than TOKENS_PER_BATCH
+    ``tokens``-long rows; None (attribution's default, as many as fit) without progress."""
+    if given:
+        return int(given)
+    if not progress:
+        return None
+    return max(1, min(-(-steps // PROGRESS_BATCHES), TOKENS_PER_BATCH // max(tokens, 1)))
+
+
+def _tries_progress(progress):
+    """``progress`` for the refinement's tries one after another: (done, total) counts the batches of the tries
+    before and of this one (the next try, twice as many points, is not known until this one ends); None stays."""
+    if progress is None:
+        return None, lambda: None
+    before = [0, 0]   # batches of the finished tries; of the running one so far
+
+    def report(done, total):
+        before[1] = total
+        progress(before[0] + done, before[0] + total)
+
+    def next_try():
+        before[0] += before[1]
+        before[1] = 0
+    return report, next_try
 
 
 def valid_spans(passage: list[bool], max_answer_length: int):
@@ -126,7 +156,9 @@ def explain_decision(model, tokenizer, input_ids: list[int], passage: list[bool]
             ``max_steps`` points (the result's ``steps`` is the last try's, ``details["tries"]`` all of them;
             still over: the result's warning says so).
         merge_words: sum the pieces of each word.
-        internal_batch_size, progress, cancelled: as explorer.core.explain.attribution.explain.
+        internal_batch_size, progress, cancelled: as explorer.core.explain.attribution.explain; with
+            ``progress`` and no ``internal_batch_size`` the points go in about PROGRESS_BATCHES batches per try
+            (:func:`batch_points`), and (done, total) counts the batches of all tries so far.
 
     Returns:
         Attribution with target kind "score_diff", target_value = score_diff(input), baseline_value =
@@ -171,10 +203,12 @@ def explain_decision(model, tokenizer, input_ids: list[int], passage: list[bool]
             at_base = best_span_of(forward_target(model, head, batch, inputs_embeds=base_embeds)[0], valid, cls_index)
         wanted = at_input["score_diff"] - at_base["score_diff"]
         tries = []
+        report, next_try = _tries_progress(progress)
         while True:      # more points until the attributions add up to score_diff(input) - score_diff(baseline)
-            per_token = integrated_gradients(model, f_of_ids, ids, base_ids, steps=steps,
-                                             internal_batch_size=internal_batch_size, progress=progress,
-                                             cancelled=cancelled, rule=QUADRATURE)
+            ibs = batch_points(steps, len(input_ids), internal_batch_size, progress=progress is not None)
+            per_token = integrated_gradients(model, f_of_ids, ids, base_ids, steps=steps, internal_batch_size=ibs,
+                                             progress=report, cancelled=cancelled, rule=QUADRATURE)
+            next_try()
             gap = abs(float(per_token.sum()) - wanted)
             tries.append(steps)
             if gap <= max_relative_gap * abs(wanted) or 2 * steps > max_steps:

@@ -150,3 +150,21 @@ class SquadCalibrationView(QWidget):
 
     def export_png(self, path: str | Path) -> bool:
         return self.grab().save(str(path))
+
+
+def show_squad_calibration(view: "SquadCalibrationView | None", study, figures, tau: float):
+    """The calibration of a τ study (explorer.core.qa.tau_study.TauStudy and its figures) at ``tau`` in ``view``
+    (a new window when None), shown and raised: (view, "") or (view unchanged, the reason it cannot be computed)."""
+    from explorer.core.metrics.calibration import squad_calibration
+
+    try:
+        cal = squad_calibration(study.decodings, figures.scores, tau=tau)
+    except ValueError as exc:
+        return view, f"calibration: {exc}"
+    if view is None:
+        view = SquadCalibrationView()
+        view.resize(1100, 520)
+    view.set_calibration(cal)
+    view.show()
+    view.raise_()
+    return view, ""

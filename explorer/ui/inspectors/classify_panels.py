@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QFormLayout, QLineEdit, QPlainTextEdit, QSpinBox, QStackedWidget, QStyle,
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QLineEdit, QPlainTextEdit, QStackedWidget, QStyle,
                                QTableWidget, QTableWidgetItem, QTabWidget, QWidget)
 
 from explorer.core.attention.head_labels import head_axis_labels, layer_axis_labels
@@ -19,36 +20,66 @@ from .components.classify import FLOW_CELLS, FLOW_CURVES
 from .heatmap import TokenHeatmap
 
 
-class ClassSpin(QSpinBox):
-    """The gold class id, shown with the head's class name ("1 (FAVOR)"; "none" below 0); up to K - 1 once the
-    head's names are known (SWAG: the ending index, no names)."""
+NO_NAMES_CHOICES = 4   # ids offered before a head's class names are known: a SWAG head's four endings
+
+
+class ClassChoice(QComboBox):
+    """The gold class: a drop-down of "none" and the head's classes ("1 (FAVOR)"), or of ids 0..3 while the head
+    has no names (SWAG: the right ending). A drop-down rather than a spin box: the Down key on a spin box at
+    "none" did nothing visible, and an id says nothing without its name. ``value()`` is the class id, -1 for none;
+    ``setValue(id)``; ``set_names(names)`` keeps the chosen id when it is still one of the classes."""
 
     def __init__(self, parent=None):
-        super().__init__(parent, minimum=-1, maximum=99, value=-1, specialValueText="none")
+        super().__init__(parent)
         self.names: list[str] = []
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.set_names([])
 
     def set_names(self, names: list[str]) -> None:
+        keep = self.value() if self.count() else -1
         self.names = list(names)
-        self.setMaximum(len(self.names) - 1 if self.names else 99)
-        at_none = self.value() == self.minimum()
-        self.lineEdit().setText(self.specialValueText() if at_none else self.textFromValue(self.value()))
+        self.blockSignals(True)
+        self.clear()
+        self.addItem("none", -1)
+        for k in range(len(self.names) or NO_NAMES_CHOICES):
+            self.addItem(f"{k} ({self.names[k]})" if self.names else str(k), k)
+        self.blockSignals(False)
+        self.setValue(keep)
 
-    def textFromValue(self, value: int) -> str:  # noqa: N802 - Qt's name
-        if 0 <= value < len(self.names):
-            return f"{value} ({self.names[value]})"
-        return super().textFromValue(value)
+    def value(self) -> int:
+        data = self.currentData()
+        return -1 if data is None else int(data)
 
-    def valueFromText(self, text: str) -> int:  # noqa: N802 - Qt's name
-        head = text.split(" (", 1)[0].strip()
-        if head in self.names:
-            return self.names.index(head)
-        return int(head) if head.lstrip("-").isdigit() else self.value()
+    def setValue(self, value: int) -> None:  # noqa: N802 - as a spin box's
+        index = self.findData(int(value))
+        self.setCurrentIndex(index if index >= 0 else 0)
 
-    def validate(self, text: str, pos: int):
-        from PySide6.QtGui import QValidator
 
-        return QValidator.State.Acceptable, text, pos
+class SelectOnFirstClick(QObject):
+    """Selects the whole text of a line edit filled by the program (an example) on its first click or focus, so what
+    the user types replaces the example instead of being appended to it; ``arm(edit)`` after each fill. Typing,
+    or a click after the first one, places the cursor as usual."""
 
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._armed: set[int] = set()
+
+    def watch(self, edit: QLineEdit) -> None:
+        edit.installEventFilter(self)
+        edit.textEdited.connect(lambda _t, e=edit: self._armed.discard(id(e)))
+
+    def arm(self, edit: QLineEdit) -> None:
+        if edit.text():
+            self._armed.add(id(edit))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if id(watched) in self._armed:
+            kind = event.type()
+            if kind == QEvent.Type.MouseButtonRelease or (
+                    kind == QEvent.Type.FocusIn and event.reason() != Qt.FocusReason.MouseFocusReason):
+                self._armed.discard(id(watched))
+                QTimer.singleShot(0, watched.selectAll)   # after the click has placed the cursor
+        return False
 
 
 class ClassifyInputs(QStackedWidget):

@@ -18,7 +18,8 @@ from explorer.core.classify.arithmetic import readable_label_names
 from explorer.core.specs.tasks import get_task_facts, task_for_model
 from explorer.ui.shell.columns import fit_columns
 
-from .classify_panels import ArithmeticTabs, ClassifyInputs, ClassSpin, LogitTable, VectorStrip
+from .classify_panels import (ArithmeticTabs, ClassChoice, ClassifyInputs, LogitTable, SelectOnFirstClick,
+                              VectorStrip)
 from .common import StaleCover, header, tokenizer_suffix
 from .components.classify import (classify_tasks, free_gold, gold_text, is_choice, lone_sentence_note, parse_gold,
                                   reads_pairs, result_lines, table_headers, table_rows, verdict)
@@ -55,12 +56,14 @@ class ClassifyView(ModelPage):
         top = self.model_row(QLabel("Head"), self.kind)
         self.inputs = ClassifyInputs()
         self._example_inputs: tuple | None = None   # the inputs of the example whose gold label the box holds
+        self.first_click = SelectOnFirstClick(self)   # typing over a filled example replaces it, never appends
         for edit in self.inputs.edits():
+            self.first_click.watch(edit)
             edit.textEdited.connect(self._inputs_edited)
             edit.textChanged.connect(self._veil_if_edited)
             edit.returnPressed.connect(self.run)   # as Return probes in Spans & τ
         self.kind.currentTextChanged.connect(self._kind_changed)
-        self.label = ClassSpin()
+        self.label = ClassChoice()
         self.gold = QLineEdit()
         self.gold.setPlaceholderText("none")
         self.gold.setToolTip("regression: a gold score (e.g. 3.8); multi-label: gold labels separated by ';'")
@@ -269,6 +272,8 @@ class ClassifyView(ModelPage):
         else:
             self.label.setValue(int(gold))
         self._example_inputs = self.inputs.values()
+        for edit in self.inputs.edits():
+            self.first_click.arm(edit)
         self.run()
 
     def _inputs_edited(self, _text: str = "") -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QWidget
+from PySide6.QtWidgets import QHeaderView, QSplitter, QTabWidget, QTableWidget, QTableWidgetItem, QWidget
 
 from explorer.ui.curves.legend import legend_below
 
@@ -113,6 +113,11 @@ class TauTable(QTableWidget):
         rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
         self.setFixedHeight(self.horizontalHeader().sizeHint().height() + rows + 2 * self.frameWidth())
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():   # rows wrapped for another width: twice as tall
+            self._fit_rows()                                    # once the curves went into their tab
+
     def show_chosen(self, tau: str, f1: str) -> None:
         """The chosen τ's row (the first) at another τ."""
         if self.rowCount():
@@ -153,28 +158,62 @@ class NearTable(QTableWidget):
         self.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
 
 
+CURVES_TAB = "Curves"
+SCROLL_BAR_ROOM = 20   # px of the τ values' width a vertical scroll bar may take
+UNFOLD_SLACK = 24   # px more than the curves need before they leave their tab again: no switching to and fro
+
+
 class TauSplit(QSplitter):
     """The curves above, the chosen τ and the tables below: on each resize the lower pane gets the height its
     contents ask for (the τ table with every row whole, its summary) and the curves the rest, never less than
-    the curves' minimum; a drag of the handle holds until the next resize."""
+    the curves' minimum; a drag of the handle holds until the next resize. Where the curves' minimum and the
+    lower pane's want do not both fit (1280x800: the τ table got a 95 px strip, the sentence on which figure to
+    quote was cut), the curves become the tab CURVES_TAB beside the τ values (``tabs``); they come back above
+    when there is room again. ``folded`` tells which."""
 
-    def __init__(self, plot: QWidget, bottom: QWidget, parent=None):
+    def __init__(self, plot: QWidget, bottom: QWidget, tabs: QTabWidget, parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
         self.setChildrenCollapsible(False)
+        self.plot, self.bottom, self.tabs = plot, bottom, tabs
+        self.folded = False
         self.addWidget(plot)
         self.addWidget(bottom)
         self.setStretchFactor(0, 1)
         self.setStretchFactor(1, 1)
 
+    def want(self) -> int:
+        """The lower pane's height with the τ values page whole (the curves' tab, when folded, not counted)."""
+        values = self.tabs.widget(0)   # a scroll area: its own size hint is of the first time it was asked
+        inner = values.widget() if hasattr(values, "widget") else values
+        layout, width = inner.layout(), self.width() - SCROLL_BAR_ROOM
+        # the wrapped sentence under the table at this width (a label's size hint wraps it at another one)
+        height = layout.heightForWidth(width) if layout is not None and layout.hasHeightForWidth() else -1
+        height = max(height, inner.sizeHint().height())
+        tabs_want = self.tabs.tabBar().sizeHint().height() + height + 2 * values.frameWidth() + 4
+        rest = self.bottom.sizeHint().height() - self.tabs.sizeHint().height()
+        return max(rest + tabs_want, self.bottom.minimumHeight())
+
     def fit(self) -> None:
-        """Give the lower pane its size hint's height (within what the curves leave)."""
-        plot, bottom = self.widget(0), self.widget(1)
+        """Give the lower pane its want (within what the curves leave), or fold the curves into a tab."""
         room = self.height() - self.handleWidth()
-        want = max(bottom.sizeHint().height(), bottom.minimumHeight())
-        low = min(want, room - plot.minimumHeight())
-        if room > 0 and low > 0:
+        if room <= 0:
+            return
+        want, need = self.want(), self.plot.minimumHeight()
+        if not self.folded and room - want < need:
+            self.folded = True
+            self.tabs.addTab(self.plot, CURVES_TAB)
+        elif self.folded and room - want >= need + UNFOLD_SLACK:
+            self.folded = False
+            self.insertWidget(0, self.plot)
+            self.plot.show()
+        if not self.folded:
+            low = min(want, room - need)
             self.setSizes([room - low, low])
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.fit()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.fit()   # a study shown while the page was hidden was fitted to the hidden page's size

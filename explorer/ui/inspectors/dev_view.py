@@ -20,6 +20,7 @@ from explorer.core.models.checkpoint_windows import WindowSettings, window_setti
 from explorer.core.qa.tau_study import default_cache_dir
 from explorer.ui.shell.columns import rows_tall
 from explorer.ui.shell.scrolling import scrolling
+from explorer.ui.shell.settings import current_settings
 from explorer.ui.shell.turns import after_paint
 from explorer.ui.shell.start_folder import start_folder
 
@@ -44,8 +45,6 @@ def measured_qps() -> float | None:
     from an earlier session (a restart keeps the measured rate); None when never measured."""
     if _measured_qps:
         return _measured_qps
-    from explorer.ui.shell.settings import current_settings
-
     settings = current_settings()
     return settings.tau_questions_per_second() if settings is not None else None
 
@@ -53,8 +52,6 @@ def measured_qps() -> float | None:
 def remember_qps(qps: float) -> None:
     """Keep a measured rate for this session and in the settings (the next start's estimate)."""
     global _measured_qps
-    from explorer.ui.shell.settings import current_settings
-
     _measured_qps = qps
     settings = current_settings()
     if settings is not None:
@@ -195,7 +192,8 @@ class DevTauView(QWidget):
         # the chosen-τ figures wrap to two lines in a narrow pane: room for them, so the tabs keep their rows
         bottom.setMinimumHeight(self.result_tabs.minimumHeight() + 2 * self.at_tau.fontMetrics().lineSpacing()
                                 + 2 * bl.spacing() + 4)
-        self.split = TauSplit(self.plot, bottom)   # the τ values' rows in view, the curves get the rest
+        self.split = TauSplit(self.plot, bottom, self.result_tabs)   # the τ values' rows in view, the curves
+        # get the rest, or a tab of their own where both do not fit
         return self.split
 
     def _build_inputs(self) -> None:
@@ -222,7 +220,9 @@ class DevTauView(QWidget):
         self.head_note.setStyleSheet("color:#b05000;")
         self.head_note.setVisible(False)
         self.window = WindowSettings()
-        self._auto_path = ""
+        settings = current_settings()   # the last study's file (its results are cached): a run's own dev file replaces
+        self._auto_path = settings.tau_dev_file() if settings is not None else ""   # it, a typed one stays
+        self.path.setText(self._auto_path)
 
     # ----------------------------------------------------------------------------------- public
     def set_model(self, loaded) -> None:
@@ -268,6 +268,8 @@ class DevTauView(QWidget):
             self._message(f"{path}: no such file", error=True)
             return False
         self.path.setText(path)
+        if current_settings() is not None:
+            current_settings().set_tau_dev_file(path)
         veil(self.results, True)   # the study shown is of the previous request until the new one replaces it
         self.run_button.setEnabled(False)
         self.job_bar.start()
@@ -365,31 +367,23 @@ class DevTauView(QWidget):
 
     def open_calibration(self):
         """The SQuAD calibration view (calibration_view.SquadCalibrationView) of the study shown, at the τ shown."""
-        from explorer.core.metrics.calibration import squad_calibration
-
-        from .calibration_view import SquadCalibrationView
+        from .calibration_view import show_squad_calibration
 
         if self.study is None or self.figures is None:
             return None
-        try:
-            cal = squad_calibration(self.study.decodings, self.figures.scores, tau=self.tau.value())
-        except ValueError as exc:
-            self._message(f"calibration: {exc}")
+        self.calibration_view, problem = show_squad_calibration(self.calibration_view, self.study, self.figures,
+                                                                self.tau.value())
+        if problem:
+            self._message(problem)
             return None
-        if self.calibration_view is None:
-            self.calibration_view = SquadCalibrationView()
-            self.calibration_view.resize(1100, 520)
-        self.calibration_view.set_calibration(cal)
-        self.calibration_view.show()
-        self.calibration_view.raise_()
         return self.calibration_view
 
     def _render_summary(self) -> None:
         """The τ table and the summary under it."""
         lines = summary_lines(self.figures)
         self.tau_table.fill(tau_rows(self.figures, float(self.tau.value())))
-        self.split.fit()
         self.summary.setText("<br>".join(lines))
+        self.split.fit()   # with the sentence: the curves leave room for it, or go into their tab
 
     # ----------------------------------------------------------------------------------- τ and the table
     def _on_tau_spin(self, value: float) -> None:

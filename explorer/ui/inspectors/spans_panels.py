@@ -74,6 +74,8 @@ class DecisionBox(QGroupBox):
         form.addRow(self.other_rule_label)
         self.why_row = QHBoxLayout()   # the decision's attributions (explorer.ui.inspectors.decision_why_view)
         form.addRow(term_label("why?", "score_diff"), self.why_row)
+        self.why_job_row = QHBoxLayout()   # its progress row, the page's width (beside the button it widened the
+        form.addRow(self.why_job_row)      # page past a 1280x800 window)
         self.abstain_note = QLabel("")   # a SQuAD v1.1 model: never trained to abstain (set_abstain_note)
         self.abstain_note.setWordWrap(True)
         self.abstain_note.setStyleSheet("color: #8a5a00;")

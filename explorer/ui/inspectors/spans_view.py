@@ -17,17 +17,19 @@ from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetIt
                                QVBoxLayout, QWidget)
 
 from explorer.core.qa.scores import tau_axis_limit
-from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, fit_columns, rows_tall, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, tip
 from .components.spans import (cell_tip, decision_lines, passage_html, passage_range, slider_tip, span_line,
                                window_text)
-from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, SpanTables, StartEndBars
+from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, StartEndBars
+from .spans_panes import SpansPanes
 
 MAP_MIN_HEIGHT = 300   # px of the span score map: axes, colour bar and a data area of about 220 px
-NBEST_MIN_ROWS = 3   # n-best rows the table keeps in view under its header (the span score table under them)
+MAP_TABBED_MIN_HEIGHT = 240   # as a tab under the decision, which fills the rest of the page: 283 px at 1280x800;
+                              # the whole map in view also at 1264x760 (a data area of about 160 px there)
+NBEST_MIN_ROWS = 5   # n-best rows the table keeps in view under its header
 
 
 class SpansView(QWidget):
@@ -111,22 +113,16 @@ class SpansView(QWidget):
         self.why = DecisionWhy()
         tabs.addTab(self.why, "Why (no) answer")
         self.decision.why_row.addWidget(self.why.button)
-        self.decision.why_row.addWidget(self.why.summary, 1)
+        self.decision.why_row.addStretch(1)   # the button keeps its width
+        self.decision.why_job_row.addWidget(self.why.job_bar)   # batches done, time left, Cancel; the result: its tab
         self.why.button.clicked.connect(lambda: tabs.setCurrentWidget(self.why))
         self.right_tabs = tabs
-        # the n-best spans above the span score table: both right under the decision when the panes stack
-        # (1280x800), the table's first NBEST_MIN_ROWS rows always, a splitter between them
+        # the n-best table: its first NBEST_MIN_ROWS rows always (over the span score table side by side, the first
+        # tab under the decision when the panes go into tabs at 1280x800)
         self.nbest.setMinimumHeight(rows_tall(self.nbest, NBEST_MIN_ROWS))
-        right = SpanTables(self.nbest, tabs)
-        right.setMinimumWidth(320)   # the heat map stays readable; the n-best text keeps room
-
-        split = AdaptiveSplitter()   # the passage beside n-best and span table, under them when they do not fit
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(0, 2)   # the passage needs the width more than the span table
-        split.setStretchFactor(1, 1)
-        split.setSizes([600, 420])
-        split.stack_first(right)   # stacked (1280x800): n-best and span table under the decision, in view with it
+        self.panes = SpansPanes(left, self.nbest, tabs)
+        self.panes.arranged.connect(lambda narrow: self.table_map.setMinimumHeight(
+            MAP_TABBED_MIN_HEIGHT if narrow else MAP_MIN_HEIGHT))
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
@@ -139,7 +135,7 @@ class SpansView(QWidget):
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addWidget(self.decision)
         self.body_layout = body_layout   # the hub adds the head-masking controls under the decision
-        body_layout.addWidget(split, 1)
+        body_layout.addWidget(self.panes, 1)
         # vertically only: the decision's lines wrap to the pane's width (a long best span would push the τ box
         # and the end of best_non_null_score out of sight behind a sideways scroll)
         self.body_scroll = scrolling(body, horizontal=False)

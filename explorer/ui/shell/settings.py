@@ -255,6 +255,13 @@ class AppSettings:
     def set_tau_questions_per_second(self, qps: float) -> None:
         self.qs.setValue("tau_study/questions_per_second", float(qps))
 
+    def tau_dev_file(self) -> str:
+        """The SQuAD v2.0 file of the last τ study run (the τ page's file field after a restart); "" when none."""
+        return str(self.qs.value("tau_study/dev_file", "") or "")
+
+    def set_tau_dev_file(self, path: str) -> None:
+        self.qs.setValue("tau_study/dev_file", str(path))
+
     def sync(self) -> None:
         self.qs.sync()
 
