@@ -85,6 +85,24 @@ def test_finetune_data_combines_the_training_file_and_the_corrections(tmp_path):
     assert len(data) == 10 and data.labels[-2:] == [0, 1]
 
 
+def test_finetune_data_of_a_capped_run_holds_its_rows_and_every_reviewed_row_uncapped(tmp_path):
+    """A first run capped at 5 rows trained on the file's first 5: the combined file holds those 5 and the two
+    reviewed rows after them, and the fields clear the cap (a cap of 5 left in the launcher would train on the
+    first 5 rows only, never on the corrections at the file's end)."""
+    from helpers import write_tiny_classification
+
+    train = write_tiny_classification(tmp_path / "train.tsv")
+    table, review = _predictions(tmp_path)
+    review.set_label(1, "neg")
+    review.set_label(3, "pos")
+    fields, note = finetune_data(table, review, {"train": str(train), "task": "single", "model": "base",
+                                                 "train_cap": 5}, tmp_path / "runs" / ".corrections")
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    assert len(rows) == 5 + 2 and [r["sentence"] for r in rows[-2:]] == ["t1", "t3"]
+    assert fields["train_cap"] == 0
+    assert "the first run's first 5 rows: its Train cap" in note
+
+
 def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_path):
     """A tweet with quotes (the TSV writer refused it: 'need to escape') and string labels in another order
     than the head's: the combined file holds the texts as they were and the names, in the head's order."""

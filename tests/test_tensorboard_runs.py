@@ -193,33 +193,53 @@ def test_an_exported_run_opened_as_a_run_shows_the_same_best_dev_and_epoch(tmp_p
     """A run that chose its best by accuracy (while F1 peaked elsewhere): exported to TensorBoard and opened
     again, the folder ranks by accuracy at the same step and keeps the epochs (the settings travel as the
     ``args`` text summary)."""
-    from explorer.cli import main
     from explorer.core.runs.reading import load_run
-    from explorer.ui.runs.store import load_run_state
 
-    run = tmp_path / "runs" / "sst2 small"
-    run.mkdir(parents=True)
-    config = {"model": "bundled:minilm", "task": "single", "run_id": run.name, "metric_for_best": "accuracy",
-              "train": "train.csv"}
-    (run / "config.json").write_text(json.dumps(config))
-    ev = [{"event": "started", "run_id": run.name, "time": 1000.0, "steps_total": 4, "config": config}]
-    for i in range(1, 5):
-        ev.append({"event": "step", "run_id": run.name, "time": 1000.0 + i, "step": i, "epoch": i / 2, "loss": 1.0 / i})
-    ev.append({"event": "eval", "run_id": run.name, "time": 1002.5, "step": 2, "metrics": {"accuracy": 0.725, "f1": 0.6}})
-    ev.append({"event": "eval", "run_id": run.name, "time": 1004.5, "step": 4, "metrics": {"accuracy": 0.7, "f1": 0.7468}})
-    ev.append({"event": "finished", "run_id": run.name, "time": 1005.0, "metrics": {}, "seconds": 5.0})
-    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
-    assert main(["export-tensorboard", str(run), "--out", str(tmp_path / "tb")]) == 0
-
-    original, exported = load_run_state(run), load_run_state(tmp_path / "tb" / run.name)
+    config = {"model": "bundled:minilm", "task": "single", "metric_for_best": "accuracy", "train": "train.csv"}
+    original, exported = _exported_and_back(tmp_path, "sst2 small", config,
+                                            [(2, {"accuracy": 0.725, "f1": 0.6}), (4, {"accuracy": 0.7, "f1": 0.7468})])
     assert original.best_metric() == ("accuracy", pytest.approx(72.5), 2)
     name, value, step = exported.best_metric()   # event files store float32 values
     assert (name, step) == ("accuracy", 2) and value == pytest.approx(72.5, rel=1e-6)
     assert exported.best_text() == original.best_text()
     assert exported.epoch == pytest.approx(2.0) == original.epoch
-    rec = load_run(tmp_path / "tb" / run.name)
+    rec = load_run(tmp_path / "tb" / "sst2 small")
     assert rec.summary.metric_name == "accuracy" and rec.summary.metric_value == pytest.approx(0.725)
     assert rec.config["task"] == "single"
+
+
+def test_an_exported_squad_run_keeps_its_percent_scale(tmp_path):
+    """SQuAD metrics are stored in percent (the official scripts' scale), classification shares as fractions: an
+    exported SQuAD run opened again shows F1 37.32%, not 3732% (a folder without the task read as a classifier's
+    fractions and scaled them again)."""
+    config = {"model": "bundled:minilm", "task": "squad_v1", "metric_for_best": "f1"}
+    original, exported = _exported_and_back(tmp_path, "squad", config,
+                                            [(2, {"f1": 30.5, "exact_match": 20.0}), (4, {"f1": 37.32, "exact_match": 28.0})])
+    assert original.best_metric() == ("f1", pytest.approx(37.32), 4)
+    name, value, step = exported.best_metric()
+    assert (name, step) == ("f1", 4) and value == pytest.approx(37.32, rel=1e-6)
+    assert exported.best_text() == original.best_text()
+
+
+def _exported_and_back(tmp_path, name: str, config: dict, evals: list[tuple[int, dict]]):
+    """(RunState of the run, RunState of its TensorBoard export opened as a run): a 4-step run with ``config``
+    and an evaluation at each (step, metrics) of ``evals``, exported with ``export-tensorboard``."""
+    from explorer.cli import main
+    from explorer.ui.runs.store import load_run_state
+
+    run = tmp_path / "runs" / name
+    run.mkdir(parents=True)
+    config = {**config, "run_id": name}
+    (run / "config.json").write_text(json.dumps(config))
+    ev = [{"event": "started", "run_id": name, "time": 1000.0, "steps_total": 4, "config": config}]
+    for i in range(1, 5):
+        ev.append({"event": "step", "run_id": name, "time": 1000.0 + i, "step": i, "epoch": i / 2, "loss": 1.0 / i})
+    for step, metrics in evals:
+        ev.append({"event": "eval", "run_id": name, "time": 1000.5 + step, "step": step, "metrics": metrics})
+    ev.append({"event": "finished", "run_id": name, "time": 1005.0, "metrics": {}, "seconds": 5.0})
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+    assert main(["export-tensorboard", str(run), "--out", str(tmp_path / "tb")]) == 0
+    return load_run_state(run), load_run_state(tmp_path / "tb" / name)
 
 
 def test_hf_trainer_args_text_names_the_metric_for_best():

@@ -401,6 +401,10 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     "model, reviewed", as :func:`save_labelled` writes them: a confirmed row is a labelled example too). Rows not
     reviewed, and rows the model could not read (an error, no label), are left out.
 
+    A first run with a Train cap trained on the file's first ``train_cap`` rows: the combined file holds those
+    (less the dev rows) and the fields set ``train_cap`` to 0, so every reviewed row is trained on (a cap left
+    in the form would cut the combined file before the reviewed rows at its end).
+
     The training config names one train file, so a combined TSV, ``<train>-plus-corrected-<predictions>.tsv``, is
     written into ``folder`` (the runs folder's ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
     its columns, no_header, encoding) for its examples, then the rows a person labelled (their texts in the
@@ -541,8 +545,13 @@ def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names,
         base.dev_keys = {(data.texts_a[k], data.texts_b[k] if pair else "") for k in held}
     for r in records:
         r.setdefault(LABEL_SOURCE, "original")
-    base.rows = [r for k, r in enumerate(records) if k not in held]
-    base.note_parts.append(f"{len(base.rows)} rows of {train}")
+    # a capped first run trained on the file's first train_cap rows (less its dev rows): the combined file holds
+    # those, so the reviewed rows are trained on and the recipe is the same, with the cap itself cleared
+    cap = int(run_config.get("train_cap") or 0)
+    base.rows = [r for k, r in enumerate(records) if k not in held and (cap <= 0 or k < cap)]
+    base.note_parts.append(f"{len(base.rows)} rows of {train}"
+                           + (f" (the first run's first {cap:,} rows: its Train cap)" if 0 < cap < len(records)
+                              else ""))
     dev = run_config.get("dev")
     if held:
         base.out_dev = str(write_table(dev_out, base.header, [records[k] for k in sorted(held)]))
@@ -615,7 +624,7 @@ def _new_run_fields(run_config: dict, review: Review, out: Path, base: _Base, pa
     no id column)."""
     fields = {k: v for k, v in run_config.items() if k not in _NOT_CARRIED and v is not None}
     fields.update({"train": str(out), "text_columns": list(base.text_names), "label_column": base.label_col,
-                   "no_header": False, "encoding": "", "id_column": "", "skip_invalid": False})
+                   "no_header": False, "encoding": "", "id_column": "", "skip_invalid": False, "train_cap": 0})
     if base.out_dev:
         fields.update({"dev": base.out_dev, "dev_fraction": 0.0})
     fields["task"] = fields.get("task") or ("pair" if pair else "single")
