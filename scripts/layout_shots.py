@@ -122,21 +122,35 @@ def fill_pages(win, folder: Path, wait_until) -> list[str]:
 
 
 def show_page(win, title: str, app) -> None:
-    """Bring tab ``title`` to the front and let its layouts settle."""
+    """Bring tab ``title`` to the front and let its layouts settle; a page other than ``title``'s still shown
+    then is an error (the check would judge the wrong page)."""
     for i in range(win.tabs.count()):
         if win.tabs.tabText(i) == title:
             win.tabs.setCurrentIndex(i)
             break
     else:
         raise KeyError(title)
-    for _ in range(3):
-        app.processEvents()
+    settle(app)
+    page = win.tabs.currentWidget()
+    shown = [win.tabs.tabText(k) for k in range(win.tabs.count()) if win.tabs.widget(k).isVisible()]
+    if win.tabs.tabText(win.tabs.indexOf(page)) != title or shown != [title]:
+        raise RuntimeError(f"asked for page {title!r}, shown: {shown}")
 
 
 def resize(win, size: tuple[int, int], app) -> None:
     """Give the window the client size ``size`` (offscreen: no frame) and let the layouts settle."""
     win.resize(*size)
-    for _ in range(3):
+    settle(app)
+
+
+def settle(app, rounds: int = 6) -> None:
+    """Handle pending events until the layouts are done: each round delivers the posted layout requests first
+    (a layout that posts another in turn, as nested scroll areas and splitters do, takes more than one), then
+    the other events, so the check never judges a layout still under way."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for _ in range(rounds):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         app.processEvents()
 
 

@@ -59,6 +59,13 @@ class ThreadTransport:
     def kill(self) -> None:
         """The "process" dies now: its output closes before any reply to what is pending can be written
         (closing stdin alone would let the server answer the last request first: a race)."""
+        self.kill_after(lambda: None)
+
+    def kill_after(self, send) -> None:
+        """Call ``send`` (which sends a request) and let the "process" die before any reply to it is written:
+        the output stays locked from before the request until it is closed, so a request answered faster than
+        the caller reaches ``kill`` cannot slip its reply out first."""
         with self.server._write_lock:
+            send()
             self._server_out.close()
         self.stop()

@@ -52,8 +52,7 @@ def test_a_dead_child_fails_the_pending_request_and_the_next_one_gets_the_model_
     messages = []
     client.message.connect(messages.append)
     with qtbot.waitSignal(hub.probes.failed, timeout=20000) as failed:
-        hub.probe_now()
-        transports[-1].kill()            # the double's "process" ends: its output closes
+        transports[-1].kill_after(hub.probe_now)   # the double's "process" ends before it can answer
     assert "The inspector process stopped" in failed.args[1] and messages == [failed.args[1]]
     assert client.restarts == 1 and not client.running and client.outstanding() == 0
     with qtbot.waitSignal(hub.result_changed, timeout=20000) as again:
