@@ -62,3 +62,14 @@ def test_heads_off_and_the_attention_page_name_the_same_head(qtbot, tiny_qa):
     gates = gate_tensor(layout, heads=sel.heads).numpy()
     assert list(zip(*np.nonzero(gates == 0))) == [(layer, head)]
     assert sel.describe() == "2.3" and head_name(layer, head) == "layer 2, head 3"
+
+
+def test_a_selection_is_named_as_it_is_typed_whole_layers_as_star():
+    """The heads switched off, said back counted from 1: a whole layer as 6.*, single heads as 4.2, in layer
+    order; a long list is cut with the count of the rest."""
+    from explorer.core.attention.head_labels import selection_label
+
+    assert selection_label([(5, h) for h in range(12)] + [(3, 1)], 12) == "4.2, 6.*"
+    assert selection_label([(0, 0), (0, 1)], 0) == "1.1, 1.2"          # the layer's size unknown: never 1.*
+    assert selection_label([(0, h) for h in range(10)], 12, most=3) == "1.1, 1.2, 1.3 …and 7 more"
+    assert selection_label([], 12) == ""

@@ -51,7 +51,7 @@ def test_the_rows_put_the_unmasked_and_masked_probabilities_side_by_side():
     assert [r[0] for r in rows] == ["P(label 0)", "P(label 1)", "P(label 2)", "predicted"] or \
         [r[0] for r in rows][-1] == "predicted"
     assert rows[0][1] == f"{result.base.values[0]:.3f}" and rows[0][2] == f"{result.masked.values[0]:.3f}"
-    assert "8 of 8 heads off" in comparison_html(d)
+    assert "8 of 8 heads off (1.*, 2.*)" in comparison_html(d)    # which heads, as they are typed
     d["dev"] = {"metric": "accuracy", "examples": 8, "base": 0.75, "masked": 0.5, "change": -0.25}
     assert comparison_rows(d)[0] == ("dev accuracy (8 examples)", "0.75", "0.5")
     assert comparison_html(d).startswith("<p>8 of 8 heads off") and "Dev accuracy: -0.25." in comparison_html(d)
@@ -110,7 +110,7 @@ def test_tag_page_compares_the_sentence_with_heads_off(qtbot):
     res = view.head_mask.result
     assert res["masked_heads"] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 2]]
     assert res["base"]["words"] == ["ada", "was", "born", "in", "london"]
-    assert "5 of 8 heads off" in view.head_mask.table.text()
+    assert "5 of 8 heads off (1.*, 2.3)" in view.head_mask.table.text()
     view.head_mask.field.setText("1.9")       # the model's size is known now: the index is refused here
     assert view.head_mask.compare() is None
     assert "head 9 of layer 1 does not exist: this model has layers 1-2" in view.head_mask.table.text()

@@ -45,6 +45,23 @@ def head_name(layer: int, head: int) -> str:
     return f"layer {layer + FIRST}, head {head + FIRST}"
 
 
+def selection_label(pairs, heads_per_layer: int = 0, most: int = 8) -> str:
+    """The 0-based (layer, head) ``pairs`` as a person types them, counted from 1: a layer whose every head is
+    in ``pairs`` as ``6.*``, other heads as ``5.3``, in layer order (``"4.2, 6.*"``); past ``most`` items the rest
+    are counted ("…and 3 more"). ``heads_per_layer`` 0 (unknown): no layer is written whole."""
+    by_layer: dict[int, list[int]] = {}
+    for layer, head in sorted({(int(a), int(h)) for a, h in pairs}):
+        by_layer.setdefault(layer, []).append(head)
+    items = []
+    for layer, heads in by_layer.items():
+        if heads_per_layer and len(heads) == heads_per_layer:
+            items.append(f"{layer + FIRST}.*")
+        else:
+            items.extend(head_label(layer, h) for h in heads)
+    shown = ", ".join(items[:most])
+    return shown + (f" …and {len(items) - most} more" if len(items) > most else "")
+
+
 def head_axis_labels(heads: int) -> list[str]:
     """``["h1", ..., "hN"]``: a head-per-column axis (short, as twelve columns share a map's width)."""
     return [f"h{j + FIRST}" for j in range(heads)]

@@ -14,7 +14,8 @@ import html
 from dataclasses import dataclass, field
 
 from explorer.core.attention.head_labels import (SELECTION_HELP, HeadLabelError, HeadSet, head_axis_labels,
-                                                 head_label, head_name, layer_axis_labels, parse_heads)
+                                                 head_label, head_name, layer_axis_labels, parse_heads,
+                                                 selection_label)
 
 __all__ = ["SELECTION_HELP", "Selection", "parse_selection"]
 
@@ -129,8 +130,10 @@ def change_line(result: dict) -> str:
 
 def _input_change_line(result: dict) -> str:
     heads = len(result["masked_heads"])
-    total = result.get("layers", 0) * result.get("heads_per_layer", 0)
-    off = f"{heads} of {total} heads off" if total else f"{heads} heads off"
+    per_layer = result.get("heads_per_layer", 0)
+    total = result.get("layers", 0) * per_layer
+    which = selection_label(result["masked_heads"], per_layer)
+    off = (f"{heads} of {total} heads off" if total else f"{heads} heads off") + (f" ({which})" if which else "")
     c = result["change"]
     if result["kind"] == "span_decision":
         diff = c["score_diff"]
