@@ -28,6 +28,7 @@ class HeadImportancePanel(QWidget):
         self.slot = slot
         self.window = window or dict
         self.report: dict | None = None
+        self._dev_from_run = ""   # the dev file a run put in (replaced by the next run's; a typed one stays)
         self._runner = LatestOnly.in_child(client, f"{slot}.head_importance", self)
         self._runner.finished.connect(lambda _id, rep: self.show_report(rep))
         self._runner.failed.connect(lambda _id, msg, _tb: self.caption.setText(msg))
@@ -83,6 +84,14 @@ class HeadImportancePanel(QWidget):
         self.task.addItems(list(names))
         if current in names:
             self.task.setCurrentText(current)
+
+    def prefill_dev(self, path: str) -> None:
+        """Put the inspected run's dev file ``path`` in the Dev file field unless the user typed another one there;
+        "" (a model without a run's dev file) clears only what a previous run put in."""
+        now = self.dev.text().strip()
+        if not now or now == self._dev_from_run:
+            self.dev.setText(path)
+            self._dev_from_run = path
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Dev file")
