@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, show_page  # noqa: E402
+from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, settle, show_page  # noqa: E402
 
 SPAN_TABLE_TOP = 120   # px of the span score table that must show: its first rows and columns
 USAGE_HINT = ("Rows attend to columns; hover a token to see where its attention goes; click, Ctrl+click or drag in "
@@ -273,4 +273,52 @@ def test_every_tab_under_the_attention_views_shows_at_each_size(six_layer_window
         if hidden:
             report.append(f"{size[0]}x{size[1]}: {', '.join(hidden)} not in view (bar {bar.width()} px wide, "
                           f"needs {sum(bar.tabRect(i).width() for i in range(bar.count()))} px)")
+    assert not report, "\n".join(report)
+
+
+def test_head_importance_map_and_pruning_curve_are_readable_at_each_size(six_layer_window, qtbot, tmp_path):
+    """Attention → Head importance after a scoring: the importance map's data area is at least the readable plot
+    size and names every head, and the pruning curve with its x axis is in view once the page is scrolled to it,
+    at each size: beside each other where both fit, as two tabs of the whole width where not (side by side in the
+    narrow pane at 1280x800 the map was 71 px wide for all of a layer's heads)."""
+    from helpers import write_tiny_squad
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import layout_offenders, out_of_view
+
+    w, app = six_layer_window, QApplication.instance()
+    panel = w.hub.head_importance
+    panel.dev.setText(str(write_tiny_squad(tmp_path / "dev.json")))
+    panel.cap.setValue(4)
+    panel.steps.setValue(2)
+    assert panel.run() is not None
+    qtbot.waitUntil(lambda: panel.report is not None or "scoring" not in panel.caption.text(), timeout=60_000)
+    assert panel.report is not None, panel.caption.text()
+    view = w.hub.attention_view
+    heads = panel.heat.matrix.shape[1]
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        view.bottom.setCurrentWidget(panel)
+        for plot in (panel.heat, panel.curve):
+            plots = getattr(panel, "plots", None)   # (PanesOrTabs)
+            if plots is not None and plots.tabbed:
+                plots.tabs.setCurrentWidget(plot)
+            settle(app)
+            bar = view.scroll.verticalScrollBar()   # the page scrolled to the plot's top, as a person does
+            bar.setValue(plot.mapTo(view.scroll.widget(), QPoint(0, 0)).y())
+            settle(app)
+            why = out_of_view(plot)
+            if why:
+                report.append(f"{size[0]}x{size[1]}: {why}")
+            cut = [o for o in layout_offenders(w) if "HeadImportancePanel" in o.path]
+            report += [f"{size[0]}x{size[1]}: {o.path.split(' > ')[-1]} {o.detail}" for o in cut]
+        named = [s for s in panel.heat.bottom_axis.tickStrings(
+            [v for _s, level in panel.heat.bottom_axis.tickValues(*panel.heat.plot.vb.viewRange()[0],
+                                                                  panel.heat.bottom_axis.width()) for v in level],
+            1, 1) if s]
+        if len(named) != heads:
+            report.append(f"{size[0]}x{size[1]}: the map names {named} of {heads} heads")
     assert not report, "\n".join(report)

@@ -11,12 +11,19 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QSpinBox, QSplitter, QVBoxLayout, QWidget)
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
                                       importance_request, importance_summary)
 from .heatmap import TokenHeatmap
 from .latest import LatestOnly
+
+# px each plot needs side by side; narrower, the two are tabs of the whole width (at 1280x800 beside each other the
+# map's data area was 71 px wide for all of a layer's heads, colour bar and layer labels taking the rest)
+MAP_MIN_WIDTH = 380
+CURVE_MIN_WIDTH = 260
 
 
 class HeadImportancePanel(QWidget):
@@ -68,9 +75,9 @@ class HeadImportancePanel(QWidget):
         self.curve.setLabel("bottom", "heads kept")
         self.curve.setLabel("left", "dev metric")
         self.curve.showGrid(x=True, y=True, alpha=0.3)
-        split = QSplitter()
-        split.addWidget(self.heat)
-        split.addWidget(self.curve)
+        split = self.plots = PanesOrTabs()
+        split.add(self.heat, "Importance map", MAP_MIN_WIDTH)
+        split.add(self.curve, "Pruning curve", CURVE_MIN_WIDTH)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addLayout(row2)
