@@ -92,6 +92,7 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
                 report.append(f"{size[0]}x{size[1]} {what}: {why}")
         if rows_in_view(spans.nbest) < NBEST_MIN_ROWS:
             report.append(f"{size[0]}x{size[1]} the n-best table shows {rows_in_view(spans.nbest)} rows")
+        report += [f"{size[0]}x{size[1]} n-best column {c}" for c in columns_cut(spans.nbest)]
         for what, widget, page in (("span table", spans.table_map, spans.table_map),
                                    ("passage", spans.passage, spans.panes.passage_pane),
                                    ("windows list", spans.windows_list, spans.panes.passage_pane)):
@@ -109,7 +110,24 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
             report.append(f"{size[0]}x{size[1]} the span score map is {spans.table_map.height()} px high")
         if size[0] < 1920 and not spans.panes.narrow:
             report.append(f"{size[0]}x{size[1]}: the panes are side by side")
+    resize(w, WINDOW_AT_1920, app)   # the window a 1920x1080 screen reopens (not maximised)
+    show_page(w, "Spans && τ", app)
+    if spans.panes.narrow:
+        spans.right_tabs.setCurrentWidget(spans.nbest)
+        app.processEvents()
+    report += [f"1500x940 n-best column {c}" for c in columns_cut(spans.nbest)]
     assert not report, "\n".join(report)
+
+
+WINDOW_AT_1920 = (1500, 940)
+
+
+def columns_cut(table) -> list[str]:
+    """The headers of ``table``'s columns not whole inside its viewport (cut on the right, or behind a scroll)."""
+    width = table.viewport().width()
+    return [f"{table.horizontalHeaderItem(c).text()!r} at {table.columnViewportPosition(c)}+{table.columnWidth(c)} "
+            f"of {width} px" for c in range(table.columnCount())
+            if table.columnViewportPosition(c) < 0 or table.columnViewportPosition(c) + table.columnWidth(c) > width + 1]
 
 
 def rows_in_view(table) -> int:
@@ -204,6 +222,19 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
         show_page(w, "τ on dev set", app)
         dev.result_tabs.setCurrentIndex(0)
         app.processEvents()
+        # the chosen τ and the buttons beside it stay in view after a study (the curves' legend squeezed them out)
+        for what, widget in (("chosen τ", dev.tau), ("Calibration…", dev.calibration_button),
+                             ("Export", dev.export_button)):
+            why = out_of_view(widget)
+            if why:
+                report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        legend = dev.plot.plotItem.legend   # under the axis, inside the plot: over no curve and no text
+        if not dev.split.folded:
+            box = legend.mapRectToScene(legend.boundingRect())
+            axis = dev.plot.plotItem.getAxis("bottom")
+            if box.top() < axis.mapRectToScene(axis.boundingRect()).bottom() - 1 or \
+                    box.bottom() > dev.plot.viewport().height() + 1:
+                report.append(f"{size[0]}x{size[1]} the legend at {box} is over the axis or past the plot")
         why = out_of_view(table)
         if why:
             report.append(f"{size[0]}x{size[1]} τ table: {why}")
