@@ -26,6 +26,13 @@ class EveryLabelAxis(TokenAxis):
         super().__init__("bottom", **kwargs)
         self.upright = False
 
+    def set_labels(self, labels: list[str]) -> None:
+        """New labels (another model's tags): an upright axis takes the height of the new longest one."""
+        super().set_labels(labels)
+        if self.upright:
+            self.upright = False
+            self._stand(True)
+
     def _metrics(self) -> QFontMetricsF:
         return QFontMetricsF(self.style.get("tickFont") or QFont())
 
