@@ -26,14 +26,14 @@ EXPORT_DIR_KIND = "export"   # the settings' last folder an export was saved in 
 
 def export_folder() -> str:
     """The folder an export's Save dialog opens in: the last folder a view was exported to (remembered across
-    sessions), else the runs folder, else "" (Qt's default). Without it the dialog opened in the app's working
+    sessions), else the runs folder, else the home folder. Without it the dialog opened in the app's working
     folder, wherever the app was started from."""
     from explorer.paths import default_runs_dir
 
     settings = current_settings()
     last = settings.last_dir(EXPORT_DIR_KIND) if settings is not None else ""
     runs = (settings.runs_dir() if settings is not None else "") or str(default_runs_dir())
-    return start_folder("", last, runs)
+    return start_folder("", last, runs, str(Path.home()))
 
 
 def remember_export_folder(path: str) -> None:
