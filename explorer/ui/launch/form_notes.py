@@ -1,6 +1,7 @@
 """Parts of the launcher form's rules (explorer.ui.launch.form_model.LaunchForm) that stand alone, Qt-free: the
-banner's sentence on data files kept from a task whose labels mean something else, the Label names hint, and
-F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg).
+banner's sentence on data files kept from a task whose labels mean something else, the Label names hint,
+F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg), and
+No header row ticked for a file whose first line is data.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from explorer.core.specs.tasks import find_task_facts
 
-__all__ = ["F1ClassesOffer", "guessed_columns", "kept_files_note", "label_names_hint"]
+__all__ = ["F1ClassesOffer", "NoHeaderTick", "guessed_columns", "kept_files_note", "label_names_hint"]
 
 
 def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
@@ -95,3 +96,29 @@ class F1ClassesOffer:
                 and form.values["f1_classes"] == self.offered[1]:
             form.set("f1_classes", [])
         self.offered = None
+
+
+class NoHeaderTick:
+    """No header row ticked by a rule: the data check found the training file's first line is data
+    (core.data.column_checks.first_line_is_data: STS-B's first line holds numbers), so the file is read as the
+    run must read it instead of being refused. Once per training file, and never over a person's choice: a file
+    whose No header row the user set (ticked or unticked) or a loaded config gave is left as it is.
+    ``decided_for``: the training file whose No header row is settled."""
+
+    def __init__(self):
+        self.decided_for: str | None = None
+
+    def settled(self, train: str) -> None:
+        """A config was loaded, or the user set No header row: the setting stands for training file ``train``."""
+        self.decided_for = train
+
+    def offer(self, form, reason: str) -> str:
+        """Tick ``form``'s No header row (a LaunchForm) when ``reason`` (the data check's "header_is_data") says the
+        first line is data and nothing settled it for this file. Returns the banner's sentence ("" when not
+        ticked)."""
+        train = form.values["train"]
+        if not reason or not train or form.values["no_header"] or self.decided_for == train:
+            return ""
+        form.set("no_header", True)
+        self.decided_for = train
+        return html.escape(f"No header row ticked: {reason} (untick it if the first line names the columns)")

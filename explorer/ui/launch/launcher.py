@@ -313,6 +313,10 @@ class LauncherPanel(ConfigFiles, QWidget):
         and the banner says so (LaunchForm.fill_guess)."""
         guess = res.get("guess") or {}
         self._pull()
+        if self.form.offer_no_header(str(res.get("header_is_data") or "")):   # read again as the run must
+            self._changed()
+            self.refresh_previews()
+            return
         self.form_view.offer_columns(list(res.get("columns") or []), res.get("samples") or {}, guess,
                                      self.form.pairs_columns(),
                                      self.form.label_names_hint(int(res.get("unnamed_labels") or 0)))
