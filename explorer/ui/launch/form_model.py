@@ -25,7 +25,7 @@ from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
 from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, kept_files_note,
-                                          label_names_hint)
+                                          label_names_hint, reset_run_checkpoint)
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -284,8 +284,9 @@ class LaunchForm:
     # ---- a new training file -----------------------------------------------------------------
     def _new_train_file(self, previous: str | None = None) -> None:
         """A new training file was chosen (after ``previous``): FILE_SETTINGS set for the previous file go back to
-        their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps) and a
-        run name not typed (_clear_run_name), with a word in the banner."""
+        their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps), a
+        run's checkpoint as Base model not chosen by the user (form_notes.reset_run_checkpoint) and a run name not
+        typed (_clear_run_name), with a word in the banner."""
         self._reset_caps(previous)
         self.f1_offer.forget(self)
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
@@ -294,7 +295,8 @@ class LaunchForm:
         cleared = [n for n in self.FILE_SETTINGS if self.values[n] != getattr(defaults, n)]
         name = html.escape(Path(self.values["train"]).name)
         dev = self._forget_the_previous_files_dev()
-        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + clear_run_name(self)
+        model = reset_run_checkpoint(self, self.values["train"])   # a checkpoint continuing the previous data
+        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + ([model] if model else []) + clear_run_name(self)
         # one short sentence (the banner is a few lines at 1280x800): what went, by name; the fields say the rest
         dev_note = f"; cleared: {', '.join(gone)}" if gone else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now

@@ -1,7 +1,8 @@
 """Parts of the launcher form's rules (explorer.ui.launch.form_model.LaunchForm) that stand alone, Qt-free: the
 banner's sentence on data files kept from a task whose labels mean something else, the Label names hint,
-F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg), and
-No header row ticked for a file whose first line is data.
+F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg),
+No header row ticked for a file whose first line is data, and a run's checkpoint as Base model set back for new
+data.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from pathlib import Path
 
 from explorer.core.specs.tasks import find_task_facts
 
-__all__ = ["F1ClassesOffer", "NoHeaderTick", "guessed_columns", "kept_files_note", "label_names_hint"]
+__all__ = ["F1ClassesOffer", "NoHeaderTick", "guessed_columns", "kept_files_note", "label_names_hint",
+           "reset_run_checkpoint"]
 
 
 def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
@@ -122,3 +124,29 @@ class NoHeaderTick:
         form.set("no_header", True)
         self.decided_for = train
         return html.escape(f"No header row ticked: {reason} (untick it if the first line names the columns)")
+
+
+def reset_run_checkpoint(form, train: str) -> str:
+    """A new training file ``train``: a Base model that is a run's checkpoint (``<run>/checkpoints/best``, as
+    "Fine-tune on reviewed rows" sets it to continue that run on its data) and that the user did not choose goes
+    back to the model that run started from: the checkpoint's head was trained for the run's classes, not the new
+    file's. Returns the banner's words ("" when Base model stays: chosen by the user, not a run's checkpoint, the
+    run trained on ``train`` itself, or its config unreadable)."""
+    import json
+
+    from explorer.core.runs.layout import config_file, run_dir_of
+
+    model = str(form.values.get("model") or "")
+    run = run_dir_of(model) if model and "model" not in form.edited else None
+    if run is None:
+        return ""
+    try:
+        config = json.loads(config_file(run).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    first = str(config.get("model") or "") if isinstance(config, dict) else ""
+    if not first or first == model or Path(str(config.get("train") or "")).expanduser() == Path(train).expanduser():
+        return ""
+    form.set("model", first)
+    shown = "/".join(Path(model).parts[-3:])
+    return html.escape(f"Base model {shown} (back to {first}, the model its run started from)")
