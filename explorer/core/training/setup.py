@@ -304,7 +304,6 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     plain = {"num_labels": k, "id2label": dict(enumerate(names)) if names else unnamed, "new_head": False}
     if not spec.label_mapping or not k or k == 1:
         return plain, train_ex, dev_ex
-    data_names = list(names) if names else [str(i) for i in range(k)]
     if names is None and hasattr(train_ex, "labels"):
         present = len(set(train_ex.labels))
         if config.num_labels and present < k:
