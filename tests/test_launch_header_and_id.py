@@ -4,7 +4,8 @@ guessed only when its values identify the rows (rounded, repeated ids are said, 
 
 from helpers import STANCE_ROWS, STSB_ROWS, write_file
 
-from explorer.core.data.column_checks import FIRST_LINE_NUMBERS, first_line_is_data, id_column_note
+from explorer.core.data.header_row import FIRST_LINE_NUMBERS, first_line_is_data
+from explorer.core.data.row_ids import id_column_note
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.form_model import LaunchForm
 

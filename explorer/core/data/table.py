@@ -537,7 +537,7 @@ class ColumnGuess:
     """Columns guessed from the usual names, or from the values of a table without a header (None where
     nothing fits). ``basis``: "" for a guess by names; for one by values, the plain sentence saying why
     ("column 6 and 7 hold the longest texts; column 5 holds decimal numbers, 0 to 5"). ``id_note``: why a column
-    named like an id is not guessed (its values repeat: core.data.column_checks.id_column_note), else ""."""
+    named like an id is not guessed (its values repeat: core.data.row_ids.id_column_note), else ""."""
 
     text_columns: tuple[str, ...]
     label_column: str | None
@@ -691,7 +691,7 @@ def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[in
                score: bool = False) -> TablePreview:
     """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess; an id
     column guessed by its name only when its values in every row read are unique)."""
-    from explorer.core.data.column_checks import id_column_note
+    from explorer.core.data.row_ids import id_column_note
 
     keep = max(n, GUESS_ROWS)
     rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]

@@ -39,11 +39,11 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
     given to a SQuAD task, SQuAD JSON given to classification) is rejected with what the file is and
     which tasks it fits, instead of the parser's first complaint. A table read with a header whose first line
-    is data (core.data.column_checks.first_line_is_data) has "header_is_data": the reason ("" when it is not)."""
+    is data (core.data.header_row.first_line_is_data) has "header_is_data": the reason ("" when it is not)."""
     out = _preview(source, task, n_records, split, text_columns, label_column, options, on_head)
     table_task = getattr(find_task_facts(task), "data_kind", "") == "table"
     if table_task and not (options or {}).get("no_header"):
-        from explorer.core.data.column_checks import first_line_is_data
+        from explorer.core.data.header_row import first_line_is_data
 
         # the form ticks No header row on it (LaunchForm.offer_no_header): the file need not be refused first
         out["header_is_data"] = first_line_is_data(source, encoding=str((options or {}).get("encoding") or ""))
@@ -276,7 +276,7 @@ def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.
 
 
 def id_notes(head: dict, options: dict | None) -> list[str]:
-    """[why the column named like an id is not guessed] (its values repeat: core.data.column_checks.id_column_note)
+    """[why the column named like an id is not guessed] (its values repeat: core.data.row_ids.id_column_note)
     when no Id column is set, else []."""
     note = (head.get("guess") or {}).get("id_note") or ""
     return [note] if note and not (options or {}).get("id_column") else []

@@ -102,7 +102,7 @@ class F1ClassesOffer:
 
 class NoHeaderTick:
     """No header row ticked by a rule: the data check found the training file's first line is data
-    (core.data.column_checks.first_line_is_data: STS-B's first line holds numbers), so the file is read as the
+    (core.data.header_row.first_line_is_data: STS-B's first line holds numbers), so the file is read as the
     run must read it instead of being refused. Once per training file, and never over a person's choice: a file
     whose No header row the user set (ticked or unticked) or a loaded config gave is left as it is.
     ``decided_for``: the training file whose No header row is settled."""
