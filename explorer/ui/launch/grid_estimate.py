@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass
 
 # rough CPU defaults (samples/s) when no past run measured this model here: one place, core/runs/throughput.py
-from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, budget_clause, queue_time
+from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, budget_clause, on_top_words, queue_time
 from explorer.ui.runs.state import format_seconds
 
 
@@ -64,27 +64,15 @@ def estimate_line(samples: list[int | None], speed: Throughput, qa: bool = False
     of ``samples`` training samples one after another, each at most ``budget_seconds`` (the runs' time budget, 0:
     none; the text says how many it stops), or NO_SIZE when a run's size is unknown. A time budget is a run's
     wall time, its evaluations included (TrainConfig.time_budget_minutes): with one, what comes on top is said
-    as :func:`on_top_words` says (``after``: what follows the runs, e.g. "the out-of-fold predictions")."""
+    as core.runs.throughput.on_top_words says (``after``: what follows the runs, e.g. "the out-of-fold predictions")."""
     if any(n is None for n in samples):
         return NO_SIZE
     t = queue_time(samples, speed.samples_per_second, budget_seconds)
     lower = " at least" if qa and not t.n_capped else ""
     return (f"Estimated time:{lower} {format_seconds(t.seconds)} in all ({sum(samples):,} training samples at "
             f"{speed.describe()}{budget_clause(t, budget_seconds, format_seconds)}; "
-            f"{on_top_words(t, on_top, budget_seconds, after)}).")
+            f"{on_top_words(t, on_top, budget_seconds, after, format_seconds)}).")
 
-
-def on_top_words(t, on_top: str, budget_seconds: float, after: str = "") -> str:
-    """What the estimate leaves out, for the queue ``t`` (core.runs.throughput.QueueTime): ``on_top`` without a
-    time budget; with one, the evaluations count within each run's budget: when it stops every run, nothing of the
-    runs comes on top ("the budget includes their evaluations; the out-of-fold predictions come on top"), else
-    the evaluations come on top up to the budget."""
-    if budget_seconds <= 0:
-        return on_top
-    budget = format_seconds(budget_seconds)
-    if t.n_capped == t.n_runs:
-        return "the budget includes their evaluations" + (f"; {after} come on top" if after else "")
-    return f"{on_top}, each run ending at its {budget} time budget at the latest"
 
 
 def budget_seconds_of(config) -> float:
