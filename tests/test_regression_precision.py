@@ -66,3 +66,35 @@ def test_training_evaluation_and_classify_dev_set_give_the_same_pearson_under_bf
                        config)["metrics"]
     assert float(np.ptp(fp32.predicted)) < 0.2   # the case: near-constant scores
     assert round(shown.pearson, 3) == round(fp32.pearson, 3) == round(trained["pearson"], 3)
+
+
+def test_classify_dev_set_cuts_inputs_where_the_models_run_cut_them(tmp_path, monkeypatch):
+    """A run trained with max_seq_length 64: Classify: dev set scores its checkpoint's dev rows at 64 tokens too
+    (it cut every model at 128), so a text longer than one of them is read alike by both; a checkpoint of no
+    run keeps 128."""
+    import json
+
+    import explorer.core.training.dev_scoring as dev_scoring
+    from explorer.core.classify.dev_report import run_max_seq_length
+    from explorer.core.runs.layout import config_file
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.worker.inspector_ops import OPS, State
+
+    run = tmp_path / "runs" / "r"
+    ckpt = run / "checkpoints" / "best"
+    ckpt.mkdir(parents=True)
+    config_file(run).write_text(json.dumps(TrainConfig(task="regression", max_seq_length=64).to_dict()),
+                                encoding="utf-8")
+    assert run_max_seq_length(str(ckpt)) == 64 and run_max_seq_length(str(tmp_path / "elsewhere")) == 128
+    seen = {}
+    monkeypatch.setattr(dev_scoring, "score_classification_dev",
+                        lambda *a, max_seq_length=128, **k: seen.setdefault("max_seq_length", max_seq_length))
+
+    class Loaded:
+        model = tokenizer = None
+        path, source = str(ckpt), str(ckpt)
+
+    state = State()
+    monkeypatch.setattr(state, "model", lambda slot: Loaded())
+    OPS["classify_dev"][0](state, {"kind": "regression", "path": "dev.csv"}, lambda d, t: None, lambda: False)
+    assert seen["max_seq_length"] == 64

@@ -289,13 +289,16 @@ def op_tag_dev(state: State, args: dict, progress, cancelled):
 
 def op_classify_dev(state: State, args: dict, progress, cancelled):
     """A classification dev file scored by the slot's model (explorer.core.classify.dev_report), with progress
-    (rows done, rows) after every batch and a cancel between batches."""
+    (rows done, rows) after every batch and a cancel between batches; inputs cut at the max_seq_length of the
+    model's run (core.classify.dev_report.run_max_seq_length), as its evaluations cut them."""
+    from explorer.core.classify.dev_report import run_max_seq_length
     from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = state.model(args.get("slot", "classify"))
+    window = int(args.get("max_seq_length") or run_max_seq_length(str(loaded.path or loaded.source or "")))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
                                     cap=args.get("cap") or None, settings=args.get("settings") or None,
-                                    progress=progress, cancelled=cancelled)
+                                    max_seq_length=window, progress=progress, cancelled=cancelled)
 
 
 def op_predict(state: State, args: dict, progress, cancelled):
@@ -450,7 +453,7 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     Raises UserError when A's run names no dev rows or the two heads differ."""
     from explorer.core.classify.compare import compare_classifiers, swapped_note, trained_on_note
     from explorer.core.metrics.optimism import chosen_checkpoint_notes
-    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.classify.dev_report import run_data_settings, run_max_seq_length
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
     from explorer.core.models.loading import load_model
@@ -473,7 +476,7 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
         progress(i, 3)
         loaded = on_device(load_model(source, head))
         report = score_classification_dev(loaded.model, loaded.tokenizer, task, dev, cap=None, settings=settings,
-                                          max_seq_length=int(args.get("max_seq_length") or 128))
+                                          max_seq_length=int(args.get("max_seq_length") or run_max_seq_length(source)))
         if getattr(report, "logits", None) is None:
             raise UserError(f"{source}: not a classifier with one label per row; compare needs two classifiers")
         reports.append(report)
