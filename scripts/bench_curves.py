@@ -19,7 +19,9 @@ is the one to compare on a loaded machine: other processes' turns are not in it)
   nothing the panel keeps can be reused: every curve is smoothed and decimated from scratch and every
   axis laid out for a range it has not shown. The two halves are printed too: the selection with
   every curve decimated and handed to its item, and the paint after it;
-- re-selection: the same run objects shown again after others (same zoom): what the LOD cache reuses;
+- re-selection: the same run objects shown again after others of the same ids (the x axis stays where the
+  others put it: a new grid for every curve), and again after runs of other ids (each run's own x axis: the
+  grid its curves were decimated for before, whose columns are kept with the series);
 - render of all plots only: a ``grab()`` with nothing changed (a resize / expose): the floor;
 - live tick: one new ``step`` event per run, then the coalesced redraw, then the event loop repaints
   the plots that changed, or a ``grab()`` renders all of them; "staggered": the app's way, one plot
@@ -174,6 +176,7 @@ ROWS = (("full redraw, shown plots painted", "full_paint"),
         ("  of which paint (event loop)", "full_draw"),
         ("full redraw + render of all plots (grab)", "full"),
         ("re-selection (runs shown before), painted", "reselect"),
+        ("  after runs of other ids, painted", "reselect_other"),
         ("render of all plots only", "render"),
         ("live tick, changed plots painted", "tick_paint"),
         ("live tick + render of all plots (grab)", "tick"),
@@ -217,6 +220,9 @@ class Way:
         app.processEvents()
         self.w.smooth.setValue(60)
         self.runs = base
+        self.others = [copy_run(s) for s in base]   # the same curves under other run ids
+        for s in self.others:
+            s.run_id += "-other"
         self.res: dict[str, list[tuple[float, float]]] = {k: [] for _n, k in ROWS}
         self.painted: list[int] = []
         self.full_paints: list[int] = []   # plot repaints of each painted full redraw
@@ -261,6 +267,10 @@ class Way:
         for _ in range(3):
             app.processEvents()
         res["reselect"].append(timed(lambda: (self.show(shown["full_paint"]), self.paint())))
+        # other runs (other ids: the panel forgets its view, each run gets its own x axis), then these again
+        self.show(self.others)
+        self.paint()
+        res["reselect_other"].append(timed(lambda: (self.show(shown["full_paint"]), self.paint())))
         res["render"].append(timed(self.render))
         res["tick"].append(timed(self.live))
         for _ in range(3):
@@ -420,7 +430,8 @@ def main() -> int:
         print(profile(lambda: (main.show(runs), main.paint())))
         print("\nprofile, 20 live ticks (own time):")
         print(profile(lambda: [main.live(main.paint) for _ in range(20)]))
-    cpu = {key: med(x[1] for x in main.res[key]) for key in ("full_paint", "tick_paint", "reselect")}
+    cpu = {key: med(x[1] for x in main.res[key]) for key in ("full_paint", "tick_paint", "reselect", "reselect_other",
+                                                             "unzoom")}
     ratios = {}
     if "full_paint" in rres:
         ratios["full redraw: app's way / pyqtgraph downsampling reference (CPU)"] = cpu["full_paint"] / max(
@@ -428,6 +439,8 @@ def main() -> int:
     record(a, "bench_curves", case=f"{a.runs} runs x {a.points:,} steps", ratios=ratios,
            figures={"full redraw, painted (CPU ms)": cpu["full_paint"], "live tick, painted (CPU ms)": cpu["tick_paint"],
                     "re-selection, painted (CPU ms)": cpu["reselect"],
+                    "re-selection after runs of other ids, painted (CPU ms)": cpu["reselect_other"],
+                    "back to all steps after a zoom + render (CPU ms)": cpu["unzoom"],
                     "longest turn of a staggered live tick (ms)": med(x[0] for x in main.res["turn"])},
            load_start=load0[0])
     main.close()
