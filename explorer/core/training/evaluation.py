@@ -33,15 +33,11 @@ def eval_loader(accelerator, features, batch_size: int):
     return accelerator.prepare(loader)
 
 
-def _forward_of(accelerator, model, task):
-    """The forward an evaluation calls: the prepared model's (under the run's mixed precision, which accelerate
-    puts into its forward), or for a head whose scores need fp32 (core.training.precision.scores_in_fp32) the
-    module's own class forward, outside accelerate's autocast; Classify: dev set computes those scores in fp32
-    too, so both print the same figure."""
-    from explorer.core.training.precision import scores_in_fp32
-
-    facts = getattr(task, "facts", None)
-    if accelerator.mixed_precision == "no" or not scores_in_fp32(bool(getattr(facts, "is_regression", False))):
+def _forward_of(accelerator, model):
+    """The forward an evaluation calls: in the precision of core.training.precision.evaluation_forward_precision
+    (fp32), so the module's own class forward, outside the autocast accelerate puts into a mixed-precision run's
+    forward; Classify: dev set computes in fp32 too, so both print the same figure."""
+    if accelerator.mixed_precision == "no":
         return model
     inner = accelerator.unwrap_model(model)
     return lambda **inputs: type(inner).forward(inner, **inputs)
@@ -67,7 +63,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
     t_first, rows_after, done = None, 0, 0
-    forward = _forward_of(accelerator, model, task)
+    forward = _forward_of(accelerator, model)
     with inference(model):
         for batch in loader:
             if t_first is not None:

@@ -27,14 +27,18 @@ def cpu_has_amx() -> bool:
         return False
 
 
-def scores_in_fp32(is_regression: bool) -> bool:
-    """Whether a model's evaluation forward must run in fp32 whatever the run's mixed precision: a regression
-    head's score (STS-B's 0-5 similarity). bf16 keeps 8 bits of mantissa, so a score near 2.5 comes out in
-    steps of 1/64 (0.016): an undertrained head whose scores span 0.06 gives four distinct values, and a
-    Pearson correlation of those moves in its second digit with how the rows fell into batches; the training
-    evaluation (Best dev) and Classify: dev set then printed 0.406 and 0.39 for the same checkpoint on the same
-    rows. Class logits are only ranked (argmax) and keep bf16."""
-    return bool(is_regression)
+def evaluation_forward_precision() -> str:
+    """The precision of every evaluation forward, whatever the run's mixed precision: "fp32".
+
+    A training run's evaluations (Best dev, checkpoints/best) and the inspectors that score a checkpoint again on
+    the same rows (Classify: dev set, Compare two classifiers) must print the same figure, so a person can check
+    one against the other. Under bf16 a logit keeps 8 bits of mantissa and its rounding depends on how the rows
+    fell into batches: a dev row at P 0.500 was "right" in the run's evaluation and "wrong" in Classify: dev set
+    (accuracy 74.33 against 74.00 for one checkpoint on the same 300 rows), and a regression head's near-constant
+    scores near 2.5 came out in steps of 1/64, so their Pearson correlation read 0.406 and 0.39. Training steps
+    keep bf16 where it is fast; an evaluation costs a small share of a run.
+    """
+    return "fp32"
 
 
 def resolve_mixed_precision(value: str, device_type: str | None = None) -> str:
