@@ -220,17 +220,18 @@ class RunState:
         return run_status.is_live(self.status)
 
     def one_class_note(self) -> str:
-        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation (a single-label
-        classification task) predicted one class for every dev row, else '' (explorer.core.metrics.baselines)."""
-        from explorer.core.metrics.baselines import one_class_note
-        from explorer.core.specs.tasks import is_single_label_table
+        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation predicted one class for
+        everything its head counts it over (a classifier's dev rows, a tagger's dev tokens: "only 'O'"), else ''
+        (explorer.core.metrics.baselines.task_one_class_note)."""
+        from explorer.core.metrics.baselines import task_one_class_note
 
-        if not self.evals or not is_single_label_table(self.task):
+        if not self.evals:
             return ""
         elapsed = self.live_elapsed()
         share = self._eta.eval_seconds[0] / elapsed if elapsed > 0 and self._eta.eval_seconds[1] else None
-        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")),
-                              steps=self.step, budget_seconds=self.budget_seconds, eval_share=share)
+        return task_one_class_note(self.task, self.evals[-1].get("metrics") or {},
+                                   _num((self.config or {}).get("learning_rate")), steps=self.step,
+                                   budget_seconds=self.budget_seconds, eval_share=share)
 
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.specs.tasks.choose_metric: the one that picks
