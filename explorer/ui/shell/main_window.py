@@ -424,7 +424,7 @@ class MainWindow(HelpActions, QMainWindow):
         if last:
             known = dict(last, output_dir=last.get("output_dir") or str(self.runs_dir), run_id="")
             try:
-                self.launcher.set_config(TrainConfig.from_dict(known))
+                self.launcher.set_config(TrainConfig.from_dict(known), self.settings.saved_edited())
             except Exception as exc:  # noqa: BLE001 - a saved value no editor accepts: start from the defaults
                 self.settings_note = (f"the saved launcher form in {self.settings.file_name()} was unreadable "
                                       f"({exc}); using the defaults")
@@ -460,7 +460,7 @@ class MainWindow(HelpActions, QMainWindow):
             self.manager.wait_for_workers(5000)
         self.remote.close()   # remote runs keep training on their hosts and are followed again next start
         self.settings.set_window(self.saveGeometry(), self.saveState())
-        self.settings.set_last_config(self.launcher.config().to_dict())
+        self.settings.set_last_config(self.launcher.config().to_dict(), self.launcher.form.edited)
         self.settings.sync()
         self.reading.poll.stop()
         event.accept()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Iterable
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -239,8 +240,19 @@ class AppSettings:
             return None, f"{where} was unreadable ({'; '.join(problems)}); using the defaults"
         return known, ""
 
-    def set_last_config(self, config: dict) -> None:
+    def set_last_config(self, config: dict, edited: Iterable[str] = ()) -> None:
+        """Save the launcher form ``config`` and the names of the fields the user set in it (``edited``: they stay
+        the user's after a restart, not refitted to the data: :meth:`saved_edited`)."""
         self.qs.setValue("launcher/last_config", json.dumps(config))
+        self.qs.setValue("launcher/last_edited", json.dumps(sorted(edited)))
+
+    def saved_edited(self) -> set[str]:
+        """The field names the user had set in the saved launcher form; empty when none or unreadable."""
+        try:
+            names = json.loads(str(self.qs.value("launcher/last_edited", "") or "[]"))
+        except json.JSONDecodeError:
+            return set()
+        return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
 
     # ---- measured speeds ------------------------------------------------------------------
     def tau_questions_per_second(self) -> float | None:
