@@ -129,3 +129,29 @@ def test_the_forms_evaluate_every_note_uses_past_runs_rates():
     assert note.startswith("Evaluate every 6: at the rates past runs of this model measured here, the run will "
                            "evaluate about every ")
     assert note.split("about every ")[1].split(" steps")[0] in plan.eval_preview(cfg)
+
+
+def test_the_held_out_rows_the_launcher_counts_are_the_runs_stratified_split():
+    """A 10% stratified split of the first 1,200 rows holds out 75 + 25 + 19 = 119 rows (per class rounding), not
+    round(1,200 x 10%) = 120: the estimate counts them by the run's own rule, from the class ids the check read."""
+    from explorer.core.data.split import stratified_split
+
+    ids = [0] * 754 + [1] * 254 + [2] * 192 + [1] * 13_440
+    cfg = TrainConfig(task="single", train="t.csv", epochs=1, batch_size=16, eval_every=40, train_cap=1200)
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
+              "train_cap": 1200, "epochs": 1, "max_steps": 0, "task": "single"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": len(ids)}, "class_ids": ids}
+    run_split, _ = stratified_split(ids[:1200], cfg.resolved_dev_fraction(), cfg.seed)
+    assert plan.dev_rows(cfg) == (len(run_split), True) == (119, True)
+    assert "119 held-out dev rows" in plan.eval_preview(cfg)
+
+
+def test_the_data_check_reads_the_class_ids_in_file_order(tmp_path):
+    from explorer.ui.launch.data_preview import preview_data
+
+    path = tmp_path / "t.tsv"
+    path.write_text("sentence\tlabel\n" + "".join(f"text {i}\t{'ab'[i % 3 == 0]}\n" for i in range(9)))
+    res = preview_data(str(path), "single")
+    names = res["class_counts"]
+    assert res["ok"] and len(res["class_ids"]) == 9 and len(set(res["class_ids"])) == len(names) == 2

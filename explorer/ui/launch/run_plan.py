@@ -130,8 +130,21 @@ class RunPlan:
                 n = min(n, cfg.train_cap)
             fraction = cfg.resolved_dev_fraction()
             holds_out = fraction > 0 and bool(task_dev_split(cfg.task))
-            rows, held_out = (round(n * fraction) if holds_out else 0), True   # as no_dev_file_note counts them
+            rows, held_out = (self._held_out(n, fraction) if holds_out else 0), True
         return (min(rows, cfg.dev_cap) if cfg.dev_cap and rows else rows), held_out
+
+    def _held_out(self, n: int, fraction: float) -> int:
+        """The rows the run holds out of its first ``n`` training rows, by its own split rule
+        (explorer.core.data.split.held_out_rows): per class, from the class ids the data check read, when it read
+        them for those rows (a stratified split of 1,200 rows holds out 119, not 10% = 120); else the random rule."""
+        from collections import Counter
+
+        from explorer.core.data.split import held_out_rows
+
+        res = self.train_result or {}
+        ids = res.get("class_ids") or []
+        sizes = Counter(ids[:n]).values() if res.get("ok") and n and len(ids) >= n else None
+        return held_out_rows(n, fraction, sizes)
 
     def eval_preview(self, cfg: TrainConfig) -> str:
         """What the run will evaluate on, how often and why, before launch (eval_plan_preview); '' without dev
