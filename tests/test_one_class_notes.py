@@ -62,3 +62,17 @@ def test_the_advice_names_a_larger_rate_written_as_the_suggestion_or_other_advic
     high = one_class_note(metrics, 1e-4, unit="dev token", steps=12)
     assert "larger learning rate" not in high and "at learning rate 1e-4: train longer" in high
     assert "0.0001" not in high
+
+
+def test_the_curves_page_shows_the_tagger_note(qtbot):
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([RunState.from_events("ner-a", _tagger_events("ner-a", ONLY_O)),
+                     RunState.from_events("ner-b", _tagger_events("ner-b", SOME))])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    text = curves.run_notes.text()
+    assert "ner-a predicts only 'O' for every dev token" in text and "ner-b" not in text
