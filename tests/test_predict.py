@@ -103,24 +103,26 @@ def test_a_cancel_keeps_the_batches_already_run_and_resume_does_not_run_them_aga
     """A cancel is seen before a window of WINDOW_BATCHES batches: the windows run before it are written, and
     resume predicts only the rows after them; the rows are those a run without a cancel writes."""
     from explorer.core.models.loading import load_model
+    from explorer.core.predict import engine
 
     texts = [" ".join(["city"] * (100 - i)) for i in range(100)]   # one token a word: 102, 101, ... tokens
     data = _write_csv(tmp_path / "in.csv", texts)
     loaded = load_model(str(cls_model), task="classification")
     polls = {"n": 0}
 
-    def cancel_at_the_third_window():
+    def cancel_at_the_second_window():
         polls["n"] += 1
-        return polls["n"] >= 3     # asked before each window: two windows of 4 batches of 10 rows have run
+        return polls["n"] >= 2     # asked before each window: one window of WINDOW_BATCHES batches of 10 rows ran
 
     out = tmp_path / "out.csv"
     with pytest.raises(Cancelled) as stopped:
         predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, batch_size=10,
-                     cancelled=cancel_at_the_third_window)
-    assert stopped.value.rows_written == len(_read_csv(out)) == 80
+                     cancelled=cancel_at_the_second_window)
+    window = 10 * engine.WINDOW_BATCHES
+    assert stopped.value.rows_written == len(_read_csv(out)) == window < 100
     summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, batch_size=10,
                            resume=True)
-    assert summary.resumed_from == 80 and summary.new_rows == 20 and summary.rows == 100
+    assert summary.resumed_from == window and summary.new_rows == 100 - window and summary.rows == 100
     full = tmp_path / "full.csv"
     predict_file(str(cls_model), str(data), str(full), loaded=loaded, chunk_rows=100, batch_size=10)
     assert [(r["id"], r["predicted_label"]) for r in _read_csv(out)] == \

@@ -20,7 +20,7 @@ from explorer.core.predict.engine import WINDOW_BATCHES, predict_file
 from explorer.core.specs import heads
 
 WORDS = "good bad fine worst city river model answer year first name the a of".split()
-ROWS = 60
+ROWS = 100
 BATCH = 4
 
 
