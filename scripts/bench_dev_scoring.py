@@ -4,8 +4,8 @@ forward on the same rows.
     python scripts/bench_dev_scoring.py --rows 872                 # SST-2's dev set, bundled MiniLM
     python scripts/bench_dev_scoring.py --rows 872 --results       # also record the figures
 
-Both run the same model over the same featurized dev rows in the same length-sorted batches, with the same bf16
-choice (core.training.dev_scoring.fast_bf16): the bare forward is ``model(**batch)`` under inference_mode with
+Both run the same model over the same featurized dev rows in the same length-sorted batches, in the precision
+dev scoring runs in (core.training.precision.evaluation_forward_precision: fp32): the bare forward is ``model(**batch)`` under inference_mode with
 the batches padded beforehand; dev scoring collates, pads, forwards and gathers the logits as the page does.
 After a warm-up pass over every batch shape they alternate (bare, scoring, bare); the bare figure is their mean. Also shown: the file-order fixed batches
 dev scoring ran before (each batch padded to its longest row). Prints rows/s and the ratios, with the load;
@@ -39,7 +39,8 @@ def main(argv=None) -> int:
     from explorer.core.models.batched_forward import length_order
     from explorer.core.models.loading import load_model
     from explorer.core.specs.train_config import TrainConfig
-    from explorer.core.training.dev_scoring import dev_logits, fast_bf16
+    from explorer.core.training.dev_scoring import dev_logits
+    from explorer.core.training.precision import evaluation_forward_precision
     from explorer.core.training.tasks import get_task
 
     data = args.data or str(Path(os.environ.get("EXPLORER_REAL_DATA", "")) / "glue_sst2" / "dev.tsv")
@@ -49,7 +50,7 @@ def main(argv=None) -> int:
     loaded = load_model(args.model, "classification", num_labels=2)
     model = loaded.model.eval()
     feats = task.featurize(task.load(config, "dev"), loaded.tokenizer, config, train=False)
-    bf16 = fast_bf16(model)
+    bf16 = evaluation_forward_precision() == "bf16"   # the precision dev scoring runs in
     sorted_batches = [task.model_inputs(feats.collate(idx)) for idx in length_order(feats.lengths, args.batch_size)]
     file_batches = [task.model_inputs(feats.collate(list(range(i, min(i + args.batch_size, len(feats))))))
                     for i in range(0, len(feats), args.batch_size)]

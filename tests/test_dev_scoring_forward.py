@@ -22,12 +22,10 @@ def dev(tmp_path_factory):
     return loaded.model, task, feats
 
 
-@pytest.mark.parametrize("bf16, tolerance", [(False, 1e-4), (True, 5e-3)])
-def test_length_sorted_logits_come_back_in_row_order(dev, monkeypatch, bf16, tolerance):
-    """In fp32 equal to a row-by-row forward; under bf16 autocast (AMX CPUs) within bf16's rounding."""
-    import explorer.core.training.dev_scoring as dev_scoring
-
-    monkeypatch.setattr(dev_scoring, "fast_bf16", lambda model: bf16)
+def test_length_sorted_logits_come_back_in_row_order_in_fp32(dev):
+    """Equal to a row-by-row fp32 forward within fp32's rounding, also on a CPU where bf16 is fast (AMX): dev
+    scoring computes in the training evaluation's precision, never bf16, whose rounding moves with the batch."""
+    tolerance = 1e-5
     model, task, feats = dev
     seen = []
     z = dev_logits(model, task, feats, 5, progress=lambda done, total: seen.append((done, total)))

@@ -45,7 +45,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     it trained on; ``cap`` then counts those rows.
 
     The forward runs as predict's (explorer.core.models.batched_forward: length-sorted, dynamically padded, in
-    inference mode, bf16 where it is fast). ``cancelled() -> bool`` is checked between batches;
+    inference mode, in fp32 as the training evaluation). ``cancelled() -> bool`` is checked between batches;
     ``progress(rows done, rows)`` is called after each.
 
     Raises the loaders' UserErrors (file, line) for bad data, for a label the head does not have, and for a
@@ -87,17 +87,11 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
                       multiple_choice=t.facts.is_multiple_choice)
 
 
-def fast_bf16(model) -> bool:
-    """bf16 autocast speeds this model's device up: a CPU with AMX, or CUDA with bf16 (the training rule,
-    explorer.core.training.precision.resolve_mixed_precision "auto")."""
-    from explorer.core.training.precision import resolve_mixed_precision
-
-    return resolve_mixed_precision("auto", next(model.parameters()).device.type) == "bf16"
-
-
 def dev_logits(model, task, feats, batch_size: int, *, cancelled=None, progress=None) -> np.ndarray:
     """(rows, K) float logits of the featurized dev rows ``feats`` (a FeatureSet), in row order, through
-    explorer.core.models.batched_forward (length-sorted batches, bf16 where it is fast)."""
+    explorer.core.models.batched_forward (length-sorted batches) in fp32, as the training evaluation computes
+    them (core.training.precision.evaluation_forward_precision), so a checkpoint scored on its run's dev rows
+    gives its Best dev."""
     device = next(model.parameters()).device
     z = None
 
@@ -105,8 +99,10 @@ def dev_logits(model, task, feats, batch_size: int, *, cancelled=None, progress=
         return {k: v.to(device) for k, v in task.model_inputs(feats.collate(idx)).items()}
 
     done = 0
-    for idx, out in forward_batches(model, feats.lengths, batch_size, make, bf16=fast_bf16(model),
-                                    cancelled=cancelled):
+    from explorer.core.training.precision import evaluation_forward_precision
+
+    bf16 = evaluation_forward_precision() == "bf16"
+    for idx, out in forward_batches(model, feats.lengths, batch_size, make, bf16=bf16, cancelled=cancelled):
         logits = out.logits.float().cpu().numpy()
         if z is None:
             z = np.zeros((len(feats), logits.shape[-1]), dtype=np.float32)

@@ -33,6 +33,16 @@ def eval_loader(accelerator, features, batch_size: int):
     return accelerator.prepare(loader)
 
 
+def _forward_of(accelerator, model):
+    """The forward an evaluation calls: in the precision of core.training.precision.evaluation_forward_precision
+    (fp32), so the module's own class forward, outside the autocast accelerate puts into a mixed-precision run's
+    forward; Classify: dev set computes in fp32 too, so both print the same figure."""
+    if accelerator.mixed_precision == "no":
+        return model
+    inner = accelerator.unwrap_model(model)
+    return lambda **inputs: type(inner).forward(inner, **inputs)
+
+
 def gather_outputs(accelerator, model, task, features, loader, control=None, *,
                    stoppable: bool = False, timing: dict | None = None,
                    on_rows: Callable[[int], None] | None = None) -> dict[str, list[np.ndarray]]:
@@ -53,6 +63,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
     t_first, rows_after, done = None, 0, 0
+    forward = _forward_of(accelerator, model)
     with inference(model):
         for batch in loader:
             if t_first is not None:
@@ -61,7 +72,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
                 raise Cancelled()
             if stoppable and control is not None and control.stop_requested():
                 raise EvaluationStopped()
-            outputs = model(**task.model_inputs(batch))
+            outputs = forward(**task.model_inputs(batch))
             outs = task.eval_outputs(outputs, batch)
             idx = batch["feature_index"].cpu().numpy()
             arrays = {name: (t.float() if t.is_floating_point() else t).cpu().numpy() for name, t in outs.items()}

@@ -27,6 +27,20 @@ def cpu_has_amx() -> bool:
         return False
 
 
+def evaluation_forward_precision() -> str:
+    """The precision of every evaluation forward, whatever the run's mixed precision: "fp32".
+
+    A training run's evaluations (Best dev, checkpoints/best) and the inspectors that score a checkpoint again on
+    the same rows (Classify: dev set, Compare two classifiers) must print the same figure, so a person can check
+    one against the other. Under bf16 a logit keeps 8 bits of mantissa and its rounding depends on how the rows
+    fell into batches: a dev row at P 0.500 was "right" in the run's evaluation and "wrong" in Classify: dev set
+    (accuracy 74.33 against 74.00 for one checkpoint on the same 300 rows), and a regression head's near-constant
+    scores near 2.5 came out in steps of 1/64, so their Pearson correlation read 0.406 and 0.39. Training steps
+    keep bf16 where it is fast; an evaluation costs a small share of a run.
+    """
+    return "fp32"
+
+
 def resolve_mixed_precision(value: str, device_type: str | None = None) -> str:
     """"auto" -> "bf16" or "no" for the device accelerate will use; other values pass through.
 
