@@ -2,7 +2,7 @@
 (prints figures, asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python scripts/bench_curves.py [--runs 4] [--points 100000] [--repeats 10]
-        [--profile] [--png curves.png]
+        [--profile] [--breakdown] [--png curves.png]
 
 Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm, samples/s at every
 step; dev f1 / exact_match every 1000 steps), read as the app reads them (the smoothed loss computed as the
@@ -19,7 +19,9 @@ is the one to compare on a loaded machine: other processes' turns are not in it)
   nothing the panel keeps can be reused: every curve is smoothed and decimated from scratch and every
   axis laid out for a range it has not shown. The two halves are printed too: the selection with
   every curve decimated and handed to its item, and the paint after it;
-- re-selection: the same run objects shown again after others (same zoom): what the LOD cache reuses;
+- re-selection: the same run objects shown again after others of the same ids (the x axis stays where the
+  others put it: a new grid for every curve), and again after runs of other ids (each run's own x axis: the
+  grid its curves were decimated for before, whose columns are kept with the series);
 - render of all plots only: a ``grab()`` with nothing changed (a resize / expose): the floor;
 - live tick: one new ``step`` event per run, then the coalesced redraw, then the event loop repaints
   the plots that changed, or a ``grab()`` renders all of them; "staggered": the app's way, one plot
@@ -29,7 +31,8 @@ is the one to compare on a loaded machine: other processes' turns are not in it)
 Reference, timed in the same process on the same data and plot grid: pyqtgraph's own way, "peak"
 auto-downsampling + clip-to-view, every curve a PlotDataItem given all its points with setData on each redraw
 (:class:`Reference`). ``--profile`` prints the top cProfile entries of one full redraw and of 20 live ticks,
-and ``--png`` saves the panel after a full redraw.
+``--breakdown`` the CPU ms of each part of a painted full redraw (PARTS: decimation, axes, strokes...), and
+``--png`` saves the panel after a full redraw.
 """
 
 from __future__ import annotations
@@ -174,6 +177,7 @@ ROWS = (("full redraw, shown plots painted", "full_paint"),
         ("  of which paint (event loop)", "full_draw"),
         ("full redraw + render of all plots (grab)", "full"),
         ("re-selection (runs shown before), painted", "reselect"),
+        ("  after runs of other ids, painted", "reselect_other"),
         ("render of all plots only", "render"),
         ("live tick, changed plots painted", "tick_paint"),
         ("live tick + render of all plots (grab)", "tick"),
@@ -217,6 +221,9 @@ class Way:
         app.processEvents()
         self.w.smooth.setValue(60)
         self.runs = base
+        self.others = [copy_run(s) for s in base]   # the same curves under other run ids
+        for s in self.others:
+            s.run_id += "-other"
         self.res: dict[str, list[tuple[float, float]]] = {k: [] for _n, k in ROWS}
         self.painted: list[int] = []
         self.full_paints: list[int] = []   # plot repaints of each painted full redraw
@@ -261,6 +268,10 @@ class Way:
         for _ in range(3):
             app.processEvents()
         res["reselect"].append(timed(lambda: (self.show(shown["full_paint"]), self.paint())))
+        # other runs (other ids: the panel forgets its view, each run gets its own x axis), then these again
+        self.show(self.others)
+        self.paint()
+        res["reselect_other"].append(timed(lambda: (self.show(shown["full_paint"]), self.paint())))
         res["render"].append(timed(self.render))
         res["tick"].append(timed(self.live))
         for _ in range(3):
@@ -331,6 +342,63 @@ def reference_times(app, keys, x_range, size, runs, repeats) -> dict[str, list[t
     return rres
 
 
+PARTS = (("selection: every plot's refresh", "explorer.ui.curves.panel", "CurvesPanel", "_refresh_next"),
+         ("  curves: decimation (ColumnDecimator.points)", "explorer.ui.curves.decimate", "ColumnDecimator", "points"),
+         ("  curves: points handed to the items", "explorer.ui.curves.items", "FastCurve", "set_points"),
+         ("  y range (apply_view)", "explorer.ui.curves.plot", "PlotPanel", "apply_view"),
+         ("  x range (_set_x)", "explorer.ui.curves.panel", "CurvesPanel", "_set_x"),
+         ("selection: runs, notes, flow view (set_runs)", "explorer.ui.curves.panel", "CurvesPanel", "set_runs"),
+         ("selection: plot layout (_collect)", "explorer.ui.curves.panel", "CurvesPanel", "_collect"),
+         ("selection: legend", "explorer.ui.curves.panel", "CurvesPanel", "_update_legend"),
+         ("paint: the plots (GraphicsView.paintEvent)", "pyqtgraph", "GraphicsView", "paintEvent"),
+         ("  axes (MeasuredAxis.paint)", "explorer.ui.curves.axis", "MeasuredAxis", "paint"),
+         ("  curve strokes (CurveLayer.paint)", "explorer.ui.curves.items", "CurveLayer", "paint"),
+         ("  grid lines (GridLines.paint)", "explorer.ui.curves.grid", "GridLines", "paint"))
+
+
+def install_parts() -> dict[str, float]:
+    """Time each method of PARTS with the process's CPU clock (the outermost call of a nested one counted) into
+    the returned dict (label -> CPU ms). Done before any plot exists: Qt finds a Python paint override once."""
+    import importlib
+
+    acc: dict[str, float] = {}
+    for label, module, cls_name, name in PARTS:
+        cls = getattr(importlib.import_module(module), cls_name)
+
+        def timed_part(*args, _fn=getattr(cls, name), _label=label, _depth=[0], **kwargs):
+            _depth[0] += 1
+            c = time.process_time()
+            try:
+                return _fn(*args, **kwargs)
+            finally:
+                _depth[0] -= 1
+                if not _depth[0]:
+                    acc[_label] = acc.get(_label, 0.0) + (time.process_time() - c) * 1000
+        setattr(cls, name, timed_part)
+    return acc
+
+
+def breakdown(way, base, repeats: int, acc: dict[str, float]) -> dict[str, float]:
+    """CPU ms per part of a painted full redraw (PARTS, timed by :func:`install_parts` into ``acc``; "total": the
+    whole redraw), median over ``repeats`` redraws of fresh copies of ``base``."""
+    per: dict[str, list[float]] = {label: [] for label, *_ in PARTS}
+    per["total"] = []
+    for k in range(repeats):
+        way.show([])
+        for _ in range(3):
+            way.app.processEvents()
+        runs = [copy_run(s, 1000 + k) for s in base]
+        acc.clear()
+        c = time.process_time()
+        way.show(runs)
+        way.paint()
+        per["total"].append((time.process_time() - c) * 1000)
+        for label in per:
+            if label != "total":
+                per[label].append(acc.get(label, 0.0))
+    return {label: statistics.median(xs) for label, xs in per.items()}
+
+
 def reader_cost(base) -> str:
     """What reading a run now also computes (prepare_curves, on the app's reader thread) and keeps with its
     series: CPU ms per run and MB per run, on fresh copies of ``base``."""
@@ -357,6 +425,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
     ap.add_argument("--png", help="save the Curves panel after a full redraw to this PNG file")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the parts of a painted full redraw (CPU ms each; recorded with --results)")
     from explorer.benchmarks import add_results_argument, record
 
     add_results_argument(ap)
@@ -375,6 +445,7 @@ def main() -> int:
         return paint_event(self, ev)
     pg.GraphicsView.paintEvent = counted
 
+    acc = install_parts() if a.breakdown else None   # a few dozen timed calls per redraw: no measurable cost
     base = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
     main = Way(WAYS[0], app, base)
     for r in range(a.repeats):
@@ -420,7 +491,14 @@ def main() -> int:
         print(profile(lambda: (main.show(runs), main.paint())))
         print("\nprofile, 20 live ticks (own time):")
         print(profile(lambda: [main.live(main.paint) for _ in range(20)]))
-    cpu = {key: med(x[1] for x in main.res[key]) for key in ("full_paint", "tick_paint", "reselect")}
+    parts = {}
+    if a.breakdown:
+        parts = breakdown(main, base, a.repeats, acc)
+        print(f"\n  parts of a painted full redraw, CPU ms (median of {a.repeats}; total {parts.pop('total'):.1f}):")
+        for label, ms in parts.items():
+            print(f"    {label:48s}{ms:7.1f}")
+    cpu = {key: med(x[1] for x in main.res[key]) for key in ("full_paint", "tick_paint", "reselect", "reselect_other",
+                                                             "unzoom")}
     ratios = {}
     if "full_paint" in rres:
         ratios["full redraw: app's way / pyqtgraph downsampling reference (CPU)"] = cpu["full_paint"] / max(
@@ -428,7 +506,10 @@ def main() -> int:
     record(a, "bench_curves", case=f"{a.runs} runs x {a.points:,} steps", ratios=ratios,
            figures={"full redraw, painted (CPU ms)": cpu["full_paint"], "live tick, painted (CPU ms)": cpu["tick_paint"],
                     "re-selection, painted (CPU ms)": cpu["reselect"],
-                    "longest turn of a staggered live tick (ms)": med(x[0] for x in main.res["turn"])},
+                    "re-selection after runs of other ids, painted (CPU ms)": cpu["reselect_other"],
+                    "back to all steps after a zoom + render (CPU ms)": cpu["unzoom"],
+                    "longest turn of a staggered live tick (ms)": med(x[0] for x in main.res["turn"]),
+                    **{f"full redraw part: {label.strip()} (CPU ms)": ms for label, ms in parts.items()}},
            load_start=load0[0])
     main.close()
     from PySide6.QtCore import QCoreApplication, QEvent

@@ -413,3 +413,54 @@ def test_when_each_run_trained_on_the_others_dev_rows_both_are_named(tmp_path):
     assert lines[1] == ("Note: first trained on 3 of the 3 dev rows of second's run (the same texts): swapped, "
                         "judged on those rows, the comparison would favour first.")
     assert dev_overlaps(sources["a"], sources["a"])[2] is None     # the same dev rows: nothing more to say
+
+
+def _evaluated(folder, evaluations: int) -> None:
+    """events.jsonl of a run that evaluated on its dev rows at step 0 and every step up to ``evaluations``."""
+    from explorer.core.runs.layout import events_file
+
+    lines = [{"event": "started", "time": 1.0, "steps_total": evaluations, "config": {}}]
+    lines += [{"event": "eval", "time": 2.0 + step, "step": step, "metrics": {"accuracy": 0.5 + 0.4 * ((step * 7) % 11) / 11}}
+              for step in range(evaluations + 1)]
+    lines.append({"event": "finished", "time": 100.0, "metrics": {}})
+    events_file(folder).write_text("".join(json.dumps({"run_id": folder.name, **e}) + "\n" for e in lines),
+                                   encoding="utf-8")
+
+
+def test_compare_marks_each_checkpoint_chosen_on_the_judged_rows_with_its_evaluations(tmp_path):
+    """Both runs evaluate on the same dev rows, A 3 times, B 60 times (Evaluate every 1): under the verdict each
+    best checkpoint's figure is marked optimistic with the evaluations it was chosen among, the figures not
+    chosen on these rows are named, and B, chosen among more, is said to be favoured. A last checkpoint, chosen
+    on nothing, is not marked."""
+    from helpers import save_tiny_model
+
+    from explorer.core.runs.choice import checkpoint_choice
+    from explorer.core.runs.layout import config_file
+    from explorer.worker.inspector_ops import OPS, State
+
+    dev = _sentence_table(tmp_path / "dev.csv", ["red cat runs", "blue dog sleeps", "green tree", "small cat fast",
+                                                  "big dog slow", "tree runs fast"])
+    sources = {}
+    for run_id, seed, evaluations in (("a", 1, 3), ("b", 2, 60)):
+        folder = tmp_path / "runs" / run_id
+        sources[run_id] = str(save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed))
+        train = _sentence_table(tmp_path / f"train_{run_id}.csv", [f"{w} {run_id} {i}" for i, w in enumerate(WORDS)])
+        cfg = TrainConfig(task="single", train=str(train), dev=str(dev), text_columns=["sentence"],
+                          label_column="label", run_id=run_id)
+        config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        _evaluated(folder, evaluations)
+    choice = checkpoint_choice(sources["b"])
+    assert (choice.kind, choice.metric, choice.evaluations, choice.chosen) == ("best", "accuracy", 60, True)
+    assert not checkpoint_choice(str(tmp_path / "runs" / "b" / "checkpoints" / "last")).chosen
+    value = OPS["compare_classifiers"][0](State(), {"source_a": sources["a"], "source_b": sources["b"],
+                                                     "task": "single", "name_a": "first", "name_b": "retrained",
+                                                     "resamples": 200}, lambda d, t: None, lambda: False)
+    assert value["chosen_among"] == [3, 60]
+    lines = value["lines"]
+    assert lines[0].startswith("accuracy: ") or lines[0].startswith("macro F1: ")   # the verdict stays first
+    assert ("optimistic: first's checkpoint (checkpoints/best: picked by accuracy among 3 evaluations) was chosen on "
+            "these same rows") in "\n".join(lines)
+    assert ("optimistic: retrained's checkpoint (checkpoints/best: picked by accuracy among 60 evaluations) was "
+            "chosen on these same rows") in "\n".join(lines)
+    favoured = next(line for line in lines if line.startswith("Not chosen on these rows"))
+    assert "checkpoints/last" in favoured and "retrained was chosen among the most evaluations (60 against 3)" in favoured

@@ -126,3 +126,29 @@ def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_pa
         if not q.answer_a:
             assert q.exact_a == (1.0 if not gold[q.id] else 0.0)
     assert c.metrics_a["exact_match"] == pytest.approx(100 * sum(q.exact_a for q in c.questions) / 8)
+
+
+def test_cli_compare_marks_a_best_checkpoint_chosen_on_the_compared_questions(tmp_path):
+    """A is a run's checkpoints/best, chosen among 5 evaluations on the very dev file compared on; B is a folder
+    of no run: `compare` marks A's figures optimistic with the evaluations it was chosen among and names the
+    figures not chosen on these questions; B gets no mark."""
+    from explorer.core.runs.layout import config_file, events_file
+    from explorer.core.specs.train_config import TrainConfig
+
+    data = write_tiny_squad(tmp_path / "dev.json", v2=True)
+    run = tmp_path / "runs" / "r"
+    a = save_tiny_model(run / "checkpoints" / "best", seed=0)
+    b = save_tiny_model(tmp_path / "b", seed=1)
+    config_file(run).write_text(json.dumps(TrainConfig(dev=str(data), run_id="r").to_dict()), encoding="utf-8")
+    events = [{"event": "started", "config": {}, "steps_total": 5}] + [
+        {"event": "eval", "step": s, "metrics": {"best_f1": 10.0 + (s * 3) % 7}} for s in range(6)]
+    events_file(run).write_text("".join(json.dumps({"run_id": "r", "time": 1.0, **e}) + "\n" for e in events),
+                                encoding="utf-8")
+    args = ["compare", "--a", str(a), "--b", str(b), "--data", str(data), "--cap", "3", "--max-seq-length", "64",
+            "--doc-stride", "16", "--max-query-length", "16"]
+    p = run_cli(args)
+    assert p.returncode == 0, p.stderr
+    assert ("! optimistic: A's checkpoint (checkpoints/best: picked by best F1 among 5 evaluations) was chosen on these "
+            "same rows") in p.stdout
+    assert "! Not chosen on these rows: each run's last checkpoint (checkpoints/last)" in p.stdout
+    assert "B's checkpoint" not in p.stdout

@@ -136,6 +136,31 @@ def test_grid_or_data_changes_start_over():
     np.testing.assert_array_equal(ys, ref[1])
 
 
+def test_a_grid_shown_again_reuses_its_columns_and_folds_only_new_points(monkeypatch):
+    x, y = _walk(30_000, seed=6)
+    y[[700, 21_000]] = [math.nan, math.inf]
+    whole, zoom = (0.0, float(x[-1]) + 50.0, 300), (float(x[20_000]), float(x[25_000]), 200)
+    d = ColumnDecimator()
+    first = d.points(x[:20_000], y[:20_000], *whole)
+    d.points(x[:20_000], y[:20_000], *zoom)
+    again = d.points(x[:20_000], y[:20_000], *whole)
+    assert again[0] is first[0] and again[1] is first[1]        # the kept columns' points, not a new pass
+    folded = []
+    fold = ColumnDecimator._fold
+    monkeypatch.setattr(ColumnDecimator, "_fold", lambda self, xx, yy, a, b, blocks=None: (
+        folded.append((a, b)), fold(self, xx, yy, a, b, blocks))[1])
+    d.points(x[:25_000], y[:25_000], *zoom)                       # back to the zoom, with appended points
+    xs, ys = d.points(x, y, *whole)
+    assert folded[-1] == (20_000, 30_000)                         # only the points appended since
+    ref = ColumnDecimator().points(x, y, *whole)
+    np.testing.assert_array_equal(xs, ref[0])
+    np.testing.assert_array_equal(ys, ref[1])
+    xs, ys = d.points(x, y, *zoom)
+    ref = ColumnDecimator().points(x, y, *zoom)
+    np.testing.assert_array_equal(xs, ref[0])
+    np.testing.assert_array_equal(ys, ref[1])
+
+
 def test_growing_past_the_raw_limit_switches_to_columns():
     ncols = 50
     x = np.arange(1, 1001, dtype=float)
@@ -295,6 +320,29 @@ def test_other_runs_reuse_the_curve_items(curves):
     curves.set_runs([])
     curves.redraw_now()
     assert not any(i.isVisible() and i.xData is not None for i in data_items())
+
+
+def test_a_run_shown_again_is_not_decimated_again(curves, monkeypatch):
+    from explorer.ui.curves.decimate import ColumnDecimator as Dec
+
+    a, b = _state("a", 50_000, 0), _state("b", 40_000, 1)
+    curves.set_runs([a, b])
+    curves.redraw_now()
+    drawn = {k: p.items["a"].getData() for k, p in curves.panels.items() if "a" in p.items}
+    folds = []
+    fold = Dec._fold
+    monkeypatch.setattr(Dec, "_fold", lambda self, *args, **kw: (folds.append(args[2:4]), fold(self, *args, **kw))[1])
+    curves.set_runs([b])
+    curves.redraw_now()
+    assert folds                                              # b alone: a shorter x axis, other columns
+    folds.clear()
+    curves.set_runs([a, b])
+    curves.redraw_now()
+    assert folds == []                                        # the grid shown before: the columns kept with the series
+    for key, (x, y) in drawn.items():
+        x2, y2 = curves.panels[key].items["a"].getData()
+        np.testing.assert_array_equal(x2, x)
+        np.testing.assert_array_equal(y2, y)
 
 
 def _drawn_tick_positions(panel, name):

@@ -152,3 +152,32 @@ def test_a_dev_set_that_cannot_be_sampled_is_not_said_to_be_whole_as_asked():
 
     assert "cannot be sampled" in plan() and "as asked" not in plan()           # SQuAD windows
     assert "as asked" in plan(full_dev_evals=True)
+
+
+def test_a_cadence_changed_by_a_replan_is_written_to_the_runs_log():
+    """The run's log (and so Curves, which shows its latest plan) says when a re-plan after an evaluation
+    changes the cadence, to what and why; an unchanged cadence adds nothing."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.eval_budget import plan_evaluations_now
+    from explorer.core.training.eval_schedule import EvalSchedule
+
+    config = SimpleNamespace(eval_every=15, eval_share=0.15, full_dev_evals=False, seed=42, batch_size=32)
+    schedule = EvalSchedule(config, 300, sampleable=True)
+    events = []
+    run = SimpleNamespace(schedule=schedule, clock=SimpleNamespace(seconds=lambda: 20.0, pause=lambda: None),
+                          progress=SimpleNamespace(step=10), plan={"effective_batch_size": 32}, wall=None,
+                          config=config, planned_steps=lambda: 63,
+                          writer=SimpleNamespace(emit=lambda kind, **f: events.append(f)))
+    schedule.timed(100, 0.7)                     # the evaluation before training: 143 rows/s
+    plan_evaluations_now(run)
+    assert [e["topic"] for e in events] == ["eval_plan"] and schedule.eval_every == 15
+    plan_evaluations_now(run)                    # the same rates: the same cadence, no second line
+    assert len(events) == 1
+    run.progress.step = 21
+    schedule.timed(200, 1.6, overhead=9.0)       # the evaluation at step 21 and its saves took 10.6 s
+    plan_evaluations_now(run)
+    assert schedule.eval_every == 0 and len(events) == 2
+    text = events[1]["message"]
+    assert text.startswith("Evaluations re-planned after step 21: at the end only from now on, not every 15 steps")
+    assert "before training and at the end only" in text and events[1]["topic"] == "eval_plan"

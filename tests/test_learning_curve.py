@@ -240,7 +240,12 @@ def test_the_curve_estimate_stops_each_size_at_its_time_budget():
     text = estimate_text([100, 200, 400, 800], speed, budget_seconds=25.0)   # 10, 20, 40, 80 s without it
     assert text.startswith("Estimated time: 80 s in all (1,500 training samples")
     assert "2 of 4 runs stop at their 25 s time budget (without it 2 min)" in text
-    assert "time budget" not in estimate_text([100, 200], speed, budget_seconds=25.0)
+    uncut = estimate_text([100, 200], speed, budget_seconds=25.0)
+    assert "runs stop at" not in uncut        # the budget cuts no run: its evaluations come on top, up to it
+    assert uncut.endswith("evaluation comes on top, each run ending at its 25 s time budget at the latest).")
+    # the budget is wall time: when it stops every run their evaluations are inside it
+    assert estimate_text([400, 800], speed, budget_seconds=25.0, after="the dev predictions").endswith(
+        "the budget includes their evaluations; the dev predictions come on top).")
 
 
 def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():

@@ -312,3 +312,49 @@ def test_the_ssh_host_completions_never_eat_a_click_and_a_clicked_one_is_taken(q
     QTest.mousePress(popup, Qt.MouseButton.LeftButton, pos=popup.mapFromGlobal(box.mapToGlobal(on_box)))
     QTest.mouseRelease(box, Qt.MouseButton.LeftButton, pos=on_box)
     assert not popup.isVisible() and box.isChecked() and dialog.current().slurm is not None
+
+
+def test_a_click_on_the_next_field_while_completions_are_open_moves_the_typing_there(qtbot, tmp_path, monkeypatch):
+    """Typing in SSH host opens its completion list; a click on "Python on the host" (the press the window
+    system gives the open list) puts the keyboard focus in that field, so what is typed next goes there, not on
+    after the SSH host ("trialhost/opt/venv/bin/python" when the handed-on press moved no focus)."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QFocusEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    monkeypatch.setattr("explorer.ui.launch.hosts_dialog.ssh_aliases", lambda: ["trialhost", "trialbox"])
+    dialog = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.add_host()
+    field, python = dialog.fields["target"], dialog.fields["python"]
+    field.setFocus()
+    QApplication.sendEvent(field, QFocusEvent(QEvent.Type.FocusIn, Qt.FocusReason.MouseFocusReason))
+    qtbot.keyClicks(field, "trialh")
+    popup = field.completer().popup()
+    qtbot.waitUntil(popup.isVisible)
+    centre = python.rect().center()
+    QTest.mousePress(popup, Qt.MouseButton.LeftButton, pos=popup.mapFromGlobal(python.mapToGlobal(centre)))
+    assert not popup.isVisible() and dialog.focusWidget() is python
+    qtbot.keyClicks(dialog.focusWidget(), "/opt/venv/bin/python")
+    host = dialog.current()
+    assert (field.text(), python.text()) == ("trialh", "/opt/venv/bin/python")
+    assert (host.target, host.python) == ("trialh", "/opt/venv/bin/python")
+
+
+def test_the_port_shown_is_the_latest_reads_when_an_earlier_read_ends_after_it(qtbot, tmp_path, monkeypatch):
+    """The Port field's "from the SSH config (N)" is read on a worker thread: a read begun under ssh's own file
+    (22) that ends after the read begun after "Use it" (2261) never replaces it."""
+    reads = []
+    monkeypatch.setattr("explorer.ui.launch.hosts_dialog.start_worker",
+                        lambda fn, *args, on_done=None, **_kw: reads.append(on_done))
+    dialog = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(dialog)
+    dialog.add_host(Host(name="trialhost", target="trialhost"))
+    dialog._read_port()   # as "Use it" does once the chosen config is applied
+    first, latest = reads[-2], reads[-1]
+    latest(2261)
+    first(22)
+    assert dialog.port.text() == "from the SSH config (2261)"

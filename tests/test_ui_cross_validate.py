@@ -227,3 +227,31 @@ def test_the_folds_estimate_stops_each_fold_at_the_launchers_time_budget(window,
     w.groups_tab.queue_cv.click()
     assert seen and seen[0].startswith("Estimated time: 3:45 in all (8,000 training samples")
     assert "5 of 5 runs stop at their 0:45 time budget (without it 33:20)" in seen[0]
+    # the budget is wall time, evaluations included: only the out-of-fold predictions come after the folds
+    assert seen[0].endswith("the budget includes their evaluations; the out-of-fold predictions come on top).")
+    spin.clear()
+    qtbot.keyClicks(spin, "90")   # a budget no fold reaches: each fold's evaluations still come on top, up to it
+    spin.interpretText()
+    w.groups_tab.queue_cv.click()
+    assert seen[1].endswith("each fold's evaluation and the out-of-fold predictions come on top, each run ending "
+                            "at its 1:30:00 time budget at the latest).")
+
+
+def test_a_refusal_under_the_groups_buttons_goes_once_the_launch_form_can_be_cross_validated(window, monkeypatch,
+                                                                                                tmp_path):
+    """Cross-validate… for a regression form says why not under the buttons; after a classification config is
+    loaded the dialog opens, and the note no longer names the regression task beside it."""
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+
+    w = window
+    data = _write_table(tmp_path / "d.csv", n=12, groups_of=lambda i: f"a{i // 2}")
+    w.launcher.set_config(TrainConfig(task="regression", train=str(data)))
+    w.groups_tab.queue_cv.click()
+    assert "the Launch tab's task is Regression" in w.groups_tab.message.text()
+    w.launcher.set_config(TrainConfig(task="single", train=str(data), text_columns=["sentence"],
+                                      label_column="label"))
+    shown = []
+    monkeypatch.setattr(CrossValidateDialog, "exec",
+                        lambda d: (shown.append(w.groups_tab.message.text()), CrossValidateDialog.DialogCode.Rejected)[1])
+    w.groups_tab.queue_cv.click()
+    assert shown == [""]

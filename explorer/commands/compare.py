@@ -7,7 +7,9 @@ Usage::
 
 Prints each checkpoint's EM/F1, the agreement counts (both right / only A / only B / both wrong; SQuAD 2.0
 also answered / abstained), whether B is better than A (McNemar's exact test on exact match, paired bootstrap
-intervals of EM and F1; core/metrics/significance.py) and the questions where the answers differ, largest F1 difference first.
+intervals of EM and F1; core/metrics/significance.py), a mark on each checkpoint that is a run's checkpoints/best
+chosen among its evaluations on this same file (its figures read optimistic; core/metrics/optimism.py) and the
+questions where the answers differ, largest F1 difference first.
 ``--out`` writes the report folder (report.md, questions.csv, disagreements.csv, counts.csv;
 explorer/core/studies/reports.py). Exit codes: 0 done, 2 unusable data, model or settings.
 """
@@ -95,16 +97,33 @@ def _load_data(args, err):
     return dataset
 
 
-def _lines(result, show: int) -> list[str]:
+def _lines(result, show: int, marks=()) -> list[str]:
     lines = [f"A {result.label_a}: exact_match {result.metrics_a['exact_match']:.2f}, f1 {result.metrics_a['f1']:.2f}",
              f"B {result.label_b}: exact_match {result.metrics_b['exact_match']:.2f}, f1 {result.metrics_b['f1']:.2f}",
-             *result.count_lines(), *(result.significance().lines() if result.questions else [])]
+             *result.count_lines(), *(result.significance().lines() if result.questions else []),
+             *(f"! {m}" for m in marks)]
     dis = result.disagreements()
     lines.append(f"{len(dis)} questions where the answers differ; largest F1 difference first:")
     for q in dis[:show]:
         lines.append(f"  {q.f1_diff:+.2f}  {q.id}  {q.question[:60]!r}  A {q.answer_a[:30]!r}  B {q.answer_b[:30]!r}  "
                      f"gold {(q.gold[0] if q.gold else '(no answer)')[:30]!r}")
     return lines
+
+
+def chosen_lines(args, questions: int) -> tuple[list[str], list]:
+    """The optimism marks of A's and B's figures when a checkpoint is a run's checkpoints/best chosen among its
+    evaluations on ``--data`` (the run's dev file): core.metrics.optimism.chosen_checkpoint_notes, the rule the
+    GUI's two-classifier comparison uses. Returns (lines, [A's, B's evaluations chosen among, None if not])."""
+    from explorer.core.metrics.optimism import DevOverlap, chosen_checkpoint_notes, evaluated_on_file
+    from explorer.core.runs.choice import checkpoint_choice
+    from explorer.core.runs.reading import run_config_of
+
+    named = []
+    for name, source in (("A", args.a), ("B", args.b)):
+        on_data = evaluated_on_file(run_config_of(source), args.data)
+        named.append((name, checkpoint_choice(source), DevOverlap(shared=questions, n_dev=questions) if on_data else None))
+    among = [c.evaluations if c is not None and c.chosen and o is not None else None for _, c, o in named]
+    return chosen_checkpoint_notes(named), among
 
 
 @exits_on_user_error
@@ -127,11 +146,13 @@ def run(args) -> int:
 
         folder = write_comparison_report(args.out, result, data=args.data)
         print(f"report: {folder / 'report.md'}", file=err)
+    marks, among = chosen_lines(args, len(dataset))
     if args.json:
         print(json.dumps({"version": version, "questions": len(result.questions), "counts": result.counts,
+                          "chosen_among": among,
                           "a": {"source": args.a, **result.metrics_a}, "b": {"source": args.b, **result.metrics_b},
                           "disagreements": len(result.disagreements()),
                           "significance": result.significance().to_dict() if result.questions else None}, indent=2))
         return 0
-    print("\n".join(_lines(result, args.show)))
+    print("\n".join(_lines(result, args.show, marks)))
     return 0

@@ -46,7 +46,7 @@ def estimate_line(base, runs_dir: Path, rows: list[int]) -> str:
 
     return estimate_text(curve_samples(base, rows), measured_speed(runs_dir, base.model),
                          on_top="each size's evaluations and the dev predictions come on top",
-                         budget_seconds=60.0 * float(base.time_budget_minutes or 0.0))
+                         budget_seconds=60.0 * float(base.time_budget_minutes or 0.0), after="the dev predictions")
 
 
 def curve_summary_lines(runs_dir: Path, name: str, task: str | None = None) -> list[str]:

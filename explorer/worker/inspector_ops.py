@@ -289,13 +289,16 @@ def op_tag_dev(state: State, args: dict, progress, cancelled):
 
 def op_classify_dev(state: State, args: dict, progress, cancelled):
     """A classification dev file scored by the slot's model (explorer.core.classify.dev_report), with progress
-    (rows done, rows) after every batch and a cancel between batches."""
+    (rows done, rows) after every batch and a cancel between batches; inputs cut at the max_seq_length of the
+    model's run (core.classify.dev_report.run_max_seq_length), as its evaluations cut them."""
+    from explorer.core.classify.dev_report import run_max_seq_length
     from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = state.model(args.get("slot", "classify"))
+    window = int(args.get("max_seq_length") or run_max_seq_length(str(loaded.path or loaded.source or "")))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
                                     cap=args.get("cap") or None, settings=args.get("settings") or None,
-                                    progress=progress, cancelled=cancelled)
+                                    max_seq_length=window, progress=progress, cancelled=cancelled)
 
 
 def op_predict(state: State, args: dict, progress, cancelled):
@@ -365,11 +368,46 @@ def trained_on_a_dev_rows(source_a: str, source_b: str):
     return dev_overlaps(source_a, source_b)[:2]
 
 
-def dev_overlaps(source_a: str, source_b: str):
+def dev_overlaps(source_a: str, source_b: str, rows=None):
     """:func:`trained_on_a_dev_rows`'s (A's, B's), then the dev rows of run B that run A trained on (what a
-    comparison swapped would be judged on): None when B's dev rows are A's (the same texts) or cannot be read."""
-    from explorer.core.errors import UserError
+    comparison swapped would be judged on): None when B's dev rows are A's (the same texts) or cannot be read.
+    ``rows``: :func:`compared_rows` of the two, when already read."""
     from explorer.core.metrics.optimism import dev_overlap
+
+    a, b = compared_rows(source_a, source_b) if rows is None else rows
+    if a is None:
+        return None, None, None
+    judged = _texts(a[1])
+    if b is None:
+        return dev_overlap(_texts(a[0]), judged), None, None
+    b_dev = _texts(b[1])
+    same_rows = (dev_overlap(judged, b_dev).shared == len(b_dev) and dev_overlap(b_dev, judged).shared == len(judged))
+    return (dev_overlap(_texts(a[0]), judged), dev_overlap(_texts(b[0]), judged),
+            None if same_rows else dev_overlap(_texts(a[0]), b_dev))
+
+
+def _texts(data):
+    return list(zip(data.texts_a, data.texts_b)) if data.texts_b is not None else list(data.texts_a)
+
+
+def chosen_on_a_dev_rows(source_a: str, source_b: str, rows=None):
+    """For checkpoint A and checkpoint B: (core.runs.choice.CheckpointChoice or None, the DevOverlap of its run's
+    own dev rows against run A's dev rows, the rows a comparison judges on; None when not readable). A run's
+    checkpoints/best was chosen on its own dev rows, so on those of them it is judged on its figure is
+    optimistic. ``rows``: :func:`compared_rows` of the two, when already read."""
+    from explorer.core.metrics.optimism import dev_overlap
+    from explorer.core.runs.choice import checkpoint_choice
+
+    a, b = compared_rows(source_a, source_b) if rows is None else rows
+    judged = None if a is None else _texts(a[1])
+    return tuple((checkpoint_choice(source), None if judged is None or r is None else dev_overlap(_texts(r[1]), judged))
+                 for source, r in ((source_a, a), (source_b, b)))
+
+
+def compared_rows(source_a: str, source_b: str):
+    """The (training rows, dev rows) of run A and of run B, as their training read them
+    (core.studies.run_baseline.run_rows); None for a run whose rows cannot be read without guessing."""
+    from explorer.core.errors import UserError
     from explorer.core.runs.layout import config_file, dev_split_file, run_dir_of
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.studies.run_baseline import run_rows
@@ -383,9 +421,6 @@ def dev_overlaps(source_a: str, source_b: str):
             return None
         return run_rows(run_dir, config)
 
-    def texts(data):
-        return list(zip(data.texts_a, data.texts_b)) if data.texts_b is not None else list(data.texts_a)
-
     def read(source: str):
         try:
             return rows(source)
@@ -393,16 +428,7 @@ def dev_overlaps(source_a: str, source_b: str):
             return None
 
     a = read(source_a)
-    b = a if str(source_b) == str(source_a) else read(source_b)
-    if a is None:
-        return None, None, None
-    judged = texts(a[1])
-    if b is None:
-        return dev_overlap(texts(a[0]), judged), None, None
-    b_dev = texts(b[1])
-    same_rows = (dev_overlap(judged, b_dev).shared == len(b_dev) and dev_overlap(b_dev, judged).shared == len(judged))
-    return (dev_overlap(texts(a[0]), judged), dev_overlap(texts(b[0]), judged),
-            None if same_rows else dev_overlap(texts(a[0]), b_dev))
+    return a, a if str(source_b) == str(source_a) else read(source_b)
 
 
 def b_trained_on_a_dev_rows(source_a: str, source_b: str):
@@ -421,10 +447,13 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
     own metric is another), "a_trained_on_dev_rows" / "b_trained_on_dev_rows" (how many of the dev rows A's / B's
     run trained on, None when its rows cannot be read; when either is > 0 the first line warns, naming each run
-    that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A)}.
+    that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A),
+    "chosen_among": [A's, B's] (the evaluations a checkpoints/best was chosen among on some of these rows, None
+    when it was not: its figure is marked optimistic under the verdict, core.metrics.optimism.chosen_checkpoint_notes)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
     from explorer.core.classify.compare import compare_classifiers, swapped_note, trained_on_note
-    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.metrics.optimism import chosen_checkpoint_notes
+    from explorer.core.classify.dev_report import run_data_settings, run_max_seq_length
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
     from explorer.core.models.loading import load_model
@@ -447,7 +476,7 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
         progress(i, 3)
         loaded = on_device(load_model(source, head))
         report = score_classification_dev(loaded.model, loaded.tokenizer, task, dev, cap=None, settings=settings,
-                                          max_seq_length=int(args.get("max_seq_length") or 128))
+                                          max_seq_length=int(args.get("max_seq_length") or run_max_seq_length(source)))
         if getattr(report, "logits", None) is None:
             raise UserError(f"{source}: not a classifier with one label per row; compare needs two classifiers")
         reports.append(report)
@@ -463,10 +492,15 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
                               label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
-    *leaks, swapped = dev_overlaps(source_a, source_b)
+    rows = compared_rows(source_a, source_b)
+    *leaks, swapped = dev_overlaps(source_a, source_b, rows)
+    choices = chosen_on_a_dev_rows(source_a, source_b, rows)
     notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped)]
-    return {"lines": [n for n in notes if n] + cmp.lines(), "n": cmp.n, "source": cmp.source,
+    marks = chosen_checkpoint_notes([(name, *c) for name, c in zip((cmp.name_a, cmp.name_b), choices)])
+    return {"lines": [n for n in notes if n] + cmp.lines(marks), "n": cmp.n, "source": cmp.source,
             "judged_by": cmp.judged_by,
+            "chosen_among": [c.evaluations if c is not None and c.chosen and o is not None and o.shared else None
+                             for c, o in choices],
             "a_trained_on_dev_rows": leaks[0].shared if leaks[0] is not None else None,
             "b_trained_on_dev_rows": leaks[1].shared if leaks[1] is not None else None,
             "accuracy": [cmp.accuracy.value_a, cmp.accuracy.value_b, cmp.accuracy.low, cmp.accuracy.high],

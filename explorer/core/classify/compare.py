@@ -139,11 +139,12 @@ class ClassifierComparison:
             why += f" (both runs pick their best checkpoint by {self._label(pa)}, which is not compared here)"
         return why
 
-    def lines(self) -> list[str]:
+    def lines(self, marks=()) -> list[str]:
         """The comparison in words, one line each: the judged metric first (the runs' own, e.g. F_avg, when
         both pick by it: difference, 95% interval), macro F1 and accuracy (difference, 95% interval, McNemar p:
-        McNemar's exact test is a test of accuracy, on the rows only one model got right), the discordant
-        counts, which figure answers "which is better" and why, and the figures of both."""
+        McNemar's exact test is a test of accuracy, on the rows only one model got right), then ``marks`` (lines
+        that say which of those figures read optimistic: core.metrics.optimism.chosen_checkpoint_notes), the discordant counts, which
+        figure answers "which is better" and why, and the figures of both."""
         a, b, m = self.name_a, self.name_b, self.mcnemar
         judged = self.judged_by
         macro = f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}"
@@ -161,7 +162,7 @@ class ClassifierComparison:
                 out += f", {spec.label} " + (f"{100 * value:.1f}" if spec.is_percent else f"{value:.2f}")
             return out
 
-        return head + [
+        return head + list(marks) + [
             f"McNemar's exact test: {m.only_a} rows only {a} got right, {m.only_b} only {b}; {fmt_p(m.p)}",
             self._why(),
             f"{a}: {figures(lambda r: r.value_a)}; {b}: {figures(lambda r: r.value_b)} "
@@ -234,3 +235,4 @@ def swapped_note(name_a: str, name_b: str, overlap) -> str:
         return ""
     return (f"Note: {name_a} trained on {overlap.shared:,} of the {overlap.n_dev:,} dev rows of {name_b}'s run (the "
             f"same texts): swapped, judged on those rows, the comparison would favour {name_a}.")
+

@@ -249,3 +249,19 @@ def run_data_settings(model_source: str) -> dict:
     if not out.get("dev") and split is not None and split.is_file():
         out["dev_split"] = str(split)
     return out
+
+
+def run_max_seq_length(model_source: str, default: int = 128) -> int:
+    """The tokens per input the run of checkpoint ``model_source`` trained and evaluated with (its config's
+    max_seq_length, else its task's default), so a dev set scored again is cut where the run's evaluations cut
+    it and prints the same figure; ``default`` for a checkpoint that is not a run of this app."""
+    from explorer.core.runs.reading import run_config_of
+    from explorer.core.specs.train_config import TrainConfig
+
+    config = run_config_of(str(model_source or ""))
+    if not config:
+        return default
+    try:
+        return TrainConfig.from_dict(config).resolved_max_seq_length()
+    except (TypeError, ValueError):
+        return default

@@ -36,7 +36,7 @@ import csv
 import io
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from explorer.core.errors import ClassificationDataError
@@ -536,12 +536,14 @@ def resolve_column(table: Table, spec, what: str = "column", flag: str = "") -> 
 class ColumnGuess:
     """Columns guessed from the usual names, or from the values of a table without a header (None where
     nothing fits). ``basis``: "" for a guess by names; for one by values, the plain sentence saying why
-    ("column 6 and 7 hold the longest texts; column 5 holds decimal numbers, 0 to 5")."""
+    ("column 6 and 7 hold the longest texts; column 5 holds decimal numbers, 0 to 5"). ``id_note``: why a column
+    named like an id is not guessed (its values repeat: core.data.row_ids.id_column_note), else ""."""
 
     text_columns: tuple[str, ...]
     label_column: str | None
     id_column: str | None
     basis: str = ""
+    id_note: str = ""
 
 
 def guess_columns(columns: list[str], pair: bool = False) -> ColumnGuess:
@@ -680,18 +682,27 @@ def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, e
     """The first ``n`` rows of a table, every row counted (the rest are not kept); column guesses: by the
     usual names with a header, else by the first GUESS_ROWS rows' values (:func:`guess_columns_from_values`;
     ``texts``: the fewest and most text columns the task reads, default 2 for ``pair`` else 1; ``score``: the
-    label is a number, regression)."""
-    table = read_table(source, no_header=no_header, encoding=encoding, max_rows=max(n, GUESS_ROWS))
+    label is a number, regression); an id column is guessed only when its values are unique in the whole file."""
+    table = read_table(source, no_header=no_header, encoding=encoding)
     return preview_of(table, n=n, pair=pair, texts=texts, score=score)
 
 
 def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[int, int] | None = None,
                score: bool = False) -> TablePreview:
-    """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess)."""
+    """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess; an id
+    column guessed by its name only when its values in every row read are unique)."""
+    from explorer.core.data.row_ids import id_column_note
+
+    keep = max(n, GUESS_ROWS)
     rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
-            for _, values in table.rows]
+            for _, values in table.rows[:keep]]
     if table.has_header:
         guess = guess_columns(table.columns, pair)
+        if guess.id_column is not None:
+            i = table.columns.index(guess.id_column)
+            note = id_column_note(guess.id_column, [_cell(v[i]) for _, v in table.rows if i < len(v)])
+            if note:
+                guess = replace(guess, id_column=None, id_note=note)
     else:
         wanted = texts or ((2, 2) if pair else (1, 1))
         guess = guess_columns_from_values(table.columns, rows, texts=wanted, score=score)

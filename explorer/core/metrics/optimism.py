@@ -79,13 +79,22 @@ def trained_on_file(run_config: dict, data: str) -> bool:
     """Whether scoring the file ``data`` scores rows the run trained on: it is the run's training file (a run
     that held some of its rows out as dev trained on the rest of them). ``run_config``: the run's config.json
     ({} for a checkpoint that is not a run of this app: False)."""
+    return _same_file(str(run_config.get("train") or ""), data)
+
+
+def evaluated_on_file(run_config: dict, data: str) -> bool:
+    """Whether the file ``data`` is the dev file the run evaluated on (and chose its checkpoints/best on).
+    ``run_config``: the run's config.json ({}: False)."""
+    return _same_file(str(run_config.get("dev") or ""), data)
+
+
+def _same_file(path: str, data: str) -> bool:
     from pathlib import Path
 
-    train = str(run_config.get("train") or "")
-    if not train or not data:
+    if not path or not data:
         return False
     try:
-        return Path(train).expanduser().resolve() == Path(data).expanduser().resolve()
+        return Path(path).expanduser().resolve() == Path(data).expanduser().resolve()
     except OSError:
         return False
 
@@ -123,6 +132,42 @@ def figure_marks(*, on_training_rows: bool = False, chosen_on_rows: tuple[str, .
                 f"optimistic or pessimistic by chance: class {name} has {n} dev row{'s' if n != 1 else ''} (fewer than {min_class_rows}); "
                 "its figures can swing by many points on one row")))
     return marks
+
+
+def chosen_checkpoint_mark(name: str, *, metric: str, evaluations: int, shared: int, n_rows: int) -> OptimismMark:
+    """The mark of a figure of ``name``'s ``checkpoints/best`` scored on rows it was chosen on: the best ``metric``
+    of ``evaluations`` dev evaluations of its run, ``shared`` of the ``n_rows`` scored rows among that run's dev
+    rows (all of them: "these same rows"). The more evaluations, the larger the favour: the best of many noisy
+    evaluations is the one whose rows happened to suit it. ``figure_marks``' rule, with the count said."""
+    from explorer.core.specs.metrics import metric_spec
+
+    label = metric_spec(metric).label if metric else "dev figure"
+    some = f"; {shared:,} of these {n_rows:,} rows are among those it was chosen on" if shared < n_rows else ""
+    what = f"{name}'s checkpoint (checkpoints/best: picked by {label} among {evaluations:,} evaluations{some})"
+    return figure_marks(chosen_on_rows=(what,))[0]
+
+
+def chosen_checkpoint_notes(named) -> list[str]:
+    """The marks of a comparison (two classifiers in the GUI, two SQuAD checkpoints in ``compare``) whose
+    checkpoints were chosen on the rows it judges on, one line per such model,
+    then which figures are not chosen on them. ``named``: (name, choice, overlap) for model A and model B, choice
+    a core.runs.choice.CheckpointChoice (None: not a run of this app), overlap a core.metrics.optimism.DevOverlap
+    of that run's own dev rows against the judged rows (None: not known). A checkpoint picked as the best of
+    many evaluations on these rows reads better here than on new rows, so a comparison favours the model chosen
+    among more evaluations. [] when neither was chosen on them."""
+    chosen = [(name, c, o) for name, c, o in named if c is not None and c.chosen and o is not None and o.shared]
+    if not chosen:
+        return []
+    lines = [chosen_checkpoint_mark(name, metric=c.metric, evaluations=c.evaluations, shared=o.shared,
+                                    n_rows=o.n_dev).text for name, c, o in chosen]
+    among = sorted(chosen, key=lambda t: -t[1].evaluations)
+    favoured = (f"; {among[0][0]} was chosen among the most evaluations ({among[0][1].evaluations:,} against "
+                f"{among[1][1].evaluations:,}), so the comparison favours it" if len(among) == 2
+                and among[0][1].evaluations > among[1][1].evaluations else
+                f", so the comparison favours {among[0][0]}" if len(among) == 1 else "")
+    lines.append(f"Not chosen on these rows: each run's last checkpoint (checkpoints/last), or a dev file neither "
+                 f"run evaluated on{favoured}.")
+    return lines
 
 
 def mark_lines(marks: list[OptimismMark], indent: str = "  ") -> list[str]:

@@ -89,10 +89,24 @@ def budget_clause(t: QueueTime, budget_seconds: float, fmt=None) -> str:
             f"(without it {fmt(t.unbudgeted)})")
 
 
+def on_top_words(t: QueueTime, on_top: str, budget_seconds: float, after: str = "", fmt=None) -> str:
+    """What the estimate leaves out, for the queue ``t``: ``on_top`` without a
+    time budget; with one, the evaluations count within each run's budget: when it stops every run, nothing of the
+    runs comes on top ("the budget includes their evaluations; the out-of-fold predictions come on top"), else
+    the evaluations come on top up to the budget."""
+    if budget_seconds <= 0:
+        return on_top
+    budget = (fmt or format_duration)(budget_seconds)
+    if t.n_capped == t.n_runs:
+        return "the budget includes their evaluations" + (f"; {after} come on top" if after else "")
+    return f"{on_top}, each run ending at its {budget} time budget at the latest"
+
+
 def estimate_text(samples: list[int], speed: Speed, on_top: str = "evaluation comes on top",
-                  budget_seconds: float = 0.0) -> str:
+                  budget_seconds: float = 0.0, after: str = "") -> str:
     """"Estimated time: 12 min in all (N training samples at S samples/s, ...; evaluation comes on top).\"";
-    each run at most ``budget_seconds`` (its time budget; 0: none), as :func:`budget_clause` says."""
+    each run at most ``budget_seconds`` (its time budget; 0: none), as :func:`budget_clause` says, and what comes
+    on top as :func:`on_top_words` says (``after``: what follows the runs)."""
     t = queue_time(samples, speed.samples_per_second, budget_seconds)
     return (f"Estimated time: {format_duration(t.seconds)} in all ({sum(samples):,} training samples at "
-            f"{speed.describe()}{budget_clause(t, budget_seconds)}; {on_top}).")
+            f"{speed.describe()}{budget_clause(t, budget_seconds)}; {on_top_words(t, on_top, budget_seconds, after)}).")

@@ -97,7 +97,8 @@ def fast_bf16(model) -> bool:
 
 def dev_logits(model, task, feats, batch_size: int, *, cancelled=None, progress=None) -> np.ndarray:
     """(rows, K) float logits of the featurized dev rows ``feats`` (a FeatureSet), in row order, through
-    explorer.core.models.batched_forward (length-sorted batches, bf16 where it is fast)."""
+    explorer.core.models.batched_forward (length-sorted batches, bf16 where it is fast; a regression head's
+    scores in fp32, as the training evaluation computes them: core.training.precision.scores_in_fp32)."""
     device = next(model.parameters()).device
     z = None
 
@@ -105,8 +106,10 @@ def dev_logits(model, task, feats, batch_size: int, *, cancelled=None, progress=
         return {k: v.to(device) for k, v in task.model_inputs(feats.collate(idx)).items()}
 
     done = 0
-    for idx, out in forward_batches(model, feats.lengths, batch_size, make, bf16=fast_bf16(model),
-                                    cancelled=cancelled):
+    from explorer.core.training.precision import scores_in_fp32
+
+    bf16 = fast_bf16(model) and not scores_in_fp32(task.facts.is_regression)
+    for idx, out in forward_batches(model, feats.lengths, batch_size, make, bf16=bf16, cancelled=cancelled):
         logits = out.logits.float().cpu().numpy()
         if z is None:
             z = np.zeros((len(feats), logits.shape[-1]), dtype=np.float32)

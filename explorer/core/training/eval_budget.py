@@ -29,13 +29,28 @@ def plan_evaluations_now(run) -> None:
     schedule, seconds = run.schedule, run.clock.seconds()
     if schedule is None or seconds <= 0 or run.progress.step <= 0:
         return
-    first = schedule.plan is None
+    before = schedule.plan
     windows = run.plan["effective_batch_size"]
     plan = schedule.make_plan(steps=steps_for_plan(run), windows_per_step=windows,
                               train_rate=run.progress.step * windows / seconds)
-    if plan is not None and first:
+    if plan is not None and before is None:
         run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
+    elif plan is not None and plan.eval_every != before.eval_every:
+        run.writer.emit("log", level="info", message=replan_text(before, plan, run.progress.step), topic="eval_plan")
     expect_ahead(run)
+
+
+def replan_text(before, plan, step: int) -> str:
+    """The log line of a cadence that changed after the evaluation at optimizer step ``step``: the old and the
+    new cadence and the measured costs that moved it, then the new plan in full (EvalPlan.describe). Without
+    it a run that dropped its later evaluations under load showed the first plan's "every 21 steps" to the end."""
+    def cadence(p) -> str:
+        return f"every {p.eval_every:,} steps" if p.eval_every > 0 else "at the end only"
+
+    cost = (f"an evaluation with its saves now takes about {plan.dev_rows / plan.eval_rate + plan.overhead:,.1f} s "
+            f"and training runs at {plan.train_rate:,.1f} windows/s" if plan.eval_rate > 0 else "the measured costs")
+    return (f"Evaluations re-planned after step {step:,}: {cadence(plan)} from now on, not {cadence(before)} "
+            f"({cost}). " + plan.describe("the rates so far"))
 
 
 def expect_ahead(run) -> None:

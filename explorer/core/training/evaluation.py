@@ -33,6 +33,20 @@ def eval_loader(accelerator, features, batch_size: int):
     return accelerator.prepare(loader)
 
 
+def _forward_of(accelerator, model, task):
+    """The forward an evaluation calls: the prepared model's (under the run's mixed precision, which accelerate
+    puts into its forward), or for a head whose scores need fp32 (core.training.precision.scores_in_fp32) the
+    module's own class forward, outside accelerate's autocast; Classify: dev set computes those scores in fp32
+    too, so both print the same figure."""
+    from explorer.core.training.precision import scores_in_fp32
+
+    facts = getattr(task, "facts", None)
+    if accelerator.mixed_precision == "no" or not scores_in_fp32(bool(getattr(facts, "is_regression", False))):
+        return model
+    inner = accelerator.unwrap_model(model)
+    return lambda **inputs: type(inner).forward(inner, **inputs)
+
+
 def gather_outputs(accelerator, model, task, features, loader, control=None, *,
                    stoppable: bool = False, timing: dict | None = None,
                    on_rows: Callable[[int], None] | None = None) -> dict[str, list[np.ndarray]]:
@@ -53,6 +67,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
     t_first, rows_after, done = None, 0, 0
+    forward = _forward_of(accelerator, model, task)
     with inference(model):
         for batch in loader:
             if t_first is not None:
@@ -61,7 +76,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
                 raise Cancelled()
             if stoppable and control is not None and control.stop_requested():
                 raise EvaluationStopped()
-            outputs = model(**task.model_inputs(batch))
+            outputs = forward(**task.model_inputs(batch))
             outs = task.eval_outputs(outputs, batch)
             idx = batch["feature_index"].cpu().numpy()
             arrays = {name: (t.float() if t.is_floating_point() else t).cpu().numpy() for name, t in outs.items()}

@@ -27,6 +27,16 @@ def cpu_has_amx() -> bool:
         return False
 
 
+def scores_in_fp32(is_regression: bool) -> bool:
+    """Whether a model's evaluation forward must run in fp32 whatever the run's mixed precision: a regression
+    head's score (STS-B's 0-5 similarity). bf16 keeps 8 bits of mantissa, so a score near 2.5 comes out in
+    steps of 1/64 (0.016): an undertrained head whose scores span 0.06 gives four distinct values, and a
+    Pearson correlation of those moves in its second digit with how the rows fell into batches; the training
+    evaluation (Best dev) and Classify: dev set then printed 0.406 and 0.39 for the same checkpoint on the same
+    rows. Class logits are only ranked (argmax) and keep bf16."""
+    return bool(is_regression)
+
+
 def resolve_mixed_precision(value: str, device_type: str | None = None) -> str:
     """"auto" -> "bf16" or "no" for the device accelerate will use; other values pass through.
 

@@ -19,6 +19,7 @@ from accelerate.state import AcceleratorState, GradientState
 from accelerate.utils import set_seed
 
 from explorer.core.errors import ConfigError, ModelSourceError, TrainingDataError
+from explorer.core.models.label_fit import head_fit
 from explorer.core.models.loading import load_model
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
 from explorer.core.training.checkpoints import load_training_state
@@ -303,7 +304,6 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     plain = {"num_labels": k, "id2label": dict(enumerate(names)) if names else unnamed, "new_head": False}
     if not spec.label_mapping or not k or k == 1:
         return plain, train_ex, dev_ex
-    data_names = list(names) if names else [str(i) for i in range(k)]
     if names is None and hasattr(train_ex, "labels"):
         present = len(set(train_ex.labels))
         if config.num_labels and present < k:
@@ -324,30 +324,22 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     ck = int(getattr(ckpt, "num_labels", 0) or 0)
     id2label = getattr(ckpt, "id2label", None) or {}
     ck_names = [str(id2label.get(i, id2label.get(str(i), f"LABEL_{i}"))) for i in range(ck)]
-    generic = all(n in (f"LABEL_{i}", str(i)) for i, n in enumerate(ck_names))   # unnamed: transformers' or ours
-    head = f"the checkpoint's head has {ck} label{'s' if ck != 1 else ''} ({', '.join(ck_names)})"
-    data = f"the data has {k} ({', '.join(data_names)})"
+    fit = head_fit(ck_names, list(names) if names else None, k)   # the launcher checks the same before a launch
     if config.new_head:
-        writer.emit("log", level="info", message=f"new head: {head}; {data}. The checkpoint's head is dropped and a "
-                    f"fresh {k}-label head starts from random weights; the encoder's weights are kept")
+        writer.emit("log", level="info", message=f"new head: {fit.head}; {fit.data}. The checkpoint's head is dropped "
+                    f"and a fresh {k}-label head starts from random weights; the encoder's weights are kept")
         return {**plain, "new_head": True}, train_ex, dev_ex
-    if names and not generic:
-        missing = [n for n in names if n not in ck_names]
-        if not missing:
-            train_ex = train_ex.relabel(ck_names, "training")
-            dev_ex = dev_ex.relabel(ck_names) if dev_ex is not None else None
-            if ck_names != list(names):
-                unused = [n for n in ck_names if n not in names]
-                rest = (f"; {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} not in the data (kept, "
-                        "not trained here)") if unused else ""
-                writer.emit("log", level="info", message=f"{head}; the data's labels are mapped to it by name{rest}")
-            return {"num_labels": ck, "id2label": dict(enumerate(ck_names)), "new_head": False}, train_ex, dev_ex
-        raise ModelSourceError(f"{head}; {data}: {', '.join(repr(n) for n in missing)} "
-                               f"{'is' if len(missing) == 1 else 'are'} not in the head. Use --new-head to start a "
-                               f"fresh {k}-label head (the encoder is kept), or fine-tune a checkpoint with these labels")
-    if ck != k:
-        raise ModelSourceError(f"{head}; {data}. Use --new-head to start a fresh {k}-label head (the encoder is "
-                               "kept), or give data with the head's labels")
+    if not fit.fits:
+        raise ModelSourceError(fit.refusal("Use --new-head"))
+    if fit.mapped:
+        train_ex = train_ex.relabel(ck_names, "training")
+        dev_ex = dev_ex.relabel(ck_names) if dev_ex is not None else None
+        if ck_names != list(names):
+            unused = [n for n in ck_names if n not in names]
+            rest = (f"; {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} not in the data (kept, "
+                    "not trained here)") if unused else ""
+            writer.emit("log", level="info", message=f"{fit.head}; the data's labels are mapped to it by name{rest}")
+        return {"num_labels": ck, "id2label": dict(enumerate(ck_names)), "new_head": False}, train_ex, dev_ex
     return plain, train_ex, dev_ex
 
 

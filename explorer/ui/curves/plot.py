@@ -19,7 +19,7 @@ from explorer.core.specs.metrics import metric_spec
 
 from explorer.ui.curves.curves_model import PALETTE  # noqa: F401 - the run colours, imported from here too
 from explorer.ui.curves.blocks import BLOCK, kept_blocks
-from explorer.ui.curves.decimate import BLOCK_COLUMN, ColumnDecimator
+from explorer.ui.curves.decimate import BLOCK_COLUMN, ColumnDecimator, kept_decimator
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
@@ -97,12 +97,13 @@ def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
 class CurveData:
     """The full series behind one run's curves in one plot, and the decimators that draw it."""
 
-    def __init__(self, series):
+    def __init__(self, series, x_factor: float = 1.0):
         self.series = series
         self.x = self.y = self.shown = np.empty(0)
         self.version = "raw"
-        self.x_factor = 1.0                  # x = the series' steps x this (the x axis' unit)
-        self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
+        self.x_factor = x_factor             # x = the series' steps x this (the x axis' unit)
+        # the decimators are kept with the series: a run shown again finds its columns (kept_decimator)
+        self.main = kept_decimator(series, "main", x_factor)   # the drawn curve (smoothed for the loss)
         self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
         self.drawn = None                    # (grid, n, version) last drawn
         self.marked = 0                      # points checked for non-finite markers
@@ -117,7 +118,7 @@ class CurveData:
             self.marked = 0
         self.x, self.y, self.shown, self.version = x, y, shown, version
         if with_raw and self.raw is None:
-            self.raw = ColumnDecimator()
+            self.raw = kept_decimator(self.series, "raw", self.x_factor)
 
 
 class PlotPanel(QFrame):
@@ -342,8 +343,7 @@ class PlotPanel(QFrame):
             return
         data = self.data.get(run_id)
         if data is None or data.series is not s or data.x_factor != x_factor:   # another unit: drawn anew
-            self.data[run_id] = data = CurveData(s)
-            data.x_factor = x_factor
+            self.data[run_id] = data = CurveData(s, x_factor)
         y = shown = s.y
         version = "raw"
         if self.key in SMOOTHED_SERIES:

@@ -68,7 +68,7 @@ def _curve_estimate(window):
     speed = measured_throughput(window.launcher.past_runs(), base.model)
     return lambda sizes: estimate_line(curve_samples(base, sizes), speed,
                                        on_top="each size's evaluations and the dev predictions come on top",
-                                       budget_seconds=budget_seconds_of(base))
+                                       budget_seconds=budget_seconds_of(base), after="the dev predictions")
 
 
 def queue_group(window, kind: str) -> bool:

@@ -50,6 +50,7 @@ class GroupsTab(QWidget):
         self.runs_dir = Path(runs_dir)
         self.request = self.list_request = 0
         self.cv_note = ""   # "N examples, fold sizes ..." of the last cv group made here
+        self._cv_said: set[str] = set()   # the refusal shown under the list for the Launch tab's form then
         self.oof_started: set[str] = set()   # cv groups whose held-out folds were sent to the inspector child
         self.oof_client = None               # the InspectClient for that (shared_client() on first use)
         self.tree = QTreeWidget()
@@ -220,8 +221,10 @@ class GroupsTab(QWidget):
         from explorer.core.studies.groups import GROUP_FILE, group_dir
 
         problem = cv_problem(base)
+        if problem or self.message.text() in self._cv_said:   # a refusal of an earlier form is stale now
+            self.message.setText(problem or "")
+            self._cv_said = {problem} if problem else set()
         if problem:
-            self.message.setText(problem)
             return None
         name = self.group_name.text().strip() or f"{Path(base.train).stem}-cv"
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():

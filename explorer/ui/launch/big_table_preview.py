@@ -52,7 +52,7 @@ def preview_big_table(source: str, task: str, n: int, split: str, text_columns: 
     """
     from explorer.core.data.table_stream import read_head
     from explorer.core.errors import ClassificationDataError
-    from explorer.ui.launch.data_preview import class_distribution_warnings, plain_words, table_head
+    from explorer.ui.launch.data_preview import class_distribution_warnings, id_notes, plain_words, table_head
 
     options = dict(options or {})
     no_header, encoding = bool(options.get("no_header")), str(options.get("encoding") or "")
@@ -83,7 +83,7 @@ def preview_big_table(source: str, task: str, n: int, split: str, text_columns: 
     if count.empty_labels:
         problems.append(f"{count.empty_labels:,} rows have an empty label (skip them with --skip-invalid)")
     notes = [f"a {size_mb:,.0f} MB table: rows and classes counted in pieces; duplicate and conflicting texts "
-             "are checked when the run reads it (its log)"]
+             "are checked when the run reads it (its log)"] + id_notes(head, options)
     return {**base, "summary": summary, "notes": notes, "counts": {"examples": count.n_rows, "labels": len(counts)},
             "class_counts": counts,
             "unnamed_labels": len(counts) if counts and not options.get("label_names")

@@ -38,7 +38,21 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
 
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
     given to a SQuAD task, SQuAD JSON given to classification) is rejected with what the file is and
-    which tasks it fits, instead of the parser's first complaint."""
+    which tasks it fits, instead of the parser's first complaint. A table read with a header whose first line
+    is data (core.data.header_row.first_line_is_data) has "header_is_data": the reason ("" when it is not)."""
+    out = _preview(source, task, n_records, split, text_columns, label_column, options, on_head)
+    table_task = getattr(find_task_facts(task), "data_kind", "") == "table"
+    if table_task and not (options or {}).get("no_header"):
+        from explorer.core.data.header_row import first_line_is_data
+
+        # the form ticks No header row on it (LaunchForm.offer_no_header): the file need not be refused first
+        out["header_is_data"] = first_line_is_data(source, encoding=str((options or {}).get("encoding") or ""))
+    return out
+
+
+def _preview(source: str, task: str, n_records: int, split: str, text_columns: list[str] | None,
+             label_column: str, options: dict | None, on_head: Callable[[dict], None] | None) -> dict:
+    """:func:`preview_data` but for the first line's check."""
     kind = "squad" if is_qa_task(task) else "classification"
     try:
         mismatch = _kind_mismatch(source, task)
@@ -94,7 +108,8 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     g = table.guess
     return {"columns": list(table.columns), "samples": samples,
             "guess": {"text_columns": list(g.text_columns), "label_column": g.label_column or "",
-                      "id_column": g.id_column or "", **({"basis": g.basis} if g.basis else {})},
+                      "id_column": g.id_column or "", **({"basis": g.basis} if g.basis else {}),
+                      **({"id_note": g.id_note} if g.id_note else {})},
             "head_records": [{c: _clip(v, 140) for c, v in zip(table.columns, row)} for row in table.rows]}
 
 
@@ -228,7 +243,7 @@ def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, te
     head.pop("head_records", None)
     return {"ok": True, "kind": "classification", "summary": f"{len(data):,} examples, {shape}; {cols}",
             "counts": counts, "problems": list(data.problems)[:50], "n_problems": len(data.problems),
-            "records": records, "error": "", **head}
+            "records": records, "error": "", **head, "notes": id_notes(head, options)}
 
 
 def plain_words(message: str) -> str:
@@ -258,6 +273,13 @@ def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.
             out.append(f"classes with fewer examples than a {dev_fraction:.0%} dev split needs: "
                        + ", ".join(f"{k} ({counts[k]})" for k in thin))
     return out
+
+
+def id_notes(head: dict, options: dict | None) -> list[str]:
+    """[why the column named like an id is not guessed] (its values repeat: core.data.row_ids.id_column_note)
+    when no Id column is set, else []."""
+    note = (head.get("guess") or {}).get("id_note") or ""
+    return [note] if note and not (options or {}).get("id_column") else []
 
 
 def unnamed_labels_note(data) -> list[str]:
@@ -301,7 +323,7 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
     summary = f"{len(data):,} examples, {data.num_labels} labels ({dist}); {cols}"
     dev_fraction = float(options.get("dev_fraction") or 0.0) if split == "train" else 0.0
     problems = class_distribution_warnings(counts, dev_fraction) + [m for lvl, m in data.notes if lvl == "warning"]
-    notes = unnamed_labels_note(data) + [m for lvl, m in data.notes if lvl != "warning"]
+    notes = unnamed_labels_note(data) + id_notes(head, options) + [m for lvl, m in data.notes if lvl != "warning"]
     return {"ok": True, "kind": "classification", "summary": summary, "notes": [plain_words(x) for x in notes],
             "counts": {"examples": len(data), "labels": data.num_labels}, "class_counts": counts,
             "unnamed_labels": data.num_labels if unnamed_labels_note(data) else 0,

@@ -24,7 +24,8 @@ from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
-from explorer.ui.launch.form_notes import F1ClassesOffer, guessed_columns, kept_files_note, label_names_hint
+from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, kept_files_note,
+                                          label_names_hint, reset_run_checkpoint)
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -101,6 +102,7 @@ class LaunchForm:
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
+        self.no_header_tick = NoHeaderTick()   # No header row ticked for a file whose first line is data
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
@@ -125,6 +127,7 @@ class LaunchForm:
         self.small_table.forget()
         self.f1_offer = F1ClassesOffer()
         self.class_fields.loaded(config.train)
+        self.no_header_tick.settled(config.train)
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -149,6 +152,8 @@ class LaunchForm:
             self._switch_task(self.values["task"])
         else:
             self.edited.add(name)
+        if name == "no_header":
+            self.no_header_tick.settled(self.values["train"])
         if name in self.STEP_SETTINGS:
             self.fit_eval_every()
         if name in ("train", "dev"):
@@ -279,8 +284,9 @@ class LaunchForm:
     # ---- a new training file -----------------------------------------------------------------
     def _new_train_file(self, previous: str | None = None) -> None:
         """A new training file was chosen (after ``previous``): FILE_SETTINGS set for the previous file go back to
-        their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps) and a
-        run name not typed (_clear_run_name), with a word in the banner."""
+        their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps), a
+        run's checkpoint as Base model not chosen by the user (form_notes.reset_run_checkpoint) and a run name not
+        typed (_clear_run_name), with a word in the banner."""
         self._reset_caps(previous)
         self.f1_offer.forget(self)
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
@@ -289,7 +295,8 @@ class LaunchForm:
         cleared = [n for n in self.FILE_SETTINGS if self.values[n] != getattr(defaults, n)]
         name = html.escape(Path(self.values["train"]).name)
         dev = self._forget_the_previous_files_dev()
-        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + clear_run_name(self)
+        model = reset_run_checkpoint(self, self.values["train"])   # a checkpoint continuing the previous data
+        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + ([model] if model else []) + clear_run_name(self)
         # one short sentence (the banner is a few lines at 1280x800): what went, by name; the fields say the rest
         dev_note = f"; cleared: {', '.join(gone)}" if gone else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
@@ -344,6 +351,16 @@ class LaunchForm:
         file, as if typed (``type_in(name, value)``, default :meth:`edit`), with a word in the banner
         (form_notes.guessed_columns). Returns whether a field was filled."""
         note = guessed_columns(self, guess, type_in or self.edit)
+        if note:
+            self.file_note = f"{self.file_note}. {note}" if self.file_note else note
+            self._compose_note()
+        return bool(note)
+
+    def offer_no_header(self, reason: str) -> bool:
+        """The data check found the training file's first line is data (``reason``, its "header_is_data"): No header
+        row ticked, once per file and never over the user's choice (form_notes.NoHeaderTick), with a word in the
+        banner. Returns whether it was ticked (the data checks then read the files again)."""
+        note = self.no_header_tick.offer(self, reason)
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
             self._compose_note()

@@ -1,6 +1,8 @@
 """Parts of the launcher form's rules (explorer.ui.launch.form_model.LaunchForm) that stand alone, Qt-free: the
-banner's sentence on data files kept from a task whose labels mean something else, the Label names hint, and
-F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg).
+banner's sentence on data files kept from a task whose labels mean something else, the Label names hint,
+F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg),
+No header row ticked for a file whose first line is data, and a run's checkpoint as Base model set back for new
+data.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from pathlib import Path
 
 from explorer.core.specs.tasks import find_task_facts
 
-__all__ = ["F1ClassesOffer", "guessed_columns", "kept_files_note", "label_names_hint"]
+__all__ = ["F1ClassesOffer", "NoHeaderTick", "guessed_columns", "kept_files_note", "label_names_hint",
+           "reset_run_checkpoint"]
 
 
 def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
@@ -95,3 +98,55 @@ class F1ClassesOffer:
                 and form.values["f1_classes"] == self.offered[1]:
             form.set("f1_classes", [])
         self.offered = None
+
+
+class NoHeaderTick:
+    """No header row ticked by a rule: the data check found the training file's first line is data
+    (core.data.header_row.first_line_is_data: STS-B's first line holds numbers), so the file is read as the
+    run must read it instead of being refused. Once per training file, and never over a person's choice: a file
+    whose No header row the user set (ticked or unticked) or a loaded config gave is left as it is.
+    ``decided_for``: the training file whose No header row is settled."""
+
+    def __init__(self):
+        self.decided_for: str | None = None
+
+    def settled(self, train: str) -> None:
+        """A config was loaded, or the user set No header row: the setting stands for training file ``train``."""
+        self.decided_for = train
+
+    def offer(self, form, reason: str) -> str:
+        """Tick ``form``'s No header row (a LaunchForm) when ``reason`` (the data check's "header_is_data") says the
+        first line is data and nothing settled it for this file. Returns the banner's sentence ("" when not
+        ticked)."""
+        train = form.values["train"]
+        if not reason or not train or form.values["no_header"] or self.decided_for == train:
+            return ""
+        form.set("no_header", True)
+        self.decided_for = train
+        return html.escape(f"No header row ticked: {reason} (untick it if the first line names the columns)")
+
+
+def reset_run_checkpoint(form, train: str) -> str:
+    """A new training file ``train``: a Base model that is a run's checkpoint (``<run>/checkpoints/best``, as
+    "Fine-tune on reviewed rows" sets it to continue that run on its data) and that the user did not choose goes
+    back to the model that run started from: the checkpoint's head was trained for the run's classes, not the new
+    file's. Returns the banner's words ("" when Base model stays: chosen by the user, not a run's checkpoint, the
+    run trained on ``train`` itself, or its config unreadable)."""
+    import json
+
+    from explorer.core.runs.layout import config_file, run_dir_of
+
+    model = str(form.values.get("model") or "")
+    run = run_dir_of(model) if model and "model" not in form.edited else None
+    if run is None:
+        return ""
+    try:
+        config = json.loads(config_file(run).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    first = str(config.get("model") or "") if isinstance(config, dict) else ""
+    if not first or first == model or Path(str(config.get("train") or "")).expanduser() == Path(train).expanduser():
+        return ""
+    form.set("model", first)
+    shown = "/".join(Path(model).parts[-3:])
+    return html.escape(f"Base model {shown} (back to {first}, the model its run started from)")

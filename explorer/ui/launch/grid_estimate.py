@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass
 
 # rough CPU defaults (samples/s) when no past run measured this model here: one place, core/runs/throughput.py
-from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, budget_clause, queue_time
+from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, budget_clause, on_top_words, queue_time
 from explorer.ui.runs.state import format_seconds
 
 
@@ -59,16 +59,20 @@ NO_SIZE = "No time estimate: the size of the train data is not known yet (see it
 
 
 def estimate_line(samples: list[int | None], speed: Throughput, qa: bool = False,
-                  on_top: str = "evaluation comes on top", budget_seconds: float = 0.0) -> str:
+                  on_top: str = "evaluation comes on top", budget_seconds: float = 0.0, after: str = "") -> str:
     """"Estimated time: 12 min in all (N training samples at S samples/s, ...; evaluation comes on top)." for runs
     of ``samples`` training samples one after another, each at most ``budget_seconds`` (the runs' time budget, 0:
-    none; the text says how many it stops), or NO_SIZE when a run's size is unknown."""
+    none; the text says how many it stops), or NO_SIZE when a run's size is unknown. A time budget is a run's
+    wall time, its evaluations included (TrainConfig.time_budget_minutes): with one, what comes on top is said
+    as core.runs.throughput.on_top_words says (``after``: what follows the runs, e.g. "the out-of-fold predictions")."""
     if any(n is None for n in samples):
         return NO_SIZE
     t = queue_time(samples, speed.samples_per_second, budget_seconds)
     lower = " at least" if qa and not t.n_capped else ""
     return (f"Estimated time:{lower} {format_seconds(t.seconds)} in all ({sum(samples):,} training samples at "
-            f"{speed.describe()}{budget_clause(t, budget_seconds, format_seconds)}; {on_top}).")
+            f"{speed.describe()}{budget_clause(t, budget_seconds, format_seconds)}; "
+            f"{on_top_words(t, on_top, budget_seconds, after, format_seconds)}).")
+
 
 
 def budget_seconds_of(config) -> float:
@@ -92,4 +96,4 @@ def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> st
     fold_rows = None if not n_examples else n_examples - n_examples // max(k, 1)
     return estimate_line([run_samples(config, fold_rows)] * k, speed,
                          on_top="each fold's evaluation and the out-of-fold predictions come on top",
-                         budget_seconds=budget_seconds_of(config))
+                         budget_seconds=budget_seconds_of(config), after="the out-of-fold predictions")

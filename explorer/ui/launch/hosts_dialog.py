@@ -51,6 +51,7 @@ class HostsDialog(QDialog):
         self.port = QSpinBox()
         self.port.setRange(0, 65535)
         self.port.setSpecialValueText("from the SSH config")   # with its port once read (_read_port)
+        self._port_reads = 0   # reads of that port begun; only the latest one is shown
         self.port.setToolTip("0: the port ssh takes from its config for this host (ssh -G), shown in brackets")
         self.inspect = QComboBox()   # how its runs' checkpoints open in the inspectors (AppSettings.inspect_choice)
         for text, choice in INSPECT_CHOICES:
@@ -253,15 +254,18 @@ class HostsDialog(QDialog):
 
     def _read_port(self) -> None:
         """The port ssh's own config gives the SSH host (ssh -G, on a worker thread: a config may run commands),
-        shown in the Port field's "from the SSH config (N)" (not 22 for a host whose config says 2222)."""
+        shown in the Port field's "from the SSH config (N)" (not 22 for a host whose config says 2222). Only the
+        latest read is shown: one begun before "Use it" may end after the read under the chosen config."""
         target = self.fields["target"].text().strip()
         self.port.setSpecialValueText("from the SSH config")
+        self._port_reads += 1
         if not target:
             return
+        read = self._port_reads
 
         def show(port: int) -> None:
             try:
-                if self.fields["target"].text().strip() == target:   # still that host
+                if read == self._port_reads and self.fields["target"].text().strip() == target:   # still that host
                     self.port.setSpecialValueText(f"from the SSH config ({port})")
             except RuntimeError:   # the dialog was closed meanwhile
                 pass

@@ -1,5 +1,6 @@
 """What stands between a launcher form and a launch, without Qt: settings out of range, window settings the
-model cannot take, data files the data check refused, a Run name another run has.
+model cannot take, a checkpoint's head that cannot take the data's labels, data files the data check refused, a
+Run name another run has.
 """
 
 from __future__ import annotations
@@ -15,6 +16,17 @@ from explorer.core.specs.train_config import TrainConfig
 __all__ = ["LaunchCheck", "LaunchGate", "WINDOW_FIELDS"]
 
 WINDOW_FIELDS = ("max_seq_length", "doc_stride", "max_query_length")
+
+
+def data_labels(result: dict | None) -> tuple[list[str] | None, int] | None:
+    """(the training data's label names, None for plain ids 0..K-1; K) as its data check counted them (classes,
+    token tags), or None while unknown."""
+    if not result or not result.get("ok"):
+        return None
+    classes = list(result.get("class_counts") or {}) or list(result.get("tags") or [])
+    if not classes:
+        return None
+    return (None if result.get("unnamed_labels") else classes), len(classes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +49,7 @@ class LaunchGate:
         self.runs_dir = runs_dir
         self.past_runs = past_runs
         self._limits: dict = {}   # model source -> WindowLimits | None
+        self._heads: dict = {}    # (model source, task) -> its head's labels for the task, or None
 
     @staticmethod
     def refusal(split: str, path: str, result: dict | None) -> str:
@@ -46,6 +59,22 @@ class LaunchGate:
         reason = str((result or {}).get("error", "")).strip().splitlines()
         why = reason[0] if reason else "see the data preview"
         return f"the {split} data cannot be used ({name}): {why}"
+
+    def head_refusal(self, cfg: TrainConfig, result: dict | None) -> str:
+        """Why the Base model's head cannot take the training data's labels (core.models.label_fit, the run's own
+        rule), naming the launcher's New head box; "" when it can, when New head is ticked, or while either side
+        is unknown: a hub model (its config is not read here), data not counted yet (``result``: the training data
+        check's), data whose labels the check does not list (label sets)."""
+        from explorer.core.models.label_fit import checkpoint_head_labels, head_fit
+
+        labels = data_labels(result)
+        if cfg.new_head or labels is None:
+            return ""
+        key = (cfg.model, cfg.task)
+        if key not in self._heads:
+            self._heads[key] = checkpoint_head_labels(cfg.model, cfg.task)
+        head = self._heads[key]
+        return "" if head is None else head_fit(head, *labels).refusal("Tick “New head”")
 
     def window_problems(self, cfg: TrainConfig) -> list:
         """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and

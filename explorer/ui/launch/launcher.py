@@ -278,6 +278,9 @@ class LauncherPanel(ConfigFiles, QWidget):
         for name in CLASS_FIELDS:
             mark_invalid(self.editors[name], named.get(name, ""))
         refused += list(named.values())
+        head = gate.head_refusal(cfg, self.train_preview.result)   # the run would refuse the checkpoint's head
+        mark_invalid(self.editors["model"], head)
+        refused += [head] if head else []
         check = gate.check(cfg, refused)
         if check.windows is not None:   # red or amber window fields with the reason
             for name, (reason, severity) in gate.window_marks(check.windows).items():
@@ -313,6 +316,10 @@ class LauncherPanel(ConfigFiles, QWidget):
         and the banner says so (LaunchForm.fill_guess)."""
         guess = res.get("guess") or {}
         self._pull()
+        if self.form.offer_no_header(str(res.get("header_is_data") or "")):   # read again as the run must
+            self._changed()
+            self.refresh_previews()
+            return
         self.form_view.offer_columns(list(res.get("columns") or []), res.get("samples") or {}, guess,
                                      self.form.pairs_columns(),
                                      self.form.label_names_hint(int(res.get("unnamed_labels") or 0)))
@@ -349,8 +356,9 @@ class LauncherPanel(ConfigFiles, QWidget):
         except ConfigError as exc:
             self.problem.setText(f"Cannot launch: {exc}")
             return False
-        if self.train_preview.rejected or self.dev_preview.rejected:
-            return False   # _changed already says why (the data preview rejected the data)
+        if self.train_preview.rejected or self.dev_preview.rejected \
+                or self.form.gate.head_refusal(cfg, self.train_preview.result):
+            return False   # _changed already says why (the data preview rejected the data, the head its labels)
         cfg = self._free_run_name(cfg)
         if cfg is None:
             return False

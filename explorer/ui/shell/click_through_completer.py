@@ -8,7 +8,10 @@ the typed prefix.
 
 :class:`ClickThroughCompleter` hides the popup on such a press and hands the press on to the widget under the
 mouse (Qt's own replay is turned off, so the press arrives once), and emits the field's ``textEdited`` for a
-completion chosen from the list.
+completion chosen from the list. A handed-on press is not one the window system sent, and Qt moves the keyboard
+focus only on those: the clicked widget (or the first parent that takes focus by click) is given the focus here,
+after the popup's hiding gave it back to the completing field. Without it, on a real X server, the click on the
+next field showed no cursor there and the text typed next went on into the completing field.
 """
 
 from __future__ import annotations
@@ -41,10 +44,16 @@ class ClickThroughCompleter(QCompleter):
 
     @staticmethod
     def _hand_on(event: QMouseEvent, where: QPoint) -> None:
-        """The press, to the widget under the mouse now that the popup is hidden (its release follows there)."""
+        """The press, to the widget under the mouse now that the popup is hidden (its release follows there), and
+        the keyboard focus to it as a click gives it (the focus policy of it or its first parent that takes it)."""
         target = QApplication.widgetAt(where)
         if target is None:
             return
+        focus = target
+        while focus is not None and not (focus.isEnabled() and focus.focusPolicy() & Qt.FocusPolicy.ClickFocus):
+            focus = None if focus.isWindow() else focus.parentWidget()
+        if focus is not None:
+            focus.setFocus(Qt.FocusReason.MouseFocusReason)
         local = target.mapFromGlobal(where)
         press = QMouseEvent(QEvent.Type.MouseButtonPress, local, event.globalPosition(), event.button(),
                             event.buttons(), event.modifiers())
