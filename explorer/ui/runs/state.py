@@ -273,8 +273,9 @@ class RunState:
         return self._baseline[1]
 
     def best_text(self) -> str:
-        """'F1 (%) 66.70 @120 · baseline 34.29' ('' before a saved evaluation); the baseline is the trivial
-        predictor's score on the same dev data (all no-answer / majority class). The Runs list's cell is the
+        """'F1 (%) 66.70 @120 · all no-answer 34.29' ('' before a saved evaluation): after the dot the trivial
+        predictor's score on the same dev data, under its own name ("majority class", "all no-answer"), so it is
+        never taken for the bag-of-words baseline of the "vs BoW" column. The Runs list's cell is the
         short best_cell_text; this is its tooltip and the Curves' summary."""
         from explorer.core.specs.metric_display import metric_label, to_display
 
@@ -285,7 +286,7 @@ class RunState:
         text = f"{label} {best[1]:.2f} @{best[2]}"
         base = self.baseline()
         if base is not None and best[0] in base.metrics:
-            text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
+            text += f" · {base.name} {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
         return text
 
     def best_cell_text(self) -> str:

@@ -45,9 +45,25 @@ class AppSettings:
         v = self.qs.value("window/state")
         return v if isinstance(v, QByteArray) and not v.isEmpty() else None
 
-    def set_window(self, geometry: QByteArray, state: QByteArray) -> None:
+    def set_window(self, geometry: QByteArray, state: QByteArray, screen: tuple[int, int] | None = None,
+                   rect: tuple[int, int, int, int] | None = None) -> None:
+        """Remember the window's geometry and dock state, ``screen``: the available size (width, height in pixels)
+        of the screen it was on, and ``rect``: its client rectangle (x, y, width, height), so a window that filled a
+        smaller screen fills a larger one next time."""
         self.qs.setValue("window/geometry", geometry)
         self.qs.setValue("window/state", state)
+        if screen is not None and rect is not None:
+            self.qs.setValue("window/screen", "x".join(str(int(v)) for v in screen))
+            self.qs.setValue("window/rect", ",".join(str(int(v)) for v in rect))
+
+    def window_screen(self) -> tuple[tuple[int, int], tuple[int, int, int, int]] | None:
+        """(screen size, client rectangle) saved with the geometry (set_window); None when none or unreadable."""
+        try:
+            screen = tuple(int(v) for v in str(self.qs.value("window/screen", "") or "").split("x"))
+            rect = tuple(int(v) for v in str(self.qs.value("window/rect", "") or "").split(","))
+        except ValueError:
+            return None
+        return (screen, rect) if len(screen) == 2 and len(rect) == 4 else None
 
     # ---- remembered layout (splitter positions, folded panels) ------------------------------
     def layout_value(self, key: str) -> str:
