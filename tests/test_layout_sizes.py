@@ -582,8 +582,9 @@ def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, size, app_style):
     """Nearest the decision boundary / Most confident mistakes: the text column takes what the short columns
-    leave, inside the list (no sideways scrolling to read it), elided in its middle with the whole text as its
-    tooltip; it started some 290 px into the list at 1280x800 and showed a few characters."""
+    leave, inside the list (no sideways scrolling to read it), elided at its end (a tweet read from its start, not
+    "@united hi…nks David.") with the whole text as its tooltip; it started some 290 px into the list at 1280x800
+    and showed a few characters."""
     from PySide6.QtCore import Qt
 
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
@@ -601,7 +602,7 @@ def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, s
         start, width = table.columnViewportPosition(last), table.columnWidth(last)
         assert start + width <= table.viewport().width() + 1, (start, width, table.viewport().width())
         assert width >= table.viewport().width() * 0.35 and width >= 150, (width, table.viewport().width())
-        assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideMiddle
+        assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideRight
     assert view.boundary.item(0, 4).toolTip() == text
 
 
