@@ -328,3 +328,32 @@ def test_the_open_choice_is_remembered_only_when_ticked(qtbot, done_run, tmp_pat
     opener.dialog = None
     opener.prepare([(run, best)], got.append)
     assert opener.dialog is not None and opener.dialog.isVisible()   # asked again
+
+
+def test_a_load_sent_as_the_child_moves_gets_its_reply_not_the_remembered_one(qtbot, tmp_path):
+    """A page's load of a checkpoint, sent right after the inspectors moved to a host (a new child, which gets the
+    models remembered from the last one), is the load whose reply the page receives: the remembered load of the
+    same slot is not sent after it and does not take its place, so the page leaves "loading …" and names the
+    checkpoint it shows."""
+    from helpers import save_tiny_model
+    from inspect_double import ThreadTransport
+
+    from explorer.ui.inspectors.client import InspectClient
+
+    first = save_tiny_model(tmp_path / "first", "qa")
+    second = save_tiny_model(tmp_path / "second", "qa")
+    client = InspectClient(ThreadTransport)
+    client.place_transport = lambda argv: ThreadTransport()
+    done, failed = [], []
+    try:
+        client.load("qa", str(first), "qa", on_done=done.append, on_error=lambda m, tb: failed.append(m))
+        qtbot.waitUntil(lambda: len(done) == 1, timeout=20_000)
+        client.set_place(["ssh", "lab", "--", "python", "-m", "explorer.worker.inspector"], "lab")
+        # what a bundled: model leaves for the new child (a folder stands in for it: no download in tests)
+        client._slots["qa"] = ("load", {"slot": "qa", "source": str(first), "task": "qa"})
+        client.load("qa", str(second), "qa", on_done=done.append, on_error=lambda m, tb: failed.append(m))
+        qtbot.waitUntil(lambda: len(done) == 2 or bool(failed), timeout=20_000)
+    finally:
+        client.stop()
+    assert not failed and len(done) == 2
+    assert str(second) in str(getattr(done[1], "source", done[1]))

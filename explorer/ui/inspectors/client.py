@@ -247,17 +247,20 @@ class InspectClient(QObject):
         """Send ``op`` with ``data``; returns the request id. ``on_done(value)``, ``on_error(message,
         traceback)`` and ``on_progress(done, total)`` run on the GUI thread. With ``channel``, a newer request
         on the same channel supersedes this one (its reply is dropped; queued, it never runs)."""
-        rid = next(self._ids)
-        if channel:
-            self._latest[channel] = rid
+        # the child starts (and gets the remembered models back) before this request takes its channel's
+        # latest id: a remembered load of the same slot sent after it would supersede it, so its reply was dropped
+        # and the page stayed "loading …" while the child held the model it asked for
         try:
-            self._ensure_started()
+            self._ensure_started(superseded=channel if op == "load" else None)
         except OSError as exc:   # no python, no fork: say so where the result would have been
             text = f"cannot start the inspector process ({sys.executable} -m explorer.worker.inspector): {exc}"
             self.message.emit(text)
             if on_error is not None:
                 QTimer.singleShot(0, lambda: on_error(text, ""))
-            return rid
+            return next(self._ids)
+        rid = next(self._ids)
+        if channel:
+            self._latest[channel] = rid
         self._pending[rid] = _Pending(op, channel, self._generation, on_done, on_error, on_progress)
         self._send({"id": rid, "op": op, **({"channel": channel} if channel else {})}, data or {})
         return rid
@@ -341,7 +344,9 @@ class InspectClient(QObject):
         return len(self._pending)
 
     # ----------------------------------------------------------------------------------- process
-    def _ensure_started(self) -> None:
+    def _ensure_started(self, superseded: str | None = None) -> None:
+        """Start the child when none runs, and give it the models of the last one, except the load of channel
+        ``superseded`` (a load into that slot is the request that starts it)."""
         if self._transport is not None:
             return
         transport = self.place_transport(self.place_argv) if self.place_argv else self._factory()
@@ -354,6 +359,8 @@ class InspectClient(QObject):
         self._reader.start()
         self.started.emit(self.pid)
         for slot, (kind, what) in list(self._slots.items()):   # a restarted child gets the models back
+            if kind == "load" and f"{slot}.load" == superseded:
+                continue
             if kind == "load":
                 self.request("load", what, channel=f"{slot}.load", on_error=lambda m, _t: self.message.emit(m))
             else:
