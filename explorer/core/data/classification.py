@@ -236,12 +236,12 @@ def _negative_fix(distinct: list[float]) -> str:
     """The fix for negative integer labels that are classes (a -2..2 sentiment scale): name every distinct value,
     in order, as a label name; '' for a column of -1 only (a GLUE test file, which has no labels to train on).
 
-    The CLI form is ``--label-names=...`` with "=": argparse would read a separate "-2,-1,..." as an option."""
+    Given as ``--label-names=...`` with "=": argparse would read a separate "-2,-1,..." as an option; the
+    launcher shows it as "type -2,-1,0,1,2 in “Label names”" (explorer.ui.launch.data_preview.plain_words)."""
     if len(distinct) < 2:
         return ""
     names = ",".join(str(int(x)) for x in distinct)
-    return (f". If these are classes, name them: type {names} in the launcher's \u201cLabel names\u201d field "
-            f"(CLI: --label-names={names})")
+    return f". If these are classes, name them in order: --label-names={names}"
 
 
 def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str
