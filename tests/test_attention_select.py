@@ -238,3 +238,43 @@ def test_the_wheel_over_the_lines_view_scrolls_it_then_the_page(qtbot, tiny_qa):
     scrolled = page.value()
     _wheel(lines, ctrl=False, delta=240)     # upward: the lines view moves back first
     assert inner.value() < inner.maximum() and page.value() == scrolled
+
+
+def test_export_save_dialog_starts_in_the_runs_folder_then_in_the_last_export_folder(qtbot, tmp_path, monkeypatch):
+    """Attention → Export → Interactive HTML page…: the Save dialog opens in the runs folder (not the app's working
+    folder), and after a file is written in another folder, there; the folder is kept in the settings, so a new
+    session starts there too."""
+    from PySide6.QtWidgets import QLabel
+
+    from explorer.ui.inspectors import view_export
+    from explorer.ui.inspectors.view_export import ExportButton
+    from explorer.ui.shell.settings import AppSettings, current_settings, set_current_settings
+
+    runs, elsewhere, cwd = tmp_path / "runs", tmp_path / "my exports", tmp_path / "cwd"
+    for folder in (runs, elsewhere, cwd):
+        folder.mkdir()
+    monkeypatch.chdir(cwd)
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_runs_dir(str(runs))
+    before = current_settings()
+    set_current_settings(settings)
+    asked = []
+
+    def dialog(_parent, _caption, default, _filter):   # the dialog, never opened: where it would start
+        asked.append(default)
+        return str(elsewhere / "attention_view.html") if len(asked) == 1 else "", ""
+
+    monkeypatch.setattr(view_export.QFileDialog, "getSaveFileName", dialog)
+    try:
+        body = QLabel("attention")
+        qtbot.addWidget(body)
+        button = ExportButton(lambda: body, "attention view", parent=body,
+                              html=lambda path: (lambda: open(path, "w").write("<html></html>")))
+        with qtbot.waitSignal(button.exported, timeout=20000):
+            button.ask_html()
+        assert asked[0] == str(runs / "attention_view.html")
+        button.ask_html()   # cancelled in the dialog: nothing written
+        assert asked[1] == str(elsewhere / "attention_view.html")
+        assert AppSettings(tmp_path / "s.ini").last_dir(view_export.EXPORT_DIR_KIND) == str(elsewhere.resolve())
+    finally:
+        set_current_settings(before)

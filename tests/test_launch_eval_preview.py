@@ -94,3 +94,64 @@ def test_the_evaluation_note_counts_the_dev_rows_after_dev_cap():
     assert "100 dev rows" in plan.eval_preview(capped) and "3,250" not in plan.eval_preview(capped)
     held = TrainConfig(task="single", train="t.csv", epochs=1, batch_size=16, eval_every=40, dev_cap=100)
     assert plan.dev_rows(held) == (100, True)
+
+
+def test_an_evaluate_every_the_run_will_not_keep_is_said_at_the_field_as_the_line_says_it():
+    """Evaluate every 6 while past runs' rates make the run evaluate about every 28 steps: the field's note says
+    28 and why, the number the Evaluation line gives; a cadence that fits gets no note."""
+    import dataclasses
+
+    from explorer.ui.launch.eval_plan_preview import slower_cadence_note
+
+    p = EvalPreviewInput(task="regression", dev_rows=1500, steps=600, windows_per_step=16, every=6, share=0.2,
+                         train_rate=40.0, eval_rate=100.0, measured_runs=2)
+    line, note = eval_plan_preview(p), slower_cadence_note(p)
+    assert "Evaluate every 28 steps (not every 6: more often would not fit)" in line
+    assert note.startswith("Evaluate every 6: at the rates past runs of this model measured here, the run will "
+                           "evaluate about every 28 steps, since more often would take over 20% of its wall time")
+    assert slower_cadence_note(dataclasses.replace(p, every=60)) == ""      # fits: the field is what happens
+    assert slower_cadence_note(dataclasses.replace(p, train_rate=0.0)) == ""   # no rates: nothing to say yet
+
+
+def test_the_forms_evaluate_every_note_uses_past_runs_rates():
+    cfg = TrainConfig(task="regression", train="t.csv", epochs=1, batch_size=16, eval_every=6, eval_share=0.2)
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
+              "train_cap": 0, "epochs": 1, "max_steps": 0, "task": "regression"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": 15_000}}
+    assert plan.eval_note(cfg) == ""                                        # no past run: the rule, no numbers
+    past = RunState(run_id="past", status=run_status.FINISHED, config={"model": cfg.model})
+    past.apply({"run_id": "past", "event": "step", "time": 1.0, "step": 10, "loss": 1.0, "samples_per_second": 40.0})
+    past.apply({"run_id": "past", "event": "eval", "time": 2.0, "step": 10, "metrics": {}, "rows_per_second": 100.0,
+                "dev_rows": 400, "dev_total": 400})
+    plan.past_runs = lambda: [past]
+    note = plan.eval_note(cfg)
+    assert note.startswith("Evaluate every 6: at the rates past runs of this model measured here, the run will "
+                           "evaluate about every ")
+    assert note.split("about every ")[1].split(" steps")[0] in plan.eval_preview(cfg)
+
+
+def test_the_held_out_rows_the_launcher_counts_are_the_runs_stratified_split():
+    """A 10% stratified split of the first 1,200 rows holds out 75 + 25 + 19 = 119 rows (per class rounding), not
+    round(1,200 x 10%) = 120: the estimate counts them by the run's own rule, from the class ids the check read."""
+    from explorer.core.data.split import stratified_split
+
+    ids = [0] * 754 + [1] * 254 + [2] * 192 + [1] * 13_440
+    cfg = TrainConfig(task="single", train="t.csv", epochs=1, batch_size=16, eval_every=40, train_cap=1200)
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
+              "train_cap": 1200, "epochs": 1, "max_steps": 0, "task": "single"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": len(ids)}, "class_ids": ids}
+    run_split, _ = stratified_split(ids[:1200], cfg.resolved_dev_fraction(), cfg.seed)
+    assert plan.dev_rows(cfg) == (len(run_split), True) == (119, True)
+    assert "119 held-out dev rows" in plan.eval_preview(cfg)
+
+
+def test_the_data_check_reads_the_class_ids_in_file_order(tmp_path):
+    from explorer.ui.launch.data_preview import preview_data
+
+    path = tmp_path / "t.tsv"
+    path.write_text("sentence\tlabel\n" + "".join(f"text {i}\t{'ab'[i % 3 == 0]}\n" for i in range(9)))
+    res = preview_data(str(path), "single")
+    names = res["class_counts"]
+    assert res["ok"] and len(res["class_ids"]) == 9 and len(set(res["class_ids"])) == len(names) == 2

@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, show_page  # noqa: E402
+from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, settle, show_page  # noqa: E402
 
 SPAN_TABLE_TOP = 120   # px of the span score table that must show: its first rows and columns
 USAGE_HINT = ("Rows attend to columns; hover a token to see where its attention goes; click, Ctrl+click or drag in "
@@ -92,6 +92,7 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
                 report.append(f"{size[0]}x{size[1]} {what}: {why}")
         if rows_in_view(spans.nbest) < NBEST_MIN_ROWS:
             report.append(f"{size[0]}x{size[1]} the n-best table shows {rows_in_view(spans.nbest)} rows")
+        report += [f"{size[0]}x{size[1]} n-best column {c}" for c in columns_cut(spans.nbest)]
         for what, widget, page in (("span table", spans.table_map, spans.table_map),
                                    ("passage", spans.passage, spans.panes.passage_pane),
                                    ("windows list", spans.windows_list, spans.panes.passage_pane)):
@@ -109,7 +110,24 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
             report.append(f"{size[0]}x{size[1]} the span score map is {spans.table_map.height()} px high")
         if size[0] < 1920 and not spans.panes.narrow:
             report.append(f"{size[0]}x{size[1]}: the panes are side by side")
+    resize(w, WINDOW_AT_1920, app)   # the window a 1920x1080 screen reopens (not maximised)
+    show_page(w, "Spans && τ", app)
+    if spans.panes.narrow:
+        spans.right_tabs.setCurrentWidget(spans.nbest)
+        app.processEvents()
+    report += [f"1500x940 n-best column {c}" for c in columns_cut(spans.nbest)]
     assert not report, "\n".join(report)
+
+
+WINDOW_AT_1920 = (1500, 940)
+
+
+def columns_cut(table) -> list[str]:
+    """The headers of ``table``'s columns not whole inside its viewport (cut on the right, or behind a scroll)."""
+    width = table.viewport().width()
+    return [f"{table.horizontalHeaderItem(c).text()!r} at {table.columnViewportPosition(c)}+{table.columnWidth(c)} "
+            f"of {width} px" for c in range(table.columnCount())
+            if table.columnViewportPosition(c) < 0 or table.columnViewportPosition(c) + table.columnWidth(c) > width + 1]
 
 
 def rows_in_view(table) -> int:
@@ -204,6 +222,19 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
         show_page(w, "τ on dev set", app)
         dev.result_tabs.setCurrentIndex(0)
         app.processEvents()
+        # the chosen τ and the buttons beside it stay in view after a study (the curves' legend squeezed them out)
+        for what, widget in (("chosen τ", dev.tau), ("Calibration…", dev.calibration_button),
+                             ("Export", dev.export_button)):
+            why = out_of_view(widget)
+            if why:
+                report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        legend = dev.plot.plotItem.legend   # under the axis, inside the plot: over no curve and no text
+        if not dev.split.folded:
+            box = legend.mapRectToScene(legend.boundingRect())
+            axis = dev.plot.plotItem.getAxis("bottom")
+            if box.top() < axis.mapRectToScene(axis.boundingRect()).bottom() - 1 or \
+                    box.bottom() > dev.plot.viewport().height() + 1:
+                report.append(f"{size[0]}x{size[1]} the legend at {box} is over the axis or past the plot")
         why = out_of_view(table)
         if why:
             report.append(f"{size[0]}x{size[1]} τ table: {why}")
@@ -273,4 +304,52 @@ def test_every_tab_under_the_attention_views_shows_at_each_size(six_layer_window
         if hidden:
             report.append(f"{size[0]}x{size[1]}: {', '.join(hidden)} not in view (bar {bar.width()} px wide, "
                           f"needs {sum(bar.tabRect(i).width() for i in range(bar.count()))} px)")
+    assert not report, "\n".join(report)
+
+
+def test_head_importance_map_and_pruning_curve_are_readable_at_each_size(six_layer_window, qtbot, tmp_path):
+    """Attention → Head importance after a scoring: the importance map's data area is at least the readable plot
+    size and names every head, and the pruning curve with its x axis is in view once the page is scrolled to it,
+    at each size: beside each other where both fit, as two tabs of the whole width where not (side by side in the
+    narrow pane at 1280x800 the map was 71 px wide for all of a layer's heads)."""
+    from helpers import write_tiny_squad
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import layout_offenders, out_of_view
+
+    w, app = six_layer_window, QApplication.instance()
+    panel = w.hub.head_importance
+    panel.dev.setText(str(write_tiny_squad(tmp_path / "dev.json")))
+    panel.cap.setValue(4)
+    panel.steps.setValue(2)
+    assert panel.run() is not None
+    qtbot.waitUntil(lambda: panel.report is not None or "scoring" not in panel.caption.text(), timeout=60_000)
+    assert panel.report is not None, panel.caption.text()
+    view = w.hub.attention_view
+    heads = panel.heat.matrix.shape[1]
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        view.bottom.setCurrentWidget(panel)
+        for plot in (panel.heat, panel.curve):
+            plots = getattr(panel, "plots", None)   # (PanesOrTabs)
+            if plots is not None and plots.tabbed:
+                plots.tabs.setCurrentWidget(plot)
+            settle(app)
+            bar = view.scroll.verticalScrollBar()   # the page scrolled to the plot's top, as a person does
+            bar.setValue(plot.mapTo(view.scroll.widget(), QPoint(0, 0)).y())
+            settle(app)
+            why = out_of_view(plot)
+            if why:
+                report.append(f"{size[0]}x{size[1]}: {why}")
+            cut = [o for o in layout_offenders(w) if "HeadImportancePanel" in o.path]
+            report += [f"{size[0]}x{size[1]}: {o.path.split(' > ')[-1]} {o.detail}" for o in cut]
+        named = [s for s in panel.heat.bottom_axis.tickStrings(
+            [v for _s, level in panel.heat.bottom_axis.tickValues(*panel.heat.plot.vb.viewRange()[0],
+                                                                  panel.heat.bottom_axis.width()) for v in level],
+            1, 1) if s]
+        if len(named) != heads:
+            report.append(f"{size[0]}x{size[1]}: the map names {named} of {heads} heads")
     assert not report, "\n".join(report)

@@ -504,6 +504,44 @@ def test_the_tag_head_arithmetic_is_whole_beside_the_tag_map(qtbot, size, app_st
     assert text.isVisible() and text.viewport().height() >= 8 * text.fontMetrics().lineSpacing()
 
 
+CONLL_TAGS = ["O", "B-LOC", "I-LOC", "B-MISC", "I-MISC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+
+
+def drawn_labels(heat) -> list[str]:
+    """The labels ``heat``'s bottom axis draws at its present size and view (a TokenHeatmap's)."""
+    axis = heat.bottom_axis
+    lo, hi = heat.plot.vb.viewRange()[0]
+    values = [v for _spacing, level in axis.tickValues(lo, hi, axis.width()) for v in level]
+    return [s for s in axis.tickStrings(values, 1, 1) if s]
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_the_tag_map_names_every_tag_of_conll(qtbot, size, app_style):
+    """The words x tags P(tag) map names each of the nine CoNLL-2003 tags under its column, whole: flat where they
+    fit, upright where they do not (a flat axis named every second tag at 1280x800, no B-* column at all)."""
+    from PySide6.QtGui import QFontMetricsF
+    from helpers import tag_pages, tiny_loaded_model
+
+    view, _dev = tag_pages(qtbot)
+    loaded = tiny_loaded_model("token_classification", num_labels=len(CONLL_TAGS), seed=2)
+    loaded.model.config.id2label = dict(enumerate(CONLL_TAGS))
+    view.set_loaded(loaded)
+    view.sentence.setText("TOP AFTER INNINGS in london ada was born")
+    view.result = None
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30_000)
+    _shown(qtbot, view, size)
+    view.heat.grab()   # drawn once at this size: the axis stands its labels up as it paints
+    axis = view.heat.bottom_axis
+    assert drawn_labels(view.heat) == CONLL_TAGS
+    fm = QFontMetricsF(axis.style.get("tickFont") or view.heat.font())
+    if axis.upright:   # the axis is as tall as the longest tag
+        assert axis.height() >= max(fm.horizontalAdvance(t) for t in CONLL_TAGS)
+    else:
+        cell = axis.width() / len(CONLL_TAGS)
+        assert all(fm.horizontalAdvance(t) < cell for t in CONLL_TAGS)
+
+
 def _dev_report(k: int):
     """A classifier's dev report of ``k`` classes, with a dozen rows in each example list."""
     import numpy as np
@@ -544,8 +582,9 @@ def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, size, app_style):
     """Nearest the decision boundary / Most confident mistakes: the text column takes what the short columns
-    leave, inside the list (no sideways scrolling to read it), elided in its middle with the whole text as its
-    tooltip; it started some 290 px into the list at 1280x800 and showed a few characters."""
+    leave, inside the list (no sideways scrolling to read it), elided at its end (a tweet read from its start, not
+    "@united hi…nks David.") with the whole text as its tooltip; it started some 290 px into the list at 1280x800
+    and showed a few characters."""
     from PySide6.QtCore import Qt
 
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
@@ -563,7 +602,7 @@ def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, s
         start, width = table.columnViewportPosition(last), table.columnWidth(last)
         assert start + width <= table.viewport().width() + 1, (start, width, table.viewport().width())
         assert width >= table.viewport().width() * 0.35 and width >= 150, (width, table.viewport().width())
-        assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideMiddle
+        assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideRight
     assert view.boundary.item(0, 4).toolTip() == text
 
 

@@ -189,3 +189,33 @@ def test_cancel_stops_the_baseline_child_and_hides_its_row(qtbot, tmp_path, monk
         row.job_bar.cancel_button.click()
     assert done.args == ["r1", False] and jobs.errors["r1"] == "cancelled"
     assert row.job_bar.isHidden() and row.notice.isHidden() and not bag_of_words_file(run).exists()
+
+
+def test_the_job_row_shows_elapsed_time_for_an_uncounted_stage_and_time_left_while_scoring(qtbot, tmp_path):
+    """Reading and fitting have no count: the row says how long the job has run ("0:05 elapsed", never a blank);
+    scoring the dev rows counts them, and the row gives the time left from that rate."""
+    from explorer.ui.runs.baseline_row import BaselineRow
+    from explorer.ui.runs.dock import RunsPanel
+
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    row = panel.findChild(BaselineRow)
+    clock = [100.0]
+    row.now = lambda: clock[0]
+    row.job_bar.meter.now = lambda: clock[0]
+    row._started("r1")
+    clock[0] = 105.0
+    row._progress("r1", "reading the run's training and dev rows", 0, 0)
+    assert row.job_bar.detail.text() == "0:05 elapsed"
+    clock[0] = 107.0
+    row._show_elapsed()                                   # what the row's clock does each second
+    assert row.job_bar.detail.text() == "0:07 elapsed"
+    for done, t in ((10, 110.0), (20, 112.0), (40, 116.0)):   # 5 rows a second
+        clock[0] = t
+        row._progress("r1", "scoring checkpoints/last on the dev rows", done, 120)
+    assert row.job_bar.detail.text() == "40 of 120 dev rows · about 0:16 left"
+    assert not row._clock.isActive()
+    row._progress("r1", "the paired test (10,000 bootstrap resamples)", 0, 0)
+    assert row.job_bar.detail.text() == "0:16 elapsed"
+    row._done("r1", False)
+    assert not row._clock.isActive()

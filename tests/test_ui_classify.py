@@ -483,3 +483,41 @@ def test_classify_dev_set_takes_the_runs_dev_cap(qtbot, tmp_path):
     dev.cap.setValue(50)
     assert dev.prefill_from_run(run("other", dev="/data/other/dev.tsv", dev_cap=300))
     assert dev.path.text() == "/mine/dev.tsv" and dev.cap.value() == 50
+
+
+def test_a_new_heads_kind_moves_no_button_and_empties_a_single_models_sentence_b(qtbot, view):
+    """From a regression (STS-B) model to a single-sentence one: Classify and Predict on a file… stay where they
+    were (a click meant for Classify hit Predict on a file… when the wide score box gave way to the class box), and
+    the pair model's Sentence B is emptied and greyed, its row kept so nothing below moves."""
+    from PySide6.QtWidgets import QPushButton
+
+    view.resize(1500, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    buttons = [b for b in view.findChildren(QPushButton) if b.text() in ("Classify", "Predict on a file…")]
+    assert len(buttons) == 2
+    view.inputs.text_a.setText("A man with a hard hat is dancing.")
+    view.inputs.text_b.setText("A man wearing a hard hat is dancing.")
+    stsb = tiny_loaded_model("classification", num_labels=1)
+    stsb.model.config.problem_type = "regression"
+    view.run_pairs = True
+    view.set_loaded(stsb)
+    qtbot.waitUntil(lambda: view.gold.isVisible())
+    _settle()
+    where = [b.mapTo(view, b.rect().topLeft()) for b in buttons]
+    assert view.inputs.text_b.isEnabled() and view.inputs.text_b.text()
+    view.set_loaded(tiny_loaded_model("classification", num_labels=3))
+    qtbot.waitUntil(lambda: view.label.isVisible())
+    _settle()
+    assert [b.mapTo(view, b.rect().topLeft()) for b in buttons] == where
+    assert view.inputs.text_b.text() == "" and not view.inputs.text_b.isEnabled()
+    assert view.inputs.text_a.text() == "A man with a hard hat is dancing."
+
+
+def _settle() -> None:
+    """Deliver the posted layout requests (nested layouts post more), then the other events."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for _ in range(4):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        QCoreApplication.processEvents()

@@ -116,7 +116,7 @@ def test_baseline_line_on_dev_plots(curves, tmp_path, qtbot):
     assert "all no-answer baseline" in lines[0].label.toPlainText()
     assert curves.panels["dev/HasAns_f1"].baseline_lines == [] or \
         curves.panels["dev/HasAns_f1"].baseline_lines[0].value() == 0.0
-    assert f"baseline {share:.2f}" in s.best_text()
+    assert f"· all no-answer {share:.2f}" in s.best_text() and "baseline" not in s.best_text()   # not "vs BoW"'s
     curves.grab().save(str(tmp_path / "curves_baseline.png"))
 
 
@@ -204,7 +204,7 @@ def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
         shutil.copy(run / name, mirror / name)
     state = RunState.from_events("held", load_run(mirror).events)
     state.path = str(mirror)
-    assert state.baseline() == expected and "baseline 50.00" in RunState.from_events(
+    assert state.baseline() == expected and "· majority class 50.00" in RunState.from_events(
         "held", load_run(mirror).events + [{"event": "eval", "run_id": "held", "time": 2.0, "step": 1,
                                             "metrics": {"accuracy": 0.25}}]).best_text()
 

@@ -223,3 +223,37 @@ def test_tag_page_scores_its_dev_page_file_with_heads_off(qtbot, tmp_path):
     d = bar.result["dev"]
     assert d["examples"] == 4 and d["metric"] == "f1"     # the whole tiny file: under the cap of "all"
     assert "dev f1 (4 examples)" in bar.table.text()
+
+
+def test_head_importance_dev_file_is_the_inspected_runs_dev_file(qtbot, tmp_path, tiny_qa):
+    """Head importance's Dev file is pre-filled from the inspected run, from the same source as τ on dev set's
+    (its config.json's dev, found here), for a SQuAD v1.1 run too (τ on dev set leaves that one out: no
+    unanswerable question); a file the user typed stays; a model without a run clears only what a run put in."""
+    import dataclasses
+    import json
+
+    from explorer.ui.inspectors.components.dev_tau import run_dev_file
+    from explorer.ui.inspectors.hub import InspectorHub
+
+    ckpts = {}
+    for task in ("squad_v1", "squad_v2"):
+        dev = tmp_path / f"{task}_dev.json"
+        dev.write_text("{}", encoding="utf-8")
+        run = tmp_path / "runs" / task
+        (run / "checkpoints" / "best").mkdir(parents=True)
+        (run / "config.json").write_text(json.dumps({"task": task, "dev": str(dev)}), encoding="utf-8")
+        ckpts[task] = str(run / "checkpoints" / "best")
+    hub = InspectorHub()
+    qtbot.addWidget(hub.panel)
+    controls, field = hub.head_controls, hub.head_importance.dev
+
+    controls.model_in(dataclasses.replace(tiny_qa, path=ckpts["squad_v1"]))
+    assert field.text() == str(tmp_path / "squad_v1_dev.json") and run_dev_file(ckpts["squad_v1"]) == ""
+    assert hub.head_importance.task.currentText() == "squad_v1"
+    controls.model_in(dataclasses.replace(tiny_qa, path=ckpts["squad_v2"]))   # another run's file replaces it
+    assert field.text() == str(tmp_path / "squad_v2_dev.json") == run_dev_file(ckpts["squad_v2"])
+    controls.model_in(dataclasses.replace(tiny_qa, path=str(tmp_path / "elsewhere")))
+    assert field.text() == ""
+    field.setText(str(tmp_path / "mine.json"))                                 # typed: kept
+    controls.model_in(dataclasses.replace(tiny_qa, path=ckpts["squad_v1"]))
+    assert field.text() == str(tmp_path / "mine.json")

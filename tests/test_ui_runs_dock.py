@@ -241,21 +241,16 @@ def test_status_bar_counts_a_run_running_in_another_process(window, qtbot):
     assert window.activity_label.text().startswith("running: ")
 
 
-def test_run_names_elide_in_the_middle_so_the_differing_end_stays(qtbot):
-    """The Run column elides in the middle ("minilm · s…nce_train"), so in a narrow dock generated names do not
-    all read "minilm ·…"; the other columns elide at the right."""
+def test_run_names_elide_at_their_end_with_the_whole_name_in_the_tooltip(qtbot):
+    """A run name longer than the Run column reads from its start ("Twitter airl…"); no delegate elides it in its
+    middle."""
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QStyleOptionViewItem
 
-    from explorer.ui.runs.dock import COLUMNS, MiddleElide, RunsPanel
+    from explorer.ui.runs.dock import COLUMNS, RunsPanel
 
     panel = RunsPanel()
     qtbot.addWidget(panel)
-    delegate = panel.table.itemDelegateForColumn(COLUMNS.index("Run"))
-    assert isinstance(delegate, MiddleElide)
-    option = QStyleOptionViewItem()
-    delegate.initStyleOption(option, panel.table.model().index(0, 0))
-    assert option.textElideMode == Qt.TextElideMode.ElideMiddle
+    assert panel.table.itemDelegateForColumn(COLUMNS.index("Run")) is None   # the view's own: its elide mode
     assert panel.table.textElideMode() == Qt.TextElideMode.ElideRight
 
 
@@ -284,7 +279,7 @@ def test_a_long_status_line_never_widens_the_window(window, qtbot):
 
 def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_path):
     """A typed Run name ("stance-4") is whole in the Runs dock at 1280x800 and 1920x1080, never "st…-4": the names
-    get their room first (up to ~24 characters whole); Best dev shows its number first and gives way;
+    get the width the whole short columns leave (up to ~24 characters whole); Best dev shows its number first;
     the size moved into the Run tooltip."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QStyle
@@ -385,8 +380,7 @@ def _classification_run(folder: Path, run_id: str, model: str, train: str, accur
 
 def test_best_dev_is_whole_beside_long_run_names_at_1280x800(qtbot, tmp_path):
     """At 1280x800 the Runs list's Best dev value and a short metric name ("79.25% acc") keep their width beside
-    long run names ("minilm · single · train · 12-02 03:37"), never "79.25% a…"; a long name elides in its
-    middle."""
+    long run names ("minilm · single · train · 12-02 03:37"), never "79.25% a…"; a long name elides at its end."""
     from PySide6.QtWidgets import QApplication, QStyle
 
     from explorer.ui.runs.dock import COLUMNS

@@ -9,12 +9,12 @@ The output keeps the input columns and adds the task's columns (explorer.core.pr
 p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending0..3; answer, answer_start,
 answer_end, score_diff, null_score, decision, window; error). On stderr: "reading FILE…" and "loading model…" at
 once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted; "saved N":
-the rows already in OUT, what an interrupt keeps: a chunk's rows are batched by length and written together, so the
-count run can be up to a chunk ahead of them); Ctrl-C stops after the current batch and writes the chunk's first
-rows whose batches had run (the batch just run is never thrown away), and ``--resume`` continues where the output
-stopped; closing the terminal (SIGHUP) stops the same way, silently when nothing can be written
-any more. Exit codes: 0 done, 2 bad input, 130 interrupted with Ctrl-C, 129 the terminal closed (the rows written so
-far stay either way).
+the rows already in OUT: a chunk's rows are written together, so the count run can be ahead of them inside a
+chunk). Ctrl-C, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop by one rule: after the few batches under
+way (explorer.core.predict.engine.WINDOW_BATCHES), every row run is written, in input order, the bar's last line
+is the rows written (no rate, no time left), and ``--resume`` continues from exactly there; a closed terminal stops
+silently when nothing can be written any more. Exit codes: 0 done, 2 bad input, 130 interrupted with Ctrl-C, 143
+SIGTERM, 129 the terminal closed (the rows written so far stay every way).
 """
 
 from __future__ import annotations
@@ -123,6 +123,16 @@ class _Bar:
         self.said.append(line)
         print(line, file=self.stream, flush=True)
 
+    def stopped_at(self, rows: int) -> None:
+        """Close the bar at a stop: its last line is the ``rows`` written ("predict: 736/4000 rows written"),
+        without the rate and time left of a run that no longer runs."""
+        if self.bar is not None:
+            self.bar.bar_format = "{desc}: {n_fmt}/{total_fmt} rows written" if self.bar.total else \
+                "{desc}: {n_fmt} rows written"
+            self.bar.n = rows
+            self.bar.refresh()
+        self.close()
+
     def close(self):
         if self.bar is not None:
             self.bar.close()
@@ -155,26 +165,39 @@ class _Safe:
 
 
 class _Stops:
-    """Ctrl-C (SIGINT) and a closed terminal (SIGHUP) both stop after the current batch; a second Ctrl-C quits at
-    once. A SIGHUP that was ignored when the command started (``nohup``) stays ignored. ``restore()`` puts the
-    previous handlers back."""
+    """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop after the batches under way; a
+    second Ctrl-C quits at once. A SIGHUP that was ignored when the command started (``nohup``) stays ignored.
+    ``why``: "" (Ctrl-C), "SIGTERM" or "SIGHUP"; ``restore()`` puts the previous handlers back."""
 
     def __init__(self, err):
-        self.err, self.flag, self.hangup = err, False, False
-        self.previous = {signal.SIGINT: signal.signal(signal.SIGINT, self._sigint)}
+        self.err, self.flag, self.why = err, False, ""
+        self.previous = {signal.SIGINT: signal.signal(signal.SIGINT, self._sigint),
+                         signal.SIGTERM: signal.signal(signal.SIGTERM, self._sigterm)}
         hup = getattr(signal, "SIGHUP", None)
         if hup is not None and signal.getsignal(hup) is not signal.SIG_IGN:
             self.previous[hup] = signal.signal(hup, self._sighup)
+
+    @property
+    def hangup(self) -> bool:
+        return self.why == "SIGHUP"
+
+    def exit_code(self) -> int:
+        """130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (128 + the signal's number, as a shell reports it)."""
+        return {"SIGTERM": 143, "SIGHUP": 129}.get(self.why, 130)
 
     def _sigint(self, signum, frame):
         if self.flag:
             raise KeyboardInterrupt
         self.flag = True
-        print("\nstopping after this batch (Ctrl-C again to quit at once)", file=self.err)
+        print("\nstopping after the batches under way (Ctrl-C again to quit at once)", file=self.err)
+
+    def _sigterm(self, signum, frame):
+        self.flag, self.why = True, "SIGTERM"
+        print("\nSIGTERM: stopping after the batches under way", file=self.err)
 
     def _sighup(self, signum, frame):
-        self.flag = self.hangup = True
-        print("\nthe terminal was closed (SIGHUP): stopping after this batch", file=self.err)
+        self.flag, self.why = True, "SIGHUP"
+        print("\nthe terminal was closed (SIGHUP): stopping after the batches under way", file=self.err)
 
     def restore(self) -> None:
         for signum, handler in self.previous.items():
@@ -210,12 +233,16 @@ def run(args) -> int:
                                calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer,
                                device=args.device, saved=bar.saved, decode_rule=args.decode_rule)
     except Cancelled as exc:
-        bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
-        written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"
-        why = " (the terminal was closed: SIGHUP)" if stop.hangup else ""
-        print(f"stopped{why}: {written} written to {args.out} (with the first rows of the chunk under way whose "
-              "batches had run); continue with the same command and --resume", file=err)
-        return 129 if stop.hangup else 130
+        rows = getattr(exc, "rows_written", None)
+        if rows is not None:
+            bar.stopped_at(rows)   # the last line: the rows in the file, no rate or time left
+        else:
+            bar.close()
+        written = f"{rows} rows" if rows is not None else "the rows written so far"
+        why = {"SIGHUP": " (the terminal was closed: SIGHUP)", "SIGTERM": " (SIGTERM)"}.get(stop.why, "")
+        print(f"stopped{why}: {written} written to {args.out} (every row run, in input order); continue with "
+              "the same command and --resume", file=err)
+        return stop.exit_code()
     except UserError:
         bar.close()   # the bar's last line ends before the error's
         raise

@@ -11,7 +11,9 @@ Example::
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
 (done/planned), task, best metric (name=value@step; shares in percent, "f_avg=49.85%", whatever scale the run
 stored: one unit for every run; "pearson=undefined (the predictions are constant (…))" when every evaluation
-gave it as undefined), path; tab-separated. ``--json`` keeps the stored values.
+gave it as undefined), path; tab-separated. ``--json`` keeps the stored values. A run whose last evaluation
+predicted one class for every dev row (a tagger: one tag, "O", for every dev token) gets a ``note:`` line on
+stderr with what to try, as the app's Curves page says it.
 Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
 (explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name; ``--x epoch``
@@ -59,6 +61,25 @@ def run_row(rec) -> dict:
             "task": s.task, "model": s.model, "best": best, "path": rec.path}
 
 
+def one_class_line(rec) -> str:
+    """"RUN predicts only 'O' for every dev token: try …" when a run's last evaluation predicted one class for
+    everything its head counts it over (explorer.core.metrics.baselines.task_one_class_note), else ""."""
+    from explorer.core.metrics.baselines import task_one_class_note
+
+    evals = rec.evals()
+    if not evals:
+        return ""
+    config = rec.config or {}
+    try:
+        rate = float(config.get("learning_rate")) if config.get("learning_rate") is not None else None
+    except (TypeError, ValueError):
+        rate = None
+    task = str(config.get("task") or (rec.summary.task if rec.summary else "") or "")
+    note = task_one_class_note(task, evals[-1].get("metrics") or {}, rate,
+                               steps=rec.summary.steps if rec.summary else 0)
+    return f"{rec.run_id} {note}" if note else ""
+
+
 HEADER = ("run", "kind", "status", "step", "task", "best", "path")   # the columns of row_line
 
 
@@ -104,6 +125,10 @@ def run(args) -> int:
                 problems.append(f"{path}: {exc}")
     for line in problems:
         print(f"warning: {line}", file=sys.stderr)
+    for rec in records:   # a model stuck on one class or tag, said as the app's Curves say it
+        note = one_class_line(rec)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     rows = [run_row(r) for r in records]
     if args.json:
         print(json.dumps(rows, indent=1))

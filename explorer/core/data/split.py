@@ -15,6 +15,29 @@ import numpy as np
 from explorer.core.errors import ClassificationDataError
 
 
+def class_dev_rows(n: int, fraction: float) -> int:
+    """Rows of a class of ``n`` rows that the stratified split holds out: round(n * fraction), at least 1 when
+    n >= 2, never all of them; 0 for a class of one row."""
+    return min(max(round(n * fraction), 1), n - 1) if n >= 2 else 0
+
+
+def random_dev_rows(n: int, fraction: float) -> int:
+    """Rows the random split (rows without classes) holds out of ``n``: round(n * fraction), at least 1 and never
+    all of them; 0 below 2 rows."""
+    return min(max(1, round(n * fraction)), n - 1) if n >= 2 else 0
+
+
+def held_out_rows(n: int, fraction: float, class_sizes=None) -> int:
+    """The dev rows a run holds out of ``n`` training rows (after its Train cap), by the rule it splits with: the
+    stratified split's per-class counts when ``class_sizes`` (rows per class of those ``n`` rows) is given, else
+    the random split's. What the launcher's estimate says, so it is the count the run's log gives."""
+    if fraction <= 0:
+        return 0
+    if class_sizes is not None:
+        return sum(class_dev_rows(int(k), fraction) for k in class_sizes)
+    return random_dev_rows(n, fraction)
+
+
 def stratified_split(labels: list[int], fraction: float, seed: int, names: list[str] | None = None
                      ) -> tuple[list[int], list[tuple[str, str]]]:
     """(dev row indices sorted, notes). Per class c with n_c rows: round(n_c * fraction) rows go to dev, at
@@ -33,8 +56,7 @@ def stratified_split(labels: list[int], fraction: float, seed: int, names: list[
     thin = []
     for c in np.unique(y):
         rows = np.flatnonzero(y == c)
-        k = round(len(rows) * fraction)
-        k = min(max(k, 1), len(rows) - 1) if len(rows) >= 2 else 0
+        k = class_dev_rows(len(rows), fraction)
         if k < 1 or len(rows) * fraction < 1:
             thin.append((names[c] if names and c < len(names) else str(c), len(rows)))
         dev.extend(int(i) for i in rng.permutation(rows)[:k])
@@ -54,7 +76,7 @@ def random_split(n: int, fraction: float, seed: int) -> tuple[list[int], list[tu
     """
     if n < 2:
         return [], [("warning", f"{n} training row(s): too few to hold any out as dev")]
-    k = min(max(1, round(n * fraction)), n - 1)
+    k = random_dev_rows(n, fraction)
     rng = np.random.default_rng(seed)
     return sorted(int(i) for i in rng.permutation(n)[:k]), []
 

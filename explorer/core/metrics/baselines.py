@@ -107,34 +107,71 @@ def predicted_for_every_row(metrics: dict) -> str | None:
     return None
 
 
+def predicted_for_every_token(metrics: dict) -> str | None:
+    """The tag a token-tagging evaluation predicted for every dev word, else None: its ``predicted_tags``
+    (explorer.core.metrics.tagging.tagging_metrics) hold one tag while the dev words hold entities (a tagger
+    predicting only "O" scores entity F1 0 and a high token accuracy). None without that table."""
+    tags = metrics.get("predicted_tags") if isinstance(metrics, dict) else None
+    if not isinstance(tags, dict) or len(tags) != 1:
+        return None
+    try:
+        return str(next(iter(tags))) if int(metrics.get("entities", 0)) > 0 else None
+    except (TypeError, ValueError):
+        return None
+
+
+def predicted_for_everything(metrics: dict) -> str | None:
+    """The one class (a classifier's, per dev row) or tag (a tagger's, per dev word) an evaluation predicted for
+    everything, read from the table its metrics carry (``per_class`` or ``predicted_tags``); else None."""
+    return predicted_for_every_row(metrics) or predicted_for_every_token(metrics)
+
+
+def learning_rate_text(rate: float) -> str:
+    """A learning rate as the advice writes rates: mantissa and exponent, no padding (1e-4, 2e-5, 2.5e-5, 3e-3)."""
+    mantissa, exponent = f"{float(rate):.3e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
 SUGGESTED_LEARNING_RATE = "1e-4"   # where bundled:minilm leaves the majority class on a few hundred rows
 LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "little time was left to train"
 
 
 def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
-                   budget_seconds: float = 0.0, eval_share: float | None = None) -> str:
-    """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
-    model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try. The advice never
+                   budget_seconds: float = 0.0, eval_share: float | None = None, unit: str = "dev row") -> str:
+    """One line when an evaluation predicted one class for every ``unit`` ('' otherwise; the head's
+    ``one_class_unit``, explorer.core.specs.heads: "dev row" for a classifier, "dev token" for a tagger, whose
+    one tag is read from ``predicted_tags``): a small model left at the majority class (bundled:minilm at lr 2e-5
+    ends there; a tagger at "O"), and what to try; rates are written one way (:func:`learning_rate_text`). The
+    advice never
     proposes what the run already did: a run whose ``learning_rate`` is already :data:`SUGGESTED_LEARNING_RATE` or
     more is told to train longer (a longer time budget when ``budget_seconds`` > 0, more epochs or more training
     rows), after its ``steps`` optimizer steps; an ``eval_share`` (evaluation seconds / the run's seconds) of
     :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training."""
-    name = predicted_for_every_row(metrics)
+    name = predicted_for_everything(metrics) if unit else None
     if name is None:
         return ""
-    head = f"predicts only '{name}' for every dev row"
+    head = f"predicts only '{name}' for every {unit}"
     if not learning_rate or learning_rate < 0.9 * float(SUGGESTED_LEARNING_RATE):
-        lr = f" (this run: {learning_rate:g})" if learning_rate else ""
+        lr = f" (this run: {learning_rate_text(learning_rate)})" if learning_rate else ""
         note = f"{head}: try a larger learning rate, e.g. {SUGGESTED_LEARNING_RATE}{lr}, or more epochs"
     else:   # advising the rate it already has helps no one
         after = f" after {steps:,} training step{'s' if steps != 1 else ''}" if steps else ""
         budget = "a longer time budget, " if budget_seconds > 0 else ""
-        note = (f"{head}{after} at learning rate {learning_rate:g}: train longer ({budget}more epochs or more "
-                "training rows)")
+        note = (f"{head}{after} at learning rate {learning_rate_text(learning_rate)}: train longer ({budget}more "
+                "epochs or more training rows)")
     if eval_share is not None and eval_share >= LARGE_EVAL_SHARE:
         note += (f"; evaluations took {eval_share:.0%} of the run, leaving little time to train (evaluate less "
                  "often, or on fewer dev rows)")
     return note
+
+
+def task_one_class_note(task: str, metrics: dict, learning_rate: float | None = None, **kw) -> str:
+    """:func:`one_class_note` for a run of ``task`` (a task name of explorer.core.specs.tasks), counted over its
+    head's ``one_class_unit``: '' for a task whose head has none, or an unknown task. ``kw``: steps,
+    budget_seconds, eval_share."""
+    facts = find_task_facts(task)
+    unit = facts.head.one_class_unit if facts is not None else ""
+    return one_class_note(metrics, learning_rate, unit=unit, **kw) if unit else ""
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"

@@ -14,12 +14,16 @@ Token accuracy = right tags / words (every word, O included).
 from __future__ import annotations
 
 
+from collections import Counter
+
+
 def tagging_metrics(gold: list[list[str]], pred: list[list[str]]) -> dict:
     """Metrics of predicted IOB2 tag sequences against gold ones (same lengths).
 
     Returns:
         {"f1", "precision", "recall" (0..1, entity level, micro), "token_accuracy" (0..1),
-         "per_type": {type: {"precision", "recall", "f1", "support"}}, "entities": gold entity count}.
+         "per_type": {type: {"precision", "recall", "f1", "support"}}, "entities": gold entity count,
+         "predicted_tags": {tag: words predicted with it} (a tagger predicting "O" for every word has one key)}.
     """
     from seqeval.metrics import (
         classification_report,
@@ -40,4 +44,5 @@ def tagging_metrics(gold: list[list[str]], pred: list[list[str]]) -> dict:
                            "f1": float(r["f1-score"]), "support": int(r["support"])}
                        for t, r in report.items() if not t.endswith(" avg")}
     out["entities"] = int(sum(r["support"] for r in out["per_type"].values()))
+    out["predicted_tags"] = dict(Counter(t for p in pred for t in p))
     return out

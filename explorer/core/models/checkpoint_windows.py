@@ -54,6 +54,39 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     return config_file(run_dir)
 
 
+def run_dev_path(path: str | Path) -> str:
+    """The dev file of the run a checkpoint folder belongs to (its config.json's ``dev``), when it exists here;
+    "" outside a run, for a run without a dev file (one that held training rows out) or when the file is gone.
+    A relative ``dev`` (a run launched from the command line: ``--dev dev-v2.0.json``) is found where the run was
+    launched from (the run folder less its relative ``output_dir``) or in the run folder, not only in the app's
+    working folder. Every page that pre-fills a run's dev file (τ on dev set, Head importance) asks here."""
+    config_path = run_config_for_checkpoint(path) if path else None
+    if config_path is None:
+        return ""
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        dev, output_dir = str(config.get("dev") or ""), str(config.get("output_dir") or "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    if not dev:
+        return ""
+    return next((str(p) for p in _dev_candidates(Path(dev).expanduser(), config_path.parent, output_dir)
+                 if p.is_file()), "")
+
+
+def _dev_candidates(dev: Path, run_dir: Path, output_dir: str) -> list[Path]:
+    """Where a run's ``dev`` path may be: as written, then for a relative one the folder the run was launched from
+    (``run_dir``'s parent less the parts of a relative ``output_dir``) and the run folder."""
+    if dev.is_absolute():
+        return [dev]
+    launched = run_dir.parent
+    out = Path(output_dir)
+    if output_dir and not out.is_absolute():
+        for _part in out.parts:
+            launched = launched.parent
+    return [dev, launched / dev, run_dir / dev]
+
+
 def run_task_of(path: str | Path) -> str | None:
     """The task named in the config.json of the run a checkpoint folder belongs to; None outside a run or when
     the file cannot be read."""

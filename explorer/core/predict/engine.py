@@ -28,10 +28,11 @@ Output columns (scripts may rely on them), after the input columns:
   differs: "" when both rules agree, "(no answer)" where the other abstains);
 - every task: ``error`` ("" or why the row could not be used; its prediction cells are empty).
 
-Every input row gives one output row, in input order. Cancel (``cancelled()`` true) stops after the current
-batch, which is kept: the rows of completed chunks are in OUT, then (a text classifier, regression, multi-label)
-the first rows of the chunk under way whose batches had all run, and ``resume=True`` continues after them (each
-row written once; a row in OUT is never run again).
+Every input row gives one output row, in input order. One stop rule for every head: a chunk runs in windows of
+``batch_size * WINDOW_BATCHES`` rows in input order (the length sort is inside a window), and ``cancelled()`` is
+asked before each window; a True stops there and every row of the windows that ran is written, so OUT holds
+exactly the rows the model ran, in input order, and ``resume=True`` continues after them (each row written once;
+a row in OUT is never run again; a stop waits at most for the window under way, a few batches).
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ def _squad_rows(path: Path, start: int) -> tuple[TableInfo, Iterator[Row], list[
     return info, rows(), notes
 
 
+WINDOW_BATCHES = 8   # batches per stop window: a stop waits for at most this many batches and keeps all of them;
+# the length sort inside 8 batches of 32 forwards about 1.15-1.27x the real tokens of SST-2 (a 2,048-row sort: 1.03x)
 BATCH_PROGRESS_SECONDS = 1.0   # between progress reports inside a chunk (after the first batch, always reported)
 
 
@@ -230,14 +233,14 @@ class _Runner:
 
     def __init__(self, loaded, facts: CheckpointFacts, *, max_seq_length: int, batch_size: int, tau: float,
                  doc_stride: int, max_query_length: int, n_best_size: int, max_answer_length: int,
-                 cancelled: Callable[[], bool] | None, bf16: bool = False, decode_rule: str = "passage"):
+                 bf16: bool = False, decode_rule: str = "passage"):
         self.loaded, self.facts = loaded, facts
         self.model, self.tok = loaded.model, loaded.tokenizer
         self.max_seq_length, self.batch_size, self.tau = max_seq_length, batch_size, tau
         self.doc_stride, self.max_query_length = doc_stride, max_query_length
         self.n_best_size, self.max_answer_length = n_best_size, max_answer_length
         self.decode_rule = decode_rule   # QA: explorer.core.qa.decode_rules
-        self.cancelled, self.bf16 = cancelled, bf16
+        self.bf16 = bf16
         self.temperature = 1.0   # classification: softmax(z / T), T from the run's calibration.json
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
         self.device = next(self.model.parameters()).device
@@ -258,10 +261,6 @@ class _Runner:
         self.rows_done += rows
         if self.on_batch is not None:
             self.on_batch()
-
-    def _check(self):
-        if self.cancelled is not None and self.cancelled():
-            raise Cancelled()
 
     def encode(self, texts: list[list[str]]) -> dict:
         """Tokenize as training / Classify do: ``tokenizer(a[, b], truncation=True, max_length=max_seq_length)``.
@@ -327,39 +326,24 @@ class _Runner:
         return self.model(**batch).logits.float().cpu().numpy()
 
     def logits_for(self, texts: list[list[str]]) -> np.ndarray:
-        """(n, K) logits of the texts, length-sorted batches, returned in input order. A cancel is seen before a
-        batch, never after one (the batch just computed is kept): Cancelled then carries ``logits_done``, the
-        logits of the texts before the first one not computed yet (what the engine can still write)."""
+        """(n, K) logits of the texts, length-sorted batches, returned in input order."""
         from explorer.core.models.batched_forward import forward_batches
 
         enc = self.encode(texts)
         lengths = [len(x) for x in enc["input_ids"]]
-        out, done = None, np.zeros(len(texts), dtype=bool)
-        try:
-            for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
-                                                bf16=self.bf16, cancelled=self.cancelled):
-                logits = outputs.logits.float().cpu().numpy()
-                if out is None:
-                    out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
-                out[idx] = logits
-                done[idx] = True
-                self._batch_done(len(idx))
-        except Cancelled as exc:
-            first_missing = int(np.argmin(done)) if not done.all() else len(texts)
-            exc.logits_done = out[:first_missing] if out is not None else np.zeros((0, 0))
-            raise
+        out = None
+        for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
+                                            bf16=self.bf16):
+            logits = outputs.logits.float().cpu().numpy()
+            if out is None:
+                out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
+            out[idx] = logits
+            self._batch_done(len(idx))
         return out
 
     def _rows_of_logits(self, texts, rows_of: Callable[[np.ndarray], list[dict]]) -> list[dict]:
-        """``rows_of`` (logits -> prediction dicts) of the texts' logits; on a cancel, Cancelled carries
-        ``predictions``: the prediction dicts of the texts before the first one not computed."""
-        try:
-            z = self.logits_for(texts)
-        except Cancelled as exc:
-            z = exc.logits_done
-            exc.predictions = rows_of(z) if len(z) else []
-            raise
-        return rows_of(z)
+        """``rows_of`` (logits -> prediction dicts) of the texts' logits."""
+        return rows_of(self.logits_for(texts))
 
     def classification(self, texts):
         return self._rows_of_logits(texts, self._softmax_rows)
@@ -400,9 +384,9 @@ class _Runner:
     def ner(self, texts):
         from explorer.core.tagging.forward import tag_texts
 
-        self._check()
         tagged = tag_texts(self.model, self.tok, [t[0] for t in texts], max_seq_length=self.max_seq_length,
                            batch_size=self.batch_size)
+        self._batch_done(len(texts))
         return [{"entities": [e.to_dict() for e in r.entities], "words": " ".join(r.words), "tags": " ".join(r.tags)}
                 for r in tagged]
 
@@ -417,7 +401,6 @@ class _Runner:
         scores = np.zeros((len(texts), n))
         with inference(self.model):   # eval mode, inference_mode, the caller's mode restored
             for idx in batch_order(lengths, self.batch_size):
-                self._check()   # before a batch: the batch just computed is never thrown away
                 flat = [n * i + k for i in idx for k in range(n)]
                 scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), n))).reshape(len(idx), n)
                 self._batch_done(len(idx))
@@ -435,11 +418,12 @@ class _Runner:
 
         examples = [{"id": str(i), "question": q, "context": c} for i, (q, c) in enumerate(texts)]
 
-        def report(done, total):   # windows of this chunk: the rows' share of them
+        before = self.rows_done
+
+        def report(done, total):   # QA windows of these rows: the rows' share of them
             if total:
-                self.rows_done = len(texts) * int(done) // int(total)
+                self.rows_done = before + len(texts) * int(done) // int(total)
                 self._batch_done()
-            self._check()
         features, start, end = predict_squad(self.loaded, examples, max_seq_length=self.max_seq_length,
                                              doc_stride=self.doc_stride, max_query_length=self.max_query_length,
                                              batch_size=self.batch_size, bf16=self.bf16, progress=report)
@@ -552,14 +536,15 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             through the model, resumed rows included; rows_total: None until the file's rows are counted, which
             runs in a thread beside the model load and the first batches, never before them).
         saved: saved(rows_in_out) whenever the rows in ``out`` change: at the start (the rows already there on
-            resume) and after every chunk written. The rows run inside a chunk are batched by length
-            across the whole chunk, so they reach the file only with it: ``progress``'s count runs ahead of this
-            one by up to a chunk, and a bar shows both (a Ctrl-C at "896/3000" may keep 256 rows).
+            resume), after every chunk written and after a stop. The rows of a chunk reach the file with it,
+            or at a stop: ``progress``'s count runs ahead of this one inside a chunk, and a stop writes every
+            row run, so both counts meet there.
         status: status(line) before each slow step that has no rows yet ("reading FILE…", "loading model
             MODEL…"), so a terminal shows something at once.
-        cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
-            of finished chunks stay in ``out``; the exception's ``rows_written`` counts them, and a last
-            progress report gives that count, so a bar ends at the rows in the file).
+        cancelled: polled before every window of ``batch_size * WINDOW_BATCHES`` rows; True stops with
+            :class:`explorer.core.errors.Cancelled`: every row of the windows that ran is written, in input order
+            (the exception's ``rows_written`` counts the rows in ``out``, and a last progress report gives the
+            same count, so a bar ends at the rows in the file, never behind the rows it counted).
         calibration: classification: divide the logits by the temperature saved with the checkpoint's run
             (``<run>/calibration.json``, core/metrics/calibration.py) before the softmax; False (``--no-calibration``)
             or no such file: the raw softmax. The predicted label is the same either way.
@@ -598,7 +583,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         summary.notes.append(loaded.tokenizer_note)
     runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
                           doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
-                          max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
+                          max_answer_length=max_answer_length, bf16=bf16,
                           calibration=calibration, decode_rule=decode_rule)
     method = runner.forward_of(facts.spec)
     if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
@@ -609,7 +594,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     report = reporter.report
     try:
         _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
-                                saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols))
+                      saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols),
+                      _Windows(batch_size * WINDOW_BATCHES, cancelled))
     finally:
         writer.close()
         summary.seconds = time.perf_counter() - t0
@@ -645,22 +631,32 @@ class _BatchReporter:
             self.report(self.rows_now())
 
 
+class _Windows:
+    """The stop rule of every head: a chunk's rows run in windows of ``rows`` rows in input order, and
+    ``cancelled()`` is asked before each window, so a stop leaves no row run but unwritten."""
+
+    def __init__(self, rows: int, cancelled: Callable[[], bool] | None):
+        self.rows, self.cancelled = max(1, int(rows)), cancelled
+
+    def stopped(self) -> bool:
+        return self.cancelled is not None and bool(self.cancelled())
+
+
 def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, report, kept, written: int,
-                  layout: tuple) -> int:
+                  layout: tuple, windows: _Windows) -> int:
     """predict_file's loop: each chunk through the model and into ``writer``; ``kept`` / ``report`` told the rows in
     the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, head,
-    input columns, prediction columns) for _predict_chunk. Returns the rows in the file; ``summary.rows`` holds
-    them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds the whole chunks and the
-    first rows of the chunk under way whose batches had all run (the rows run after them are run again on
-    resume), and the last report is what is in the file (a bar's last count at Ctrl-C is the rows written, not
-    rows run)."""
+    input columns, prediction columns) for _predict_chunk; ``windows``: its stop rule. Returns the rows in the file;
+    ``summary.rows`` holds them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds the
+    whole chunks and every row of the chunk under way that ran, and the last report is what is in the file (the
+    rows run, so a bar's last count at Ctrl-C neither jumps back nor runs ahead of the file)."""
     cols, head, columns, pred_cols = layout
     try:
         kept(written)
         report(written)
         for chunk in chunks:
             runner.rows_done = 0
-            out_rows = _predict_chunk(chunk, cols, head, method, columns, pred_cols)
+            out_rows = _predict_chunk(chunk, cols, head, method, columns, pred_cols, windows)
             summary.errors += sum(bool(r["error"]) for r in out_rows)
             writer.write(out_rows)
             written += len(chunk)
@@ -714,7 +710,7 @@ def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: b
 
 
 def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSummary, *, max_seq_length, batch_size,
-                 doc_stride, max_query_length, n_best_size, max_answer_length, cancelled, bf16,
+                 doc_stride, max_query_length, n_best_size, max_answer_length, bf16,
                  calibration: bool, decode_rule: str = "passage") -> "_Runner":
     """The batched forward of ``facts.kind`` with its settings (explicit > the run's window settings > the
     task's defaults) and, for classification, the run's saved temperature (said in ``summary.notes``)."""
@@ -725,7 +721,7 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
     runner = _Runner(loaded, facts, max_seq_length=msl, batch_size=batch_size, tau=summary.tau or 0.0,
                      doc_stride=doc_stride or (window.doc_stride if window else 128),
                      max_query_length=max_query_length or (window.max_query_length if window else 64),
-                     n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
+                     n_best_size=n_best_size, max_answer_length=max_answer_length, bf16=bf16,
                      decode_rule=decode_rule)
     if calibration and facts.spec.prediction.calibrated:
         from explorer.core.metrics.calibration import load_temperature
@@ -742,12 +738,14 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
     return runner
 
 
-def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols) -> list[dict]:
-    """One chunk of rows through ``method`` (the runner's forward for ``head``): every row out, in order, its
-    input columns, the prediction columns (None where a row could not be used) and ``error``.
+def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols,
+                   windows: _Windows | None = None) -> list[dict]:
+    """One chunk of rows through ``method`` (the runner's forward for ``head``), window by window (``windows``:
+    its size in rows and the stop asked before each): every row out, in order, its input columns, the
+    prediction columns (None where a row could not be used) and ``error``.
 
-    Raises Cancelled with ``rows_done``: the output rows of the chunk's first rows whose predictions were all
-    computed before the cancel (the method's ``predictions``; none when it gives none), which the engine writes."""
+    Raises Cancelled with ``rows_done``: the output rows of the chunk before the first row not run (every row of
+    the windows that ran, and the rows without a text among them), which the engine writes."""
     texts, where, results = [], [], [dict() for _ in chunk]
     for j, row in enumerate(chunk):
         t, err = _row_texts(row, cols, head)
@@ -756,17 +754,14 @@ def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols
         else:
             texts.append(t)
             where.append(j)
-    if texts:
-        try:
-            predictions = method(texts)
-        except Cancelled as exc:
-            done = list(getattr(exc, "predictions", None) or [])
-            for j, pred in zip(where, done):
-                results[j].update(pred)
-            stop = where[len(done)] if len(done) < len(where) else len(chunk)   # the rows before the first not run
+    size = windows.rows if windows is not None else max(1, len(texts))
+    for start in range(0, len(texts), size):
+        if windows is not None and windows.stopped():
+            exc = Cancelled()
+            stop = where[start]   # the rows before the first not run
             exc.rows_done = _out_rows(chunk[:stop], results[:stop], input_columns, pred_cols)
-            raise
-        for j, pred in zip(where, predictions):
+            raise exc
+        for j, pred in zip(where[start:start + size], method(texts[start:start + size])):
             results[j].update(pred)
     return _out_rows(chunk, results, input_columns, pred_cols)
 

@@ -177,6 +177,10 @@ class HeadSpec:
         prediction: what predict writes and the Predictions page reviews (:class:`PredictionSpec`).
         bag_of_words: the linear model of the TF-IDF baseline fitted beside a fine-tune of this head
             (``explorer.core.metrics.bag_of_words``: "logistic", "ridge", "one_vs_rest"); "" = none.
+        one_class_unit: what an evaluation that predicted one class for everything is counted over ("dev row":
+            a classifier stuck on the majority class; "dev token": a tagger predicting only "O"), named by the
+            warning Curves, the Runs list and ``bert-explorer runs`` give
+            (``explorer.core.metrics.baselines.one_class_note``); "" = the head gets no such warning.
     """
 
     name: str
@@ -206,6 +210,7 @@ class HeadSpec:
     hub_presets: bool = False
     prediction: PredictionSpec
     bag_of_words: str = ""
+    one_class_unit: str = ""
 
 
 _CLASSIFY_USE = "use Classify in the app (or bert-explorer predict)"
@@ -231,7 +236,7 @@ SINGLE_LABEL = HeadSpec(
     scores=Scores.SOFTMAX, explained=Explained.CLASS,
     metrics=("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss"),
     metric_family="GLUE classification metrics (explorer.core.metrics.glue)", label_words="a class per row",
-    bag_of_words="logistic",
+    bag_of_words="logistic", one_class_unit="dev row",
     prediction=PredictionSpec(kind="classification", columns=("predicted_label", "p_{label}", "margin"),
                               labels_by_name=True, one_label_per_row=True, uncertainty=Uncertainty.MARGIN,
                               calibrated=True))
@@ -268,7 +273,7 @@ TOKEN_CLASSIFICATION = HeadSpec(
     metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
     metric_family="entity-level precision / recall / F1, seqeval strict IOB2 (explorer.core.metrics.tagging)",
     pages=("Tag", "Explain"), words="token-classification", architecture_words="token-classification",
-    model_words="a token-classification (tagging) model", use="use bert-explorer predict",
+    model_words="a token-classification (tagging) model", use="use bert-explorer predict", one_class_unit="dev token",
     prediction=PredictionSpec(kind="ner", columns=("entities", "words", "tags")))
 
 # In order: the first head of an architecture is the one a checkpoint that records nothing more is read as.

@@ -108,13 +108,18 @@ class EvalPlan:
                     "each time; all of them at the end)")
         return f"all {self.dev_total:,} dev rows"
 
+    def less_often_than_asked(self) -> bool:
+        """The plan evaluates fewer times than ``wanted_every`` would (more often would not fit the share)."""
+        return (self.eval_every != self.wanted_every
+                and evaluations_between(self.steps, self.wanted_every) != evaluations_between(self.steps, self.eval_every))
+
     def describe(self, estimated_from: str = "the first steps") -> str:
         """What was chosen and why, with the whole run's time labelled as an estimate (``estimated_from``: the
         rates it comes from, "the first steps" in the run's log, past runs' rates in the launcher), for the
         launcher and the run's log."""
         between = evaluations_between(self.steps, self.eval_every)
         when = f"every {self.eval_every:,} steps" if between else "before training and at the end only"
-        if self.eval_every != self.wanted_every and evaluations_between(self.steps, self.wanted_every) != between:
+        if self.less_often_than_asked():
             wanted = f"every {self.wanted_every:,}" if self.wanted_every else "start and end only"
             when += f" (not {wanted}: more often would not fit)"
         why = (f"so evaluations take about {self.eval_fraction:.0%} of the run (at most {self.share:.0%} wanted)"

@@ -82,7 +82,7 @@ def _list_table() -> QTableWidget:
     set_headers(t, EXAMPLE_HEADERS)
     t.horizontalHeader().setStretchLastSection(True)
     t.verticalHeader().setVisible(False)   # the "#" column numbers the rows (their dev row); two numbers took room
-    t.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # a long text keeps its start and its end; the tooltip has it
+    t.setTextElideMode(Qt.TextElideMode.ElideRight)   # a text reads from its start, as written; the tooltip has it
     t.setWordWrap(False)
     whole_headers(t)   # before the first result too
     compact_rows(t)
@@ -100,7 +100,7 @@ def set_headers(table: QTableWidget, titles: list[str]) -> None:
 
 def fill_rows(table: QTableWidget, rows: list[tuple]) -> None:
     """``rows`` into ``table``, numbers and class names whole; the text (the last column) takes the rest of the
-    table's width, at least 120 px, elided in its middle with the whole text as its tooltip (it started some
+    table's width, at least 120 px, elided at its end with the whole text as its tooltip (it started some
     290 px into a 410 px list at 1280x800 and showed a few characters, the columns before it and a second row
     number taking the width)."""
     table.setRowCount(len(rows))

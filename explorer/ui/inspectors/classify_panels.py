@@ -106,6 +106,13 @@ class ClassifyInputs(QStackedWidget):
         self.currentChanged.connect(self._fit)
         self._fit(0)
 
+    def show_sentence_b(self, shown: bool) -> None:
+        """Sentence B open for typing, or emptied and greyed (a single-sentence model never reads it: a pair model's
+        sentence B left there looked like part of the input). Its row keeps its place, so nothing below it moves."""
+        self.text_b.setEnabled(shown)
+        if not shown and self.text_b.text():
+            self.text_b.clear()
+
     def edits(self) -> list[QLineEdit]:
         """Every input field (both pages)."""
         return [self.text_a, self.text_b, self.context, self.start] + list(self.endings)

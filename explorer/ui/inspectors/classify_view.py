@@ -22,7 +22,7 @@ from .classify_panels import (ArithmeticTabs, ClassChoice, ClassifyInputs, Logit
                               VectorStrip)
 from .common import StaleCover, header, tokenizer_suffix
 from .components.classify import (classify_tasks, free_gold, gold_text, is_choice, lone_sentence_note, parse_gold,
-                                  reads_pairs, result_lines, table_headers, table_rows, verdict)
+                                  reads_pairs, result_lines, table_headers, table_rows, takes_sentence_b, verdict)
 from .latest import LatestOnly
 from .model_page import ModelPage, bring_to_front
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
@@ -47,6 +47,7 @@ class ClassifyView(ModelPage):
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         self._runner.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
+        self._fit_pair_hint()
 
     def _build(self) -> None:
         self.kind = QComboBox()
@@ -72,10 +73,17 @@ class ClassifyView(ModelPage):
         run.clicked.connect(self.run)
         from explorer.ui.inspectors.predictions_view import predict_button
 
+        # the class box and the score box share one width and the buttons keep theirs, so a new head's kind moves
+        # nothing: after a regression model (its score box wide) the buttons slid under the pointer, and a click
+        # meant for Classify opened Predict on a file…
         row = QHBoxLayout()
+        gold_width = max(self.label.sizeHint().width(), 180)
+        for box in (self.label, self.gold):
+            box.setFixedWidth(gold_width)
         for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
                   predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
+        row.addStretch(1)
         self.strip = VectorStrip()
         self.strip_image = self.strip.image
         self.table = LogitTable()
@@ -133,9 +141,11 @@ class ClassifyView(ModelPage):
         return reads_pairs(self.current_kind(), self.run_pairs)
 
     def _fit_pair_hint(self) -> None:
-        """Sentence B's placeholder says whether this model reads it."""
-        self.inputs.text_b.setPlaceholderText("sentence B: this model reads sentence pairs" if self.reads_pairs()
-                                              else "sentence B (pairs only)")
+        """Sentence B's placeholder says whether this model reads it; a head that never reads one greys it."""
+        self.inputs.text_b.setPlaceholderText(
+            "sentence B: this model reads sentence pairs" if self.reads_pairs() else "sentence B (pairs only)"
+            if takes_sentence_b(self.current_kind()) else "sentence B: this model reads one sentence")
+        self.inputs.show_sentence_b(takes_sentence_b(self.current_kind()))
 
     def _gold(self):
         """The gold of the typed box: a float (regression), label ids (multi-label) or None.

@@ -11,12 +11,19 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QSpinBox, QSplitter, QVBoxLayout, QWidget)
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
                                       importance_request, importance_summary)
 from .heatmap import TokenHeatmap
 from .latest import LatestOnly
+
+# px each plot needs side by side; narrower, the two are tabs of the whole width (at 1280x800 beside each other the
+# map's data area was 71 px wide for all of a layer's heads, colour bar and layer labels taking the rest)
+MAP_MIN_WIDTH = 380
+CURVE_MIN_WIDTH = 260
 
 
 class HeadImportancePanel(QWidget):
@@ -28,6 +35,7 @@ class HeadImportancePanel(QWidget):
         self.slot = slot
         self.window = window or dict
         self.report: dict | None = None
+        self._dev_from_run = ""   # the dev file a run put in (replaced by the next run's; a typed one stays)
         self._runner = LatestOnly.in_child(client, f"{slot}.head_importance", self)
         self._runner.finished.connect(lambda _id, rep: self.show_report(rep))
         self._runner.failed.connect(lambda _id, msg, _tb: self.caption.setText(msg))
@@ -67,9 +75,9 @@ class HeadImportancePanel(QWidget):
         self.curve.setLabel("bottom", "heads kept")
         self.curve.setLabel("left", "dev metric")
         self.curve.showGrid(x=True, y=True, alpha=0.3)
-        split = QSplitter()
-        split.addWidget(self.heat)
-        split.addWidget(self.curve)
+        split = self.plots = PanesOrTabs()
+        split.add(self.heat, "Importance map", MAP_MIN_WIDTH)
+        split.add(self.curve, "Pruning curve", CURVE_MIN_WIDTH)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addLayout(row2)
@@ -83,6 +91,14 @@ class HeadImportancePanel(QWidget):
         self.task.addItems(list(names))
         if current in names:
             self.task.setCurrentText(current)
+
+    def prefill_dev(self, path: str) -> None:
+        """Put the inspected run's dev file ``path`` in the Dev file field unless the user typed another one there;
+        "" (a model without a run's dev file) clears only what a previous run put in."""
+        now = self.dev.text().strip()
+        if not now or now == self._dev_from_run:
+            self.dev.setText(path)
+            self._dev_from_run = path
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Dev file")

@@ -134,12 +134,13 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
 
     STRIP = 1.2  # width of the block strips, in cells
 
-    def __init__(self, parent=None, cmap: str = "viridis", colorbar_label: str = ""):
+    def __init__(self, parent=None, cmap: str = "viridis", colorbar_label: str = "",
+                 bottom_axis: TokenAxis | None = None):
         super().__init__(parent)
         self.setBackground("w")
         self.cmap = pg.colormap.get(cmap)
         self.left_axis = TokenAxis("left")
-        self.bottom_axis = TokenAxis("bottom")
+        self.bottom_axis = bottom_axis or TokenAxis("bottom")   # (the Tag map's names every tag: label_axis)
         self.plot = self.addPlot(axisItems={"left": self.left_axis, "bottom": self.bottom_axis})
         self.plot.invertY(True)
         self.plot.setAspectLocked(False)

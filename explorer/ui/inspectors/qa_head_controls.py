@@ -23,16 +23,18 @@ class QAHeadControls:
         hub.result_changed.connect(lambda _r: self.mask_bar.clear())   # a comparison is of the input it ran on
 
     def model_in(self, loaded) -> None:
-        """Heads off checks typed heads against the model's size; a run checkpoint's dev set is read as its run's
+        """Heads off checks typed heads against the model's size; a run checkpoint's dev file (the one τ on dev set
+        pre-fills: core.models.checkpoint_windows.run_dev_path) fills Head importance's Dev file, read as the run's
         task."""
-        from explorer.core.models.checkpoint_windows import run_task_of
+        from explorer.core.models.checkpoint_windows import run_dev_path, run_task_of
         from explorer.core.specs.tasks import qa_task_names
 
         self.mask_bar.model_in(loaded)
-        path = getattr(loaded, "path", "") or ""
+        path = getattr(loaded, "path", "") or getattr(loaded, "source", "") or ""
         task = run_task_of(path) if path else None
         if task:
             self.importance.set_tasks(qa_task_names(), task)
+        self.importance.prefill_dev(run_dev_path(path) if path else "")
 
     def mask_inputs(self) -> dict | None:
         """The shown probe's question, passage, window settings and the τ in view, as mask_heads fields."""

@@ -78,7 +78,9 @@ class TagView(ModelPage):
         self.marked = QLabel()
         self.marked.setTextFormat(Qt.TextFormat.RichText)
         self.marked.setWordWrap(True)
-        self.heat = TokenHeatmap(cmap="viridis", colorbar_label="P(tag)")
+        from .label_axis import EveryLabelAxis
+
+        self.heat = TokenHeatmap(cmap="viridis", colorbar_label="P(tag)", bottom_axis=EveryLabelAxis())
         self.text = QPlainTextEdit(readOnly=True)
         font = QFont("monospace")
         font.setStyleHint(QFont.StyleHint.TypeWriter)

@@ -22,6 +22,9 @@ from typing import Callable
 
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 
+CLASS_IDS_KEPT = 200_000   # the first rows' class ids the result carries: the held-out rows of a capped run counted
+# by the run's stratified rule (explorer.core.data.split.held_out_rows)
+
 
 def _clip(text: str, n: int = 160) -> str:
     text = " ".join(str(text).split())
@@ -328,6 +331,7 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
     notes = unnamed_labels_note(data) + id_notes(head, options) + [m for lvl, m in data.notes if lvl != "warning"]
     return {"ok": True, "kind": "classification", "summary": summary, "notes": [plain_words(x) for x in notes],
             "counts": {"examples": len(data), "labels": data.num_labels}, "class_counts": counts,
+            "class_ids": [int(k) for k in data.labels[:CLASS_IDS_KEPT]] if counts else [],
             "unnamed_labels": data.num_labels if unnamed_labels_note(data) else 0,
             "columns": [], "guess": {}, **head,
             "used": {"text_columns": [c for c in (a, b) if c], "label_column": lab},

@@ -19,7 +19,8 @@ from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
 
-__all__ = ["EvalPreviewInput", "eval_plan_preview", "measured_eval_rate", "samples_dev_rows"]
+__all__ = ["EvalPreviewInput", "eval_plan_preview", "expected_plan", "measured_eval_rate", "samples_dev_rows",
+           "slower_cadence_note"]
 
 
 def samples_dev_rows(task: str) -> bool:
@@ -100,7 +101,7 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     if p.every <= 0:   # the rule keeps the cadence asked for; nothing in between to sample for
         return f"Evaluation: before training and at the end only, on all {rows} (Evaluate every 0)."
     whole = p.full_dev or not samples_dev_rows(p.task)
-    estimate = _estimate(p, whole)
+    estimate = _estimate(p)
     if estimate:
         return estimate
     decided = "The run decides once it has timed its first steps and its first evaluation."
@@ -113,14 +114,39 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
             f"time) or less often; the final evaluation scores all {p.dev_rows:,}. {decided}")
 
 
-def _estimate(p: EvalPreviewInput, whole: bool) -> str:
-    """The plan the run's rule makes with the rates past runs measured, and the whole run's time; '' without
-    both rates, without planned steps, or for a task whose dev rows are not the rows it forwards (QA windows)."""
+def expected_plan(p: EvalPreviewInput):
+    """The plan (explorer.core.training.eval_plan.EvalPlan) the run's rule makes with the rates past runs
+    measured; None without both rates, without planned steps, with Evaluation share 0 or a dev set small enough
+    to score whole at the asked cadence, or for a task whose dev rows are not the rows it forwards (QA windows)."""
+    if p.dev_rows <= MIN_SAMPLE_ROWS or p.share <= 0 or p.every <= 0:
+        return None
+    whole = p.full_dev or not samples_dev_rows(p.task)
     if p.train_rate <= 0 or p.eval_rate <= 0 or p.steps <= 0 or (whole and not samples_dev_rows(p.task)):
-        return ""
-    plan = plan_evaluations(steps=p.steps, windows_per_step=p.windows_per_step, train_rate=p.train_rate,
+        return None
+    return plan_evaluations(steps=p.steps, windows_per_step=p.windows_per_step, train_rate=p.train_rate,
                             eval_rate=p.eval_rate, dev_total=p.dev_rows, wanted_every=p.every,
                             share=min(p.share, 0.95), full_dev=whole)
+
+
+def slower_cadence_note(p: EvalPreviewInput) -> str:
+    """'' or, when at past runs' rates the run will evaluate less often than Evaluate every asks, why: the field
+    then says what the run will do, as the Evaluation line under the form does ("Evaluate every 6: the run will
+    evaluate about every 25 steps …")."""
+    plan = expected_plan(p)
+    if plan is None or not plan.less_often_than_asked():
+        return ""
+    will = f"about every {plan.eval_every:,} steps" if plan.eval_every else "before training and at the end only"
+    return (f"Evaluate every {p.every:,}: at the rates past runs of this model measured here, the run will evaluate "
+            f"{will}, since more often would take over {p.share:.0%} of its wall time (Evaluation share 0 keeps "
+            f"every {p.every:,})")
+
+
+def _estimate(p: EvalPreviewInput) -> str:
+    """The plan the run's rule makes with the rates past runs measured (:func:`expected_plan`), and the whole run's
+    time; '' without such a plan."""
+    plan = expected_plan(p)
+    if plan is None:
+        return ""
     runs = f"{p.measured_runs} past run{'s' if p.measured_runs != 1 else ''}"
     return (f"Expected, at the rates {runs} of this model measured here: "
             f"{plan.describe(estimated_from=f'the rates of {runs}')} "

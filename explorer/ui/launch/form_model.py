@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import html
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
@@ -117,9 +117,11 @@ class LaunchForm:
         """Set field ``name`` by a rule (not typed by the user): the view shows it (``echo``)."""
         self.values[name] = self.echo(name, value)
 
-    def load(self, config: TrainConfig) -> None:
-        """Fill the form from ``config`` (a preset, a loaded file, a filled form): nothing counts as edited, the
-        notes go, and a Best checkpoint by equal to what automatic picks shows as automatic."""
+    def load(self, config: TrainConfig, edited: Iterable[str] = ()) -> None:
+        """Fill the form from ``config`` (a preset, a loaded file, a filled form): nothing counts as edited but
+        the fields named in ``edited`` (a form remembered at the last close: the values the user set there stay
+        theirs, so Evaluate every 15 is not refitted after a restart), the notes go, and a Best checkpoint by
+        equal to what automatic picks shows as automatic."""
         self.edited.clear()
         self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
         self.caps_note = ""
@@ -138,6 +140,7 @@ class LaunchForm:
             self.set("metric_for_best", "")
         self.watch = list(config.watch)
         self._dev_partner()
+        self.edited.update(name for name in edited if name in self.values)
 
     def edit(self, name: str, value: Any = _UNSET) -> bool:
         """The user changed field ``name`` (to ``value`` when given). A new task brings its defaults

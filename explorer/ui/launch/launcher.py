@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import html
 from pathlib import Path
+from typing import Iterable
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton,
@@ -210,11 +211,12 @@ class LauncherPanel(ConfigFiles, QWidget):
         self._pull()
         return self.form.config()
 
-    def set_config(self, config: TrainConfig) -> None:
-        """Fill the form from ``config`` (LaunchForm.load); the banner takes its text's height."""
+    def set_config(self, config: TrainConfig, edited: Iterable[str] = ()) -> None:
+        """Fill the form from ``config`` (LaunchForm.load; ``edited``: the fields the user had set, a remembered
+        form's); the banner takes its text's height."""
         self._loading = True
         try:
-            self.form.load(config)
+            self.form.load(config, edited)
             self.watch.set(config.watch)
         finally:
             self._loading = False

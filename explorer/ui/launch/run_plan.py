@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
-from explorer.ui.launch.eval_plan_preview import EvalPreviewInput, eval_plan_preview, measured_eval_rate
+from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, eval_plan_preview, measured_eval_rate,
+                                                 slower_cadence_note)
 from explorer.ui.launch.grid_estimate import measured_throughput
 
 __all__ = ["RunPlan"]
@@ -102,12 +103,16 @@ class RunPlan:
 
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
-        start and the end (90 for a run of Max steps 60 draws no dev point in between)."""
+        start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates
+        past runs measured, the run will evaluate less often than it asks (eval_plan_preview.slower_cadence_note:
+        the field says what the Evaluation line says)."""
         if cfg.eval_every <= 0 or not (cfg.dev or cfg.resolved_dev_fraction() > 0):
             return ""
         _, planned = self.planned_steps()
-        if planned <= 0 or cfg.eval_every < planned:
+        if planned <= 0:
             return ""
+        if cfg.eval_every < planned:
+            return slower_cadence_note(self._preview_input(cfg))
         return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
                 "only at the start and the end")
 
@@ -125,21 +130,38 @@ class RunPlan:
                 n = min(n, cfg.train_cap)
             fraction = cfg.resolved_dev_fraction()
             holds_out = fraction > 0 and bool(task_dev_split(cfg.task))
-            rows, held_out = (round(n * fraction) if holds_out else 0), True   # as no_dev_file_note counts them
+            rows, held_out = (self._held_out(n, fraction) if holds_out else 0), True
         return (min(rows, cfg.dev_cap) if cfg.dev_cap and rows else rows), held_out
+
+    def _held_out(self, n: int, fraction: float) -> int:
+        """The rows the run holds out of its first ``n`` training rows, by its own split rule
+        (explorer.core.data.split.held_out_rows): per class, from the class ids the data check read, when it read
+        them for those rows (a stratified split of 1,200 rows holds out 119, not 10% = 120); else the random rule."""
+        from collections import Counter
+
+        from explorer.core.data.split import held_out_rows
+
+        res = self.train_result or {}
+        ids = res.get("class_ids") or []
+        sizes = Counter(ids[:n]).values() if res.get("ok") and n and len(ids) >= n else None
+        return held_out_rows(n, fraction, sizes)
 
     def eval_preview(self, cfg: TrainConfig) -> str:
         """What the run will evaluate on, how often and why, before launch (eval_plan_preview); '' without dev
         data or before it is counted."""
+        return eval_plan_preview(self._preview_input(cfg))
+
+    def _preview_input(self, cfg: TrainConfig) -> EvalPreviewInput:
+        """The form's numbers and past runs' rates the evaluation preview and note read."""
         dev, held_out = self.dev_rows(cfg)
         counts = (self.dev_result or {}).get("counts") or {}
         past = self.past_runs()
         train_rate = measured_throughput(past, cfg.model)
         eval_rate, runs = measured_eval_rate(past, cfg.model)
-        return eval_plan_preview(EvalPreviewInput(
+        return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
             held_out=held_out, steps=self.planned_steps()[1],
             windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
             share=cfg.eval_share, full_dev=cfg.full_dev_evals,
             train_rate=train_rate.samples_per_second if train_rate.n_runs and runs else 0.0,
-            eval_rate=eval_rate, measured_runs=min(train_rate.n_runs, runs)))
+            eval_rate=eval_rate, measured_runs=min(train_rate.n_runs, runs))

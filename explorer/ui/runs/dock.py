@@ -35,7 +35,7 @@ from explorer.ui.runs.names import keep_shown_names, short_names
 from explorer.ui.runs.run_export import RunExportActions
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_menu import COMPARE_CLASSIFIERS_ACTION, run_menu_entries  # noqa: F401 - the entry's name
-from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
+from explorer.ui.runs.run_table import RunsTable
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
 from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState

@@ -147,24 +147,9 @@ class RunCells:
             tip = f"{tip}\n{s.error}" if s.error else tip
             tip = f"{tip}\n{s.eval_plan}" if s.eval_plan else tip   # the evaluations' plan, as the run decided it
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
-        if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
-            st = s.settings
-            read = (f"lr {st.get('learning_rate', '-')} · batch {st.get('per_device_train_batch_size', '-')} · "
-                    f"epochs {st.get('num_train_epochs', '-')} · seed {st.get('seed', '-')}\n") if st else ""
-            return (f"{s.run_id}\n{s.kind} run, read from {s.path or ''}\ntask: {s.task or '-'}\n{read}"
-                    f"step: {self.text(s, COLUMNS.index('Step')) or '-'}"
-                    + "".join(f"\n{n}" for n in s.read_notes))
-        if COLUMNS[col] == "Run":
-            cfg = s.config
-            return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
-                    + f"task: {s.task}\nmodel: {s.model}\n"
-                    f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
-                    f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
-                    f"duration: {self.text(s, COLUMNS.index('Duration')) or '-'}\n"
-                    f"step: {self.text(s, COLUMNS.index('Step')) or '-'}\n"
-                    f"size on disk: {self.text(s, COLUMNS.index('Size')) or '-'}\n"
-                    f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
-                    "(F2 renames, Delete deletes)")
+        if COLUMNS[col] == "Run":   # the whole name first: a long one elides at its end in the list
+            name = self.names.get(s.run_id)
+            return (f"{name}\n" if name and name != s.run_id else "") + self._run_tooltip(s)
         if COLUMNS[col] == "Best dev":
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             best = s.best_metric()
@@ -175,6 +160,26 @@ class RunCells:
         if COLUMNS[col] == "vs BoW":
             return "\n".join(self.baselines.tooltip_lines(s))
         return self.text(s, col)
+
+    def _run_tooltip(self, s: RunState) -> str:
+        """The Run cell's tooltip after the name: the run's id, folder, task, model, settings and size."""
+        if s.kind != "BERT Explorer":
+            st = s.settings
+            read = (f"lr {st.get('learning_rate', '-')} · batch {st.get('per_device_train_batch_size', '-')} · "
+                    f"epochs {st.get('num_train_epochs', '-')} · seed {st.get('seed', '-')}\n") if st else ""
+            return (f"{s.run_id}\n{s.kind} run, read from {s.path or ''}\ntask: {s.task or '-'}\n{read}"
+                    f"step: {self.text(s, COLUMNS.index('Step')) or '-'}"
+                    + "".join(f"\n{n}" for n in s.read_notes))
+        cfg = s.config
+        return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
+                + f"task: {s.task}\nmodel: {s.model}\n"
+                f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
+                f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
+                f"duration: {self.text(s, COLUMNS.index('Duration')) or '-'}\n"
+                f"step: {self.text(s, COLUMNS.index('Step')) or '-'}\n"
+                f"size on disk: {self.text(s, COLUMNS.index('Size')) or '-'}\n"
+                f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
+                "(F2 renames, Delete deletes)")
 
     def group_text(self, row: GroupRow, col: int) -> str:
         """The text of a group row's cell: its name, status counts, mean ± sd, total size, task, model, steps and

@@ -1,31 +1,22 @@
 """The Runs list's tree view: its columns, which start hidden, the header menu that shows them, and the widths.
 
-The run names get their width first (up to NAME_CHARS characters: a name the user typed in the launcher must be
-readable, "stance-4" not "st…-4"); "Best dev" gets what those names and the other shown columns leave, between
-its header's width and its contents ("66.70 F1 (%)"; a narrower dock elides it, its tooltip has it whole); the Run
-column, stretched, takes the rest and elides in its middle. Status takes the runs' statuses up to STATUS_MAX_PX (a
-group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists them), Host (when shown) its
-contents up to HOST_MAX_PX.
+Every short column takes its contents, so "Best dev" is never cut ("66.70% F1", "0.406 r"); Status takes the runs'
+statuses up to STATUS_MAX_PX (a group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists
+them), Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the
+Runs dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its
+end, and the cell's tooltip starts with the whole name.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView
 
 from explorer.ui.runs.run_cells import COLUMNS, HIDDEN_COLUMNS
 from explorer.ui.shell.layout_check import header_need
 
-__all__ = ["MiddleElide", "RunsTable"]
-
-
-class MiddleElide(QStyledItemDelegate):
-    """Elides a cell's text in the middle (the Run column: model first, task and data last)."""
-
-    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
-        super().initStyleOption(option, index)
-        option.textElideMode = Qt.TextElideMode.ElideMiddle
+__all__ = ["RunsTable"]
 
 
 class RunsTable(QTreeView):
@@ -35,7 +26,6 @@ class RunsTable(QTreeView):
 
     STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
     HOST_MAX_PX = 110     # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
-    NAME_CHARS = 16       # a run name this long keeps its room before "Best dev" gets its value's
 
     def __init__(self, model, proxy, parent=None):
         super().__init__(parent)
@@ -49,10 +39,9 @@ class RunsTable(QTreeView):
         self.setSortingEnabled(True)
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
-        # run names "minilm · single · stance_train": the model first, what differs (task, data) last, so a
-        # narrow dock elides the middle ("minilm…ce_train"), not the end (every run read "minilm ·…")
+        # a name longer than the Run column's width reads from its start ("Twitter airline lr2e…"), whole in its
+        # tooltip; the short columns are never cut (fit_columns)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.setItemDelegateForColumn(COLUMNS.index("Run"), MiddleElide(self))
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # the run name takes the free width; the short columns fit their contents and headers (never clipped);
         # HIDDEN_COLUMNS start hidden: right-click the header to show them
@@ -81,25 +70,16 @@ class RunsTable(QTreeView):
 
     def fit_columns(self) -> int:
         """Fit the columns' widths (module docstring); returns the width set for "Best dev", in pixels."""
-        col, run, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Run"), COLUMNS.index("Host")
-        status = COLUMNS.index("Status")
+        col, host_col, status = COLUMNS.index("Best dev"), COLUMNS.index("Host"), COLUMNS.index("Status")
         hh = self.header()
+        self.setRootIsDecorated(bool(self.runs_model.groups))   # a group's arrow: without groups, room for names
         if not self.isColumnHidden(host_col):
             wanted_host = max(self.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
             self.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
         titles = {c: header_need(hh, c, COLUMNS[c]) for c in (col, status)}
         wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.runs_model.rows])
         self.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
-        wanted = max(self.sizeHintForColumn(col), titles[col])
-        # the names first, up to NAME_CHARS characters, then Best dev its value, then the names the rest (a typed
-        # name of some 24 characters is whole at 1280 px); a longer name elides in its middle before Best dev does
-        name_room = (self.fontMetrics().horizontalAdvance("x" * self.NAME_CHARS) + self.indentation()
-                     + 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 4)
-        names = min(max(self.sizeHintForColumn(run), hh.sectionSizeHint(run)), name_room)
-        others = sum(self.columnWidth(c) for c in range(len(COLUMNS))
-                     if c not in (col, run) and not self.isColumnHidden(c))
-        room = self.viewport().width() - names - others
-        width = max(titles[col], min(wanted, room))
+        width = max(self.sizeHintForColumn(col), titles[col])   # the values whole: the Run column gives way
         self.setColumnWidth(col, width)
         return width
 

@@ -220,17 +220,18 @@ class RunState:
         return run_status.is_live(self.status)
 
     def one_class_note(self) -> str:
-        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation (a single-label
-        classification task) predicted one class for every dev row, else '' (explorer.core.metrics.baselines)."""
-        from explorer.core.metrics.baselines import one_class_note
-        from explorer.core.specs.tasks import is_single_label_table
+        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation predicted one class for
+        everything its head counts it over (a classifier's dev rows, a tagger's dev tokens: "only 'O'"), else ''
+        (explorer.core.metrics.baselines.task_one_class_note)."""
+        from explorer.core.metrics.baselines import task_one_class_note
 
-        if not self.evals or not is_single_label_table(self.task):
+        if not self.evals:
             return ""
         elapsed = self.live_elapsed()
         share = self._eta.eval_seconds[0] / elapsed if elapsed > 0 and self._eta.eval_seconds[1] else None
-        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")),
-                              steps=self.step, budget_seconds=self.budget_seconds, eval_share=share)
+        return task_one_class_note(self.task, self.evals[-1].get("metrics") or {},
+                                   _num((self.config or {}).get("learning_rate")), steps=self.step,
+                                   budget_seconds=self.budget_seconds, eval_share=share)
 
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.specs.tasks.choose_metric: the one that picks
@@ -272,8 +273,9 @@ class RunState:
         return self._baseline[1]
 
     def best_text(self) -> str:
-        """'F1 (%) 66.70 @120 · baseline 34.29' ('' before a saved evaluation); the baseline is the trivial
-        predictor's score on the same dev data (all no-answer / majority class). The Runs list's cell is the
+        """'F1 (%) 66.70 @120 · all no-answer 34.29' ('' before a saved evaluation): after the dot the trivial
+        predictor's score on the same dev data, under its own name ("majority class", "all no-answer"), so it is
+        never taken for the bag-of-words baseline of the "vs BoW" column. The Runs list's cell is the
         short best_cell_text; this is its tooltip and the Curves' summary."""
         from explorer.core.specs.metric_display import metric_label, to_display
 
@@ -284,7 +286,7 @@ class RunState:
         text = f"{label} {best[1]:.2f} @{best[2]}"
         base = self.baseline()
         if base is not None and best[0] in base.metrics:
-            text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
+            text += f" · {base.name} {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
         return text
 
     def best_cell_text(self) -> str:

@@ -43,7 +43,7 @@ from explorer.ui.runs.runner import RunManager
 from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.dock import RunsPanel
-from explorer.ui.shell.screen_fit import fit_to_screen
+from explorer.ui.shell.window_geometry import follow_window_width, open_window, restore_window, saved_window
 from explorer.ui.shell.settings import AppSettings, set_current_settings
 from explorer.ui.shell.tooltips import rich_tooltip
 from explorer.ui.inspectors.registry import (CLASSIFY, EMBEDDINGS, EXPLAIN, GROUPS, HUB, PROBE_KEYS, TAG, page,
@@ -106,7 +106,7 @@ class MainWindow(HelpActions, QMainWindow):
         self.settings = settings or AppSettings()
         set_current_settings(self.settings)   # pages that remember a measured rate (the τ study's estimate)
         self._set_title()
-        fit_to_screen(self, 1500, 940)   # never wider or taller than the screen it opens on
+        open_window(self)   # the screen's available area at a first start (_restore: the saved one)
         self.store = RunStore(self.runs_dir)
         self.store_events = StoreBridge(self.store, self)
         self.manager = RunManager(self.runs_dir, self, store=self.store)
@@ -148,7 +148,7 @@ class MainWindow(HelpActions, QMainWindow):
         self.runs_dock.setToolTip(panel_help_text("Runs"))
         self._help_dialogs: dict = {}   # title -> its HelpDialog (HelpActions.show_help)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
-        self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
+        follow_window_width(self)   # wider on a wider window: the run names get the room
 
         self._build_status_bar()
         self.idle_device = "probing…"
@@ -415,16 +415,12 @@ class MainWindow(HelpActions, QMainWindow):
 
     # ---- settings / close ----------------------------------------------------------------
     def _restore(self) -> None:
-        geo, state = self.settings.geometry(), self.settings.window_state()
-        if geo is not None:
-            self.restoreGeometry(geo)
-        if state is not None:
-            self.restoreState(state)
+        restore_window(self, self.settings.geometry(), self.settings.window_state(), self.settings.window_screen())
         last, self.settings_note = self.settings.saved_form()
         if last:
             known = dict(last, output_dir=last.get("output_dir") or str(self.runs_dir), run_id="")
             try:
-                self.launcher.set_config(TrainConfig.from_dict(known))
+                self.launcher.set_config(TrainConfig.from_dict(known), self.settings.saved_edited())
             except Exception as exc:  # noqa: BLE001 - a saved value no editor accepts: start from the defaults
                 self.settings_note = (f"the saved launcher form in {self.settings.file_name()} was unreadable "
                                       f"({exc}); using the defaults")
@@ -459,8 +455,8 @@ class MainWindow(HelpActions, QMainWindow):
         if not self.detached:   # workers that reported a result may still be saving / exiting
             self.manager.wait_for_workers(5000)
         self.remote.close()   # remote runs keep training on their hosts and are followed again next start
-        self.settings.set_window(self.saveGeometry(), self.saveState())
-        self.settings.set_last_config(self.launcher.config().to_dict())
+        self.settings.set_window(self.saveGeometry(), self.saveState(), *saved_window(self))
+        self.settings.set_last_config(self.launcher.config().to_dict(), self.launcher.form.edited)
         self.settings.sync()
         self.reading.poll.stop()
         event.accept()

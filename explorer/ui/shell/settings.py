@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Iterable
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -44,9 +45,25 @@ class AppSettings:
         v = self.qs.value("window/state")
         return v if isinstance(v, QByteArray) and not v.isEmpty() else None
 
-    def set_window(self, geometry: QByteArray, state: QByteArray) -> None:
+    def set_window(self, geometry: QByteArray, state: QByteArray, screen: tuple[int, int] | None = None,
+                   rect: tuple[int, int, int, int] | None = None) -> None:
+        """Remember the window's geometry and dock state, ``screen``: the available size (width, height in pixels)
+        of the screen it was on, and ``rect``: its client rectangle (x, y, width, height), so a window that filled a
+        smaller screen fills a larger one next time."""
         self.qs.setValue("window/geometry", geometry)
         self.qs.setValue("window/state", state)
+        if screen is not None and rect is not None:
+            self.qs.setValue("window/screen", "x".join(str(int(v)) for v in screen))
+            self.qs.setValue("window/rect", ",".join(str(int(v)) for v in rect))
+
+    def window_screen(self) -> tuple[tuple[int, int], tuple[int, int, int, int]] | None:
+        """(screen size, client rectangle) saved with the geometry (set_window); None when none or unreadable."""
+        try:
+            screen = tuple(int(v) for v in str(self.qs.value("window/screen", "") or "").split("x"))
+            rect = tuple(int(v) for v in str(self.qs.value("window/rect", "") or "").split(","))
+        except ValueError:
+            return None
+        return (screen, rect) if len(screen) == 2 and len(rect) == 4 else None
 
     # ---- remembered layout (splitter positions, folded panels) ------------------------------
     def layout_value(self, key: str) -> str:
@@ -239,8 +256,19 @@ class AppSettings:
             return None, f"{where} was unreadable ({'; '.join(problems)}); using the defaults"
         return known, ""
 
-    def set_last_config(self, config: dict) -> None:
+    def set_last_config(self, config: dict, edited: Iterable[str] = ()) -> None:
+        """Save the launcher form ``config`` and the names of the fields the user set in it (``edited``: they stay
+        the user's after a restart, not refitted to the data: :meth:`saved_edited`)."""
         self.qs.setValue("launcher/last_config", json.dumps(config))
+        self.qs.setValue("launcher/last_edited", json.dumps(sorted(edited)))
+
+    def saved_edited(self) -> set[str]:
+        """The field names the user had set in the saved launcher form; empty when none or unreadable."""
+        try:
+            names = json.loads(str(self.qs.value("launcher/last_edited", "") or "[]"))
+        except json.JSONDecodeError:
+            return set()
+        return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
 
     # ---- measured speeds ------------------------------------------------------------------
     def tau_questions_per_second(self) -> float | None:

@@ -56,6 +56,13 @@ def reads_pairs(task: str, run_pairs: bool) -> bool:
     return facts.pair or (facts.takes_pairs and run_pairs)
 
 
+def takes_sentence_b(task: str) -> bool:
+    """Can a model of ``task`` read a sentence B at all: a pair task, or a regression / multi-label head (which
+    reads one when its run had two text columns)? A single-sentence or multiple-choice head cannot."""
+    facts = get_task_facts(task)
+    return not is_choice(task) and (facts.pair or facts.takes_pairs)
+
+
 def parse_gold(text: str, task: str, names: list[str]):
     """The gold typed in the score / label-set box: a float (regression), sorted label ids (multi-label; names or
     ids separated by ';') or None when empty.

@@ -5,13 +5,12 @@ nearest it. explorer.ui.inspectors.dev_view draws it. Every number comes from ex
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+from explorer.core.models.checkpoint_windows import run_task_of
 from explorer.core.qa.scores import tau_sweep
 from explorer.core.qa.tau_study import questions_near
 
@@ -47,38 +46,15 @@ def no_answer_training_note(checkpoint: str) -> str:
 
 def run_dev_file(checkpoint: str) -> str:
     """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
-    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side). A relative ``dev`` (a run
-    launched from the command line: ``--dev dev-v2.0.json``) is found where the run was launched from (the run
-    folder less its relative ``output_dir``) or in the run folder, not only in the app's working folder."""
+    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side). Where the file is found:
+    explorer.core.models.checkpoint_windows.run_dev_path (a relative path as the run was launched)."""
+    from explorer.core.models.checkpoint_windows import run_dev_path
     from explorer.core.specs.tasks import find_task_facts
 
-    config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
-    if config_path is None:
+    facts = find_task_facts(run_task_of(checkpoint) or "") if checkpoint else None
+    if facts is None or facts.squad_version != "v2.0":
         return ""
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-        dev, task = str(config.get("dev") or ""), str(config.get("task") or "")
-        output_dir = str(config.get("output_dir") or "")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    facts = find_task_facts(task)
-    if facts is None or facts.squad_version != "v2.0" or not dev:
-        return ""
-    return next((str(p) for p in _dev_candidates(Path(dev).expanduser(), config_path.parent, output_dir)
-                 if p.is_file()), "")
-
-
-def _dev_candidates(dev: Path, run_dir: Path, output_dir: str) -> list[Path]:
-    """Where a run's ``dev`` path may be: as written, then for a relative one the folder the run was launched from
-    (``run_dir``'s parent less the parts of a relative ``output_dir``) and the run folder."""
-    if dev.is_absolute():
-        return [dev]
-    launched = run_dir.parent
-    out = Path(output_dir)
-    if output_dir and not out.is_absolute():
-        for _part in out.parts:
-            launched = launched.parent
-    return [dev, launched / dev, run_dir / dev]
+    return run_dev_path(checkpoint)
 
 
 def count_questions(path: str) -> int | None:

@@ -1,0 +1,78 @@
+"""One rule for every head: an evaluation that predicted one class for everything its head counts (a classifier's
+dev rows, a tagger's dev tokens: only "O") gets the warning with what to try, in Curves (RunState) and in
+``bert-explorer runs``; the advice writes the run's learning rate as it writes the suggested one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.core.metrics.baselines import learning_rate_text, one_class_note, task_one_class_note
+from explorer.core.metrics.tagging import tagging_metrics
+from explorer.core.runs.layout import config_file, events_file
+from explorer.core.specs import heads
+
+GOLD = [["B-PER", "I-PER", "O", "O", "B-LOC"], ["O", "B-ORG", "O"]]
+ONLY_O = [["O"] * 5, ["O"] * 3]
+SOME = [["B-PER", "I-PER", "O", "O", "O"], ["O", "O", "O"]]
+
+
+def _tagger_events(run_id: str, pred, lr=5e-5) -> list[dict]:
+    return [{"event": "started", "run_id": run_id, "time": 0.0, "steps_total": 20,
+             "config": {"task": "ner", "learning_rate": lr}},
+            {"event": "eval", "run_id": run_id, "time": 5.0, "step": 12, "metrics": tagging_metrics(GOLD, pred)}]
+
+
+def test_a_tagger_predicting_only_o_is_warned_as_a_stuck_classifier_is():
+    from explorer.ui.runs.state import RunState
+
+    assert tagging_metrics(GOLD, ONLY_O)["predicted_tags"] == {"O": 8}
+    stuck = RunState.from_events("ner-a", _tagger_events("ner-a", ONLY_O))
+    assert stuck.one_class_note() == ("predicts only 'O' for every dev token: try a larger learning rate, e.g. 1e-4 "
+                                      "(this run: 5e-5), or more epochs")
+    assert RunState.from_events("ner-b", _tagger_events("ner-b", SOME)).one_class_note() == ""
+    # the unit comes from the head spec: a head without one (regression) is never warned
+    assert heads.TOKEN_CLASSIFICATION.one_class_unit == "dev token" and heads.SINGLE_LABEL.one_class_unit == "dev row"
+    assert task_one_class_note("stsb", tagging_metrics(GOLD, ONLY_O), 2e-5) == ""
+
+
+def test_bert_explorer_runs_says_the_same_note(tmp_path, capsys):
+    from explorer.cli import main
+
+    folder = tmp_path / "ner-a"
+    folder.mkdir()
+    config_file(folder).write_text(json.dumps({"task": "ner", "learning_rate": 5e-5}))
+    events_file(folder).write_text("\n".join(json.dumps(e) for e in _tagger_events("ner-a", ONLY_O)) + "\n")
+    assert main(["runs", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "note: ner-a predicts only 'O' for every dev token: try a larger learning rate, e.g. 1e-4" in err
+
+
+@pytest.mark.parametrize("rate, text", [(1e-4, "1e-4"), (0.0001, "1e-4"), (2e-5, "2e-5"), (2.5e-5, "2.5e-5"),
+                                        (3e-3, "3e-3")])
+def test_learning_rates_are_written_one_way(rate, text):
+    assert learning_rate_text(rate) == text
+
+
+def test_the_advice_names_a_larger_rate_written_as_the_suggestion_or_other_advice():
+    metrics = tagging_metrics(GOLD, ONLY_O)
+    low = one_class_note(metrics, 5e-5, unit="dev token")
+    assert "e.g. 1e-4 (this run: 5e-5)" in low
+    high = one_class_note(metrics, 1e-4, unit="dev token", steps=12)
+    assert "larger learning rate" not in high and "at learning rate 1e-4: train longer" in high
+    assert "0.0001" not in high
+
+
+def test_the_curves_page_shows_the_tagger_note(qtbot):
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([RunState.from_events("ner-a", _tagger_events("ner-a", ONLY_O)),
+                     RunState.from_events("ner-b", _tagger_events("ner-b", SOME))])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    text = curves.run_notes.text()
+    assert "ner-a predicts only 'O' for every dev token" in text and "ner-b" not in text

@@ -1,0 +1,50 @@
+"""The main window's size on its screen: the whole available area at a first start; on reopen the saved geometry
+fitted to the current screen, and a window that filled a smaller screen fills a larger one. Screens are faked
+(screen_fit.available_geometry), never the machine's."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect
+
+from explorer.ui.shell.window_geometry import first_rect, restored_rect, runs_dock_width
+
+
+def test_first_start_and_reopen_rectangles_for_any_screen():
+    full_hd, laptop = QRect(0, 0, 1920, 1080), QRect(0, 0, 1280, 800)
+    assert first_rect(full_hd).size().toTuple() == (1904, 1040)
+    assert first_rect(laptop).size().toTuple() == (1264, 760)
+    # filled the laptop screen -> fills the large one
+    assert restored_rect(QRect(0, 0, 1264, 760), (1280, 800), full_hd) == first_rect(full_hd)
+    # a window the user made smaller keeps its size and place
+    assert restored_rect(QRect(100, 50, 1000, 700), (1280, 800), full_hd) == QRect(100, 50, 1000, 700)
+    # filled the large screen -> fits the laptop's whole screen, not larger
+    assert restored_rect(QRect(0, 0, 1904, 1040), (1920, 1080), laptop) == first_rect(laptop)
+    # screen unknown (saved before it was remembered): fitted inside the current screen
+    got = restored_rect(QRect(300, 200, 1500, 940), None, laptop)
+    assert laptop.contains(got) and got.size().toTuple() == (1264, 760)
+    assert runs_dock_width(1280) == 372 and runs_dock_width(1920) > 560
+
+
+def test_a_session_at_1280x800_reopens_filling_a_1920x1080_screen(qtbot, tmp_path, monkeypatch):
+    from explorer.ui.shell import screen_fit
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    screen = {"area": QRect(0, 0, 1280, 800)}
+    monkeypatch.setattr(screen_fit, "available_geometry", lambda widget: screen["area"])
+
+    def window():
+        w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+        w.manager.max_parallel = 0
+        qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+        w.show()
+        qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+        return w
+
+    first = window()
+    assert first.size().toTuple() == (1264, 760)
+    first.close()
+    screen["area"] = QRect(0, 0, 1920, 1080)
+    again = window()
+    assert again.size().toTuple() == (1904, 1040)          # not a 1264x760 (or 1500x940) corner of the screen
+    qtbot.waitUntil(lambda: again.runs_dock.width() > 500)   # the dock widened with it
