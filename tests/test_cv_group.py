@@ -268,3 +268,36 @@ def test_a_group_name_message_is_checked_again_as_the_name_is_typed(qtbot, tmp_p
     assert tab.message.text() == ""
     qtbot.keyClicks(tab.group_name, " x")
     assert tab.message.text().startswith("group name 'fincv x' must be")
+
+
+def test_pooled_out_of_fold_line_gives_the_groups_ranking_metric_f_avg_first(tmp_path):
+    """A group whose runs report F_avg over their F1 classes pools F_avg too, by the runs' own rule
+    (classification_metrics' f_avg over the same classes), and its pooled line names it first."""
+    from explorer.core.metrics.glue import classification_metrics
+    from explorer.core.runs.layout import INFO_FILE
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path), f1_classes=["pos"])
+    group, _configs, _ = cv_runs.start_cv_group(base, tmp_path, "cvg", 3)
+    for member in group.members:
+        last = tmp_path / member.run_id / "checkpoints" / "last"
+        last.mkdir(parents=True)
+        (last / INFO_FILE).write_text("{}", encoding="utf-8")
+
+    def predict(ckpt, dev, out, **_kwargs):   # says "pos" for every third row: right and wrong on both classes
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "predicted_label", "p_neg", "p_pos"])
+            for r in _rows(dev):
+                pos = int(r["id"][1:]) % 3 == 0
+                w.writerow([r["id"], "pos" if pos else "neg", 0.2 if pos else 0.8, 0.8 if pos else 0.2])
+
+    result = cv_runs.collect_oof(tmp_path, group, predict=predict)
+    gold = np.array([i % 2 for i in range(12)])                     # neg, pos alternating: ids 0 (neg), 1 (pos)
+    said = np.array([[0.2, 0.8] if i % 3 == 0 else [0.8, 0.2] for i in range(12)])
+    by_hand = classification_metrics(gold, np.log(said), label_names=["neg", "pos"], f1_classes=["pos"])
+    assert result.metrics["f_avg"] == pytest.approx(100 * by_hand["f_avg"])
+    assert result.text("single", first="f_avg").startswith(
+        f"pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): F_avg (%) {100 * by_hand['f_avg']:.2f}, "
+        "accuracy (%)")

@@ -109,7 +109,7 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
     qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)   # read off the GUI thread
     top = tab.tree.topLevelItem(0)
     assert [top.child(i).text(1) for i in range(top.childCount())] == ["finished", "crashed", "missing"]
-    assert top.child(0).text(2) == "0.8"
+    assert top.child(0).text(2) == "80.00% acc"   # the Runs list's form of a stored 0.8
     assert "broken" in tab.message.text() and "not an object" in tab.message.text()
     with qtbot.waitSignal(tab.group_shown, timeout=10_000):   # read off the GUI thread
         tab.tree.setCurrentItem(top)

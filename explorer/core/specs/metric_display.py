@@ -56,9 +56,17 @@ def value_then_metric(name: str, value: float, task: str | None = None, sd: floa
     accuracy" is elided at 1280 px); the unit sits on the number instead of a " (%)" after the name."""
     spec = metric_spec(name)
     label = spec.short or spec.label   # the task's longer name ("entity F1") is in the cell's tooltip
-    digits = (2 if spec.is_percent else 3) - (sd is not None)
-    number = f"{value:.{digits}f}" if sd is None else f"{value:.{digits}f} ± {sd:.{digits}f}"
+    number = display_number(name, value, sd=sd is not None)
+    number = number if sd is None else f"{number} ± {display_number(name, sd, sd=True)}"
     return f"{number}{'%' if spec.is_percent else ''} {label}"
+
+
+def display_number(name: str, value: float, *, sd: bool = False) -> str:
+    """A display-scale value as the Runs list writes it: 2 decimals for a share in percent ('41.46'), 3 for
+    other metrics ('0.141'); one less for a spread (``sd``) or a mean beside it. For table cells whose column
+    header carries the metric and unit."""
+    digits = (2 if metric_spec(name).is_percent else 3) - sd
+    return f"{value:.{digits}f}"
 
 
 def name_equals_value(name: str, value: float, task: str) -> str:

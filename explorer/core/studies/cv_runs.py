@@ -307,13 +307,15 @@ class OofResult:
     metrics: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def text(self, task: str | None = None) -> str:
-        """"pooled out-of-fold (n 3668, 5 of 5 folds): accuracy 71.30, F1 80.95, ..." or why there are none."""
+    def text(self, task: str | None = None, first: str | None = None) -> str:
+        """"pooled out-of-fold (n 3668, 5 of 5 folds): accuracy 71.30, F1 80.95, ..." or why there are none.
+        ``first``: the metric the group is ranked by (its members' metric_for_best), named first when pooled."""
         from explorer.core.specs.metric_display import metric_label
 
         if not self.metrics:
             return f"pooled out-of-fold: not yet ({self.folds_done} of {self.k} folds predicted)"
-        figures = ", ".join(f"{metric_label(k, task)} {v:.2f}" for k, v in self.metrics.items())
+        order = sorted(self.metrics, key=lambda k: k != first)   # stable: the rest keep their order
+        figures = ", ".join(f"{metric_label(k, task)} {self.metrics[k]:.2f}" for k in order)
         return f"pooled out-of-fold (n {self.n}, each example predicted once, {self.folds_done} of {self.k} folds): {figures}"
 
     def to_dict(self) -> dict:
@@ -349,11 +351,12 @@ def _read_csv(path: Path) -> tuple[list[str], list[dict]]:
         return list(reader.fieldnames or []), list(reader)
 
 
-def pooled_metrics(plan: FoldPlan, rows: list[dict]) -> dict:
+def pooled_metrics(plan: FoldPlan, rows: list[dict], f1_classes=()) -> dict:
     """The pooled metrics over out-of-fold ``rows`` (input order, one per example), display scale.
 
     Table: classification_metrics of the gold class ids against log p_<class> (the p columns in the model's
-    id order; argmax = predicted_label). SQuAD: the official evaluation of the ``answer`` column."""
+    id order; argmax = predicted_label), with f_avg over ``f1_classes`` (the folds' config: the same rule as
+    each run's F_avg) when they are given. SQuAD: the official evaluation of the ``answer`` column."""
     from explorer.core.specs.metric_display import display_scale
 
     if plan.kind == "squad":
@@ -370,8 +373,9 @@ def pooled_metrics(plan: FoldPlan, rows: list[dict]) -> dict:
         probs = np.asarray([[float(r[c]) if r[c] not in ("", None) else math.nan for c in p_cols] for r in rows])
         ok = np.isfinite(probs).all(axis=1)
         labels = np.asarray(plan.labels)[ok]
-        raw = classification_metrics(labels, np.log(np.clip(probs[ok], 1e-12, 1.0)),
-                                     label_names=[c[2:] for c in p_cols])
+        names = [c[2:] for c in p_cols]
+        raw = classification_metrics(labels, np.log(np.clip(probs[ok], 1e-12, 1.0)), label_names=names,
+                                     f1_classes=[c for c in f1_classes or () if c in names] or None)
     out = {}
     for k, v in raw.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k not in ("total",):
@@ -417,7 +421,7 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
     out = folder / OOF_FILE
     write_table(out, list(columns) + ["fold"], oof)
     result.path = out
-    result.metrics = pooled_metrics(plan, oof)
+    result.metrics = pooled_metrics(plan, oof, f1_classes=group.base.get("f1_classes") or ())
     (folder / OOF_METRICS_FILE).write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
     return result
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from explorer.core.specs.metric_display import metric_label
+from explorer.core.specs.metric_display import display_number, metric_label
 from explorer.core.studies.group_stats import final_metric_intervals, final_metric_stats, per_size_lines
 
 
@@ -24,7 +24,8 @@ def summary_head(group, members: list, table, notes: list) -> str:
         lines = per_size_lines(members, table.metric_name)
         return f"final {html.escape(lines[0])}{noted}" if lines else f"final {name}: -{noted}"
     task = next((m.task for m in members if m.task), None)
-    others = [f"{metric_label(k, task)} {st.mean:.4g}" + (f" ± {st.sd:.2g}" if st.has_spread else f" (n {st.n})")
+    others = [f"{metric_label(k, task)} {display_number(k, st.mean, sd=st.has_spread)}"   # the Runs list's digits
+              + (f" ± {display_number(k, st.sd, sd=True)}" if st.has_spread else f" (n {st.n})")
               for k, st in final_metric_stats(members).items()
               if k not in (table.metric_name, "total") and st.n]
     text = (f"final {name}: {table.figure_text('final')}  |  best {name}: {table.figure_text('best')}{noted}"

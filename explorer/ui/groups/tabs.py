@@ -152,7 +152,7 @@ class GroupsTab(QWidget):
         keep = current.data(0, Qt.UserRole) if current is not None else None
         self.tree.blockSignals(True)
         self.tree.clear()
-        from explorer.core.specs.metric_display import undefined_text
+        from explorer.core.specs.metric_display import to_display, undefined_text, value_then_metric
 
         for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
@@ -160,8 +160,10 @@ class GroupsTab(QWidget):
             for st in states:
                 best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
                 undefined = st.summary.metric_undefined if st.summary else ""   # the metric undefined throughout
-                child = QTreeWidgetItem([st.member.run_id, st.status, f"{best:.4g}" if best is not None
-                                         else "undefined" if undefined else ""])
+                shown = (value_then_metric(st.summary.metric_name, to_display(st.summary.metric_name, best,
+                                                                             st.summary.task), st.summary.task)
+                         if best is not None else "undefined" if undefined else "")   # the Runs list's form
+                child = QTreeWidgetItem([st.member.run_id, st.status, shown])
                 if undefined:
                     child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
                 child.setData(0, Qt.UserRole, g.name)
@@ -171,7 +173,8 @@ class GroupsTab(QWidget):
                 self.tree.setCurrentItem(top)
         self.tree.blockSignals(False)
         self.tree.expandAll()
-        self.tree.resizeColumnToContents(0)
+        for column in range(self.tree.columnCount()):   # "41.46% F_avg" whole, not "41.4…"
+            self.tree.resizeColumnToContents(column)
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
         self.listed.emit()

@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QSplitter, QTableWidget, \
+    QTableWidgetItem, QVBoxLayout, QWidget
 
+from explorer.core.specs.metric_display import display_number
 from explorer.core.studies.group_stats import BAND_MODES, group_table, heat_map, mean_band
 from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
 from explorer.ui.groups.group_summary import summary_head, summary_tail
@@ -27,14 +28,18 @@ BAND_LABELS = {"minmax": "min-max band", "sd": "± one sd band"}
 MEAN_PEN = pg.mkPen("#1f5fa8", width=2.5)
 RUN_PEN = pg.mkPen(color=(120, 120, 120, 90), width=1)
 BAND_BRUSH = pg.mkBrush(31, 95, 168, 60)
+SUMMARY_MIN_LINES = 6   # the summary area never shrinks below this many text lines (it scrolls beyond)
+PLOTS_SHARE = 45        # percent of the height for the plots at first; the summary and member table get the rest
 
 
 class _NumberItem(QTableWidgetItem):
-    """A table cell that sorts by number (NaN last) and shows 4 significant digits."""
+    """A table cell that sorts by number (NaN last); a value of ``metric`` (display scale) reads as in the Runs
+    list (core.specs.metric_display.display_number), another number with 4 significant digits."""
 
-    def __init__(self, value):
+    def __init__(self, value, metric: str = ""):
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        text = ("" if math.isnan(value) else f"{value:.4g}") if isinstance(value, float) else str(value)
+        digits = (lambda v: display_number(metric, v)) if metric else (lambda v: f"{v:.4g}")
+        text = ("" if math.isnan(value) else digits(value)) if isinstance(value, float) else str(value)
         super().__init__(text if value is not None else "")
         self.key = (0, float(value)) if number and not math.isnan(float(value)) else (1, text)
 
@@ -84,6 +89,15 @@ class GroupView(QWidget):
         self.table.setSortingEnabled(True)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        # the summary grows with the group (metrics, intervals, baseline, label errors): it scrolls in its own
+        # area (the wheel scrolls it) instead of being cut by the splitter pane below the plots
+        self.summary_area = QScrollArea()
+        self.summary_area.setWidget(self.summary)
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QFrame.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.summary_area.setMinimumHeight(SUMMARY_MIN_LINES * self.summary.fontMetrics().lineSpacing())
         self.plots = plots = QSplitter(Qt.Horizontal)
         plots.addWidget(self.curves)
         plots.addWidget(self.curve_plot)
@@ -91,17 +105,30 @@ class GroupView(QWidget):
         below = QWidget()
         lay = QVBoxLayout(below)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.summary)
-        lay.addWidget(self.table)
-        split = QSplitter(Qt.Vertical)
+        lay.addWidget(self.summary_area, 3)
+        lay.addWidget(self.table, 2)
+        self.split = split = QSplitter(Qt.Vertical)
         split.addWidget(plots)
         split.addWidget(below)
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 1)   # the plots and the figures under them share the height
+        split.setStretchFactor(1, 1)
+        self._shared = False           # the first share is set once the splitter has its height (showEvent)
         main = QVBoxLayout(self)
         main.addLayout(top)
         main.addWidget(split, 1)
         for w in (self.x_axis, self.y_axis, self.heat_plot, self.curve_plot, *self.axis_labels[1:]):
             w.setVisible(False)  # the heat map is for a grid, the learning curve for a curve group: set_group
         self._draw_curves()      # the empty state says what to do
+
+    def showEvent(self, event) -> None:
+        """The first time shown: PLOTS_SHARE of the height to the plots, the rest to the summary and the table
+        (by size hints alone the figures took all but a strip, or the plots all but the summary's first lines)."""
+        super().showEvent(event)
+        if not self._shared and self.split.height() > 0:
+            self._shared = True
+            height = sum(self.split.sizes()) or self.split.height()
+            self.split.setSizes([height * PLOTS_SHARE // 100, height - height * PLOTS_SHARE // 100])
 
     # -- data --------------------------------------------------------------------------------
     def show_label_issues(self, issues: dict | None) -> None:
@@ -137,7 +164,6 @@ class GroupView(QWidget):
                                f"of {Path(str(group.cv.get('source', ''))).name}, {len(self.members)} folds "
                                f"({status}); each fold's run trains on the other folds and is scored on its own")
         name = self.table_data.label or "dev metric"
-        task = next((m.task for m in self.members if m.task), None)
         self.summary.setText(summary_head(group, self.members, self.table_data, self.notes))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             import html
@@ -153,12 +179,8 @@ class GroupView(QWidget):
             third = max(self.plots.width(), 900) // 3
             self.plots.setSizes([third, 2 * third, 0])
         self.curve_plot.setVisible(group.kind == "curve")
-        if group.kind == "cv":   # every example predicted once by the fold's run that never saw it
-            text = (self.pooled.text(task) if self.pooled is not None
-                    else "pooled out-of-fold: not yet (the folds are predicted when every fold's run has finished)")
-            self.summary.setText(self.summary.text() + f"<br><b>{text}</b>"
-                                 + (f"<br>out-of-fold predictions: {self.pooled.path}" if self.pooled and self.pooled.path
-                                    else ""))
+        if group.kind == "cv":   # the pooled figures answer the cross-validation: first, in bold
+            self.summary.setText(self._pooled_lines() + "<br>" + self.summary.text())
         from explorer.core.metrics.optimism import figure_marks
 
         best_mark = figure_marks(chosen_on_rows=("each run's best evaluation (best " + name + ")",))
@@ -180,6 +202,15 @@ class GroupView(QWidget):
         self._draw_curves()
         self._draw_heat()
 
+    def _pooled_lines(self) -> str:
+        """A cv group's pooled out-of-fold line (every example predicted once by the fold's run that never saw it)
+        with the group's ranking metric first, and where its predictions are."""
+        task = next((m.task for m in self.members if m.task), None)
+        text = (self.pooled.text(task, first=self.table_data.metric_name) if self.pooled is not None
+                else "pooled out-of-fold: not yet (the folds are predicted when every fold's run has finished)")
+        where = f"<br>out-of-fold predictions: {self.pooled.path}" if self.pooled and self.pooled.path else ""
+        return f"<b>{text}</b>{where}"
+
     def _fill_table(self) -> None:
         t = self.table_data
         self.table.setSortingEnabled(False)
@@ -190,7 +221,7 @@ class GroupView(QWidget):
         self.table.setRowCount(len(t.rows))
         for i, row in enumerate(t.rows):
             for j, col in enumerate(t.columns):
-                item = _NumberItem(row.get(col))
+                item = _NumberItem(row.get(col), t.metric_name if col in ("final", "best") else "")
                 why = t.undefined.get(row.get("run_id")) if col in ("final", "best") else None
                 if why and not item.text():   # the metric undefined (constant predictions), not missing
                     item.setText("undefined")
