@@ -121,7 +121,7 @@ class GroupView(QWidget):
             w.setVisible(False)  # the heat map is for a grid, the learning curve for a curve group: set_group
         self._draw_curves()      # the empty state says what to do
 
-    def showEvent(self, event) -> None:
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         """The first time shown: PLOTS_SHARE of the height to the plots, the rest to the summary and the table
         (by size hints alone the figures took all but a strip, or the plots all but the summary's first lines)."""
         super().showEvent(event)
