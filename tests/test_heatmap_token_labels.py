@@ -114,3 +114,32 @@ def test_the_attention_page_names_every_block_start_at_1280x800(qtbot, tiny_qa):
         sizes = [(16.0 if axis is heat.left_axis else 7.0 * min(len(n), 14) + 8.0) / px for n in names]
         assert all(b - a >= (sa + sb) / 2 - 1e-6
                    for a, b, sa, sb in zip(values, values[1:], sizes, sizes[1:])), "labels overlap"
+
+
+def test_the_row_axis_title_stays_clear_of_the_widest_token_label(qtbot):
+    """The left axis's title ("from token (row)") is drawn at the axis's outer edge and the token labels
+    right-aligned at the map: the axis is wide enough for both, measured in the fonts that draw them (a width
+    guessed from character counts put the title over "##lace"); at the sizes of a 1920x1080 and a 1280x800 page."""
+    import numpy as np
+    from PySide6.QtGui import QFont, QFontMetricsF
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.inspectors.heatmap import TokenHeatmap
+
+    labels = ["[CLS]", "where", "was", "ada", "born", "?", "[SEP]", "ada", "love", "##lace", "was", "born", "in",
+              "london", "in", "1815", ".", "[SEP]"]
+    blocks = ["cls"] + ["question"] * 5 + ["sep"] + ["passage"] * 10 + ["sep"]
+    for size in ((520, 520), (380, 300)):
+        heat = TokenHeatmap()
+        qtbot.addWidget(heat)
+        heat.plot.setLabel("left", "from token (row)")
+        heat.resize(*size)
+        heat.show()
+        qtbot.waitExposed(heat)
+        heat.set_matrix(np.random.default_rng(0).random((len(labels), len(labels))), labels, labels, blocks, blocks)
+        axis = heat.left_axis
+        QApplication.processEvents()   # the layout gives the axis its new width
+        fm = QFontMetricsF(axis.style.get("tickFont") or QFont())
+        text_left = axis.width() - axis.style["tickTextOffset"][0] - max(fm.horizontalAdvance(s) for s in labels)
+        title = axis.label.mapRectToParent(axis.label.boundingRect())   # the rotated title in the axis's frame
+        assert title.right() <= text_left + 0.5, (size, title.right(), text_left)

@@ -13,10 +13,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 
 from .common import block_color
 from .components.token_ticks import block_starts, placed_ticks
+
+MAX_LABEL_PX = 130   # a vertical token axis's labels get at most this width (a label longer is cut with "…")
+TITLE_NUDGE = 5      # pyqtgraph draws a left axis's title this many px outside the axis
 
 
 class TokenAxis(pg.AxisItem):
@@ -37,11 +40,28 @@ class TokenAxis(pg.AxisItem):
 
     def set_labels(self, labels: list[str]) -> None:
         self.labels = list(labels)
-        if self.orientation in ("left", "right"):
-            longest = max((len(s) for s in self.labels), default=4)
-            self.setWidth(int(min(140, 12 + 7 * min(longest, 18))))
+        self._fit_width()
         self.picture = None
         self.update()
+
+    def showLabel(self, show: bool = True) -> None:  # noqa: N802 (pyqtgraph naming; setLabel calls it)
+        super().showLabel(show)
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """A vertical axis as wide as its widest token label measured in the tick font (at most MAX_LABEL_PX),
+        the gap to the map, and its title's line: the title "from token (row)" is drawn at the axis's outer edge
+        and the labels right-aligned at the map, so a width guessed from character counts put the title over
+        a wide label ("##lace")."""
+        if self.orientation not in ("left", "right") or self.label is None or not hasattr(self, "labels"):
+            return
+        fm = QFontMetricsF(self.style.get("tickFont") or QFont())
+        widest = max((fm.horizontalAdvance(self._text(i)) for i in range(len(self.labels))),
+                     default=fm.horizontalAdvance("[CLS]"))
+        width = min(widest, MAX_LABEL_PX) + self.style["tickTextOffset"][0] + max(0, self.style["tickLength"]) + 2
+        if self.label.isVisible():   # the title's line from the outer edge (pyqtgraph nudges it 5 px outwards)
+            width += self.label.boundingRect().height() - TITLE_NUDGE
+        self.setWidth(math.ceil(width))
 
     def _label_px(self, i: int) -> float:
         """The pixels token ``i``'s label needs along the axis (a line of text on a vertical axis)."""
