@@ -37,6 +37,27 @@ def test_csv_jsonl_column_mapping_and_cap(tmp_path):
     assert len(d) == 6 and d.labels[:2] == [1, 0]
 
 
+def test_negative_integer_labels_message_names_the_label_names_fix(tmp_path):
+    """A -2..2 sentiment column is refused with the fix in the CLI's words and, shown in the launcher, in its own, the file's distinct
+    values as the names to type; typing them loads the file; a GLUE test column of -1 only gets no such hint."""
+    from explorer.ui.launch.data_preview import plain_words
+
+    p = tmp_path / "scale.csv"
+    p.write_text("text,Sentiment\na,-2\nb,0\nc,2\nd,-1\ne,1\nf,2\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError) as err:
+        load_classification(str(p))
+    msg = str(err.value)
+    assert "line 2, column 2 'Sentiment': label -2 is negative" in msg
+    assert msg.endswith("If these are classes, name them in order: --label-names=-2,-1,0,1,2")   # the CLI's words
+    assert plain_words(msg).endswith("name them in order: type -2,-1,0,1,2 in \u201cLabel names\u201d")   # the launcher's
+    data = load_classification(str(p), label_names="-2,-1,0,1,2".split(","))
+    assert data.labels == [0, 2, 4, 1, 3, 4] and data.label_names == ["-2", "-1", "0", "1", "2"]
+    p.write_text("text,label\na,-1\nb,-1\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError) as err:
+        load_classification(str(p))
+    assert "Label names" not in str(err.value)
+
+
 def test_known_names_are_detected(tmp_path):
     p = tmp_path / "d.tsv"
     p.write_text("text\tlabel\nfine\t1\n", encoding="utf-8")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -464,3 +465,29 @@ def test_compare_marks_each_checkpoint_chosen_on_the_judged_rows_with_its_evalua
             "chosen on these same rows") in "\n".join(lines)
     favoured = next(line for line in lines if line.startswith("Not chosen on these rows"))
     assert "checkpoints/last" in favoured and "retrained was chosen among the most evaluations (60 against 3)" in favoured
+
+
+def test_the_heading_counts_the_compared_rows_and_says_the_dev_cap_was_not_applied(qtbot, tmp_path, two_runs):
+    """A run trained with Dev cap 10 of a 40-row dev file: the comparison scores all 40 rows, so its accuracies
+    match neither run's Best dev; the heading says how many rows and that the cap was not applied."""
+    from test_ui_cross_validate import _InProcessClient
+
+    from explorer.core.runs.layout import config_file
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow, heading_html
+
+    dev, a, b = two_runs
+    capped = tmp_path / "capped"
+    shutil.copytree(a.parent.parent, capped)
+    cfg = TrainConfig(task="single", dev=str(dev), dev_cap=10, text_columns=["sentence"], label_column="label",
+                      run_id="capped")
+    config_file(capped).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+    w = ClassifierCompareWindow([{"source": str(capped / "checkpoints" / "best"), "name": "capped", "task": "single"},
+                                 {"source": str(b), "name": "tuned", "task": "single"}], client=_InProcessClient())
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.job.finished, timeout=60_000):
+        pass
+    assert w.result["n"] == 40 and w.result["dev_cap"] == 10
+    assert w.heading.text().endswith("both best checkpoints on all 40 dev rows of capped's run (its Dev cap 10 "
+                                     "is not applied: its Best dev was measured on the first 10)")
+    assert heading_html("a", "b", 40).endswith("on the 40 dev rows of a's run")
+    assert heading_html("a", "b", 40, 100).endswith("on all 40 dev rows of a's run")

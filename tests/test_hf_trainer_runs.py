@@ -556,3 +556,38 @@ def test_the_runs_list_curves_and_the_runs_command_agree_on_the_last_step(tmp_pa
     assert (shown.step, shown.steps_total) == (48, 48) and "step 48 of 48" in progress_text(shown)
     assert main(["runs", str(tmp_path), "--no-header"]) == 0
     assert capsys.readouterr().out.split("\t")[3] == "48/48"
+
+
+def test_open_run_folder_on_a_tensorboard_logdir_opens_the_runs_below_and_always_answers(tmp_path, qtbot,
+                                                                                          monkeypatch):
+    """File > Open run folder… on an HF Trainer's ``output_dir/runs`` (TensorBoard's --logdir; the event files are
+    one level down) opens the run below it, selected; opening it again says it is listed already; a folder with no
+    run anywhere is refused with the reader's message, not an exception's class name."""
+    pytest.importorskip("tensorboard")
+    from torch.utils.tensorboard import SummaryWriter
+
+    import explorer.ui.shell.run_reading as run_reading
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    logdir = tmp_path / "hf-sst2" / "runs"
+    writer = SummaryWriter(str(logdir / "Dec05_21-18-51_vm"))
+    writer.add_scalar("train/loss", 0.66, 10)
+    writer.close()
+    warned = []
+    monkeypatch.setattr(run_reading.QMessageBox, "warning", staticmethod(lambda *a: warned.append(a[2])))
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    w.open_run_folder(logdir)
+    qtbot.waitUntil(lambda: w.runs.selected_ids() == ["Dec05_21-18-51_vm"], timeout=10_000)
+    assert not warned and w.statusBar().currentMessage() == f"Opened {logdir / 'Dec05_21-18-51_vm'}"
+    w.statusBar().clearMessage()
+    w.runs.select([])
+    w.open_run_folder(logdir / "Dec05_21-18-51_vm")
+    qtbot.waitUntil(lambda: w.runs.selected_ids() == ["Dec05_21-18-51_vm"], timeout=10_000)
+    assert "is already listed as Dec05_21-18-51_vm: selected it" in w.statusBar().currentMessage()
+    assert w.runs.all_ids() == ["Dec05_21-18-51_vm"]
+    (tmp_path / "empty").mkdir()
+    w.open_run_folder(tmp_path / "empty")
+    qtbot.waitUntil(lambda: bool(warned), timeout=10_000)
+    assert "is not a run folder" in warned[0] and not warned[0].startswith("ValueError")

@@ -164,6 +164,7 @@ class _Task:
 
 class _Accelerator:
     num_processes = 1
+    mixed_precision = "no"
 
 
 def test_cancel_during_an_evaluation_stops_at_the_next_batch():

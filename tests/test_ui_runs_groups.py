@@ -67,6 +67,26 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     assert panel.table.isExpanded(view_group)
 
 
+def test_a_group_with_one_member_figure_shows_no_spread(qtbot, tmp_path):
+    """With one member evaluated the group row reads "80.00% acc (n 1)", not "80.0 ± 0.0% acc" (a ± from one
+    value reads as certainty); its tooltip and the summary's Stats line say n 1 without a ±."""
+    from explorer.core.studies.group_stats import stats
+    from explorer.ui.runs.dock import RunsPanel
+
+    _group_folder(tmp_path)
+    p = RunsPanel()
+    qtbot.addWidget(p)
+    p.runs_dir_getter = lambda: tmp_path
+    p.set_loading(True)
+    p.upsert(load_summary(tmp_path / "r-01"))
+    p.set_loading(False)
+    m = p.model
+    grp = m.group_index("r")
+    assert _text(m, grp, "Best dev") == "80.00% acc (n 1)"
+    assert "±" not in m.data(grp, 3)
+    assert stats([41.5]).text() == "41.50 (n 1)" and stats([40.0, 43.0]).text().startswith("41.50 ± 2.12")
+
+
 def test_selecting_group_row_or_member(panel, qtbot):
     with qtbot.waitSignal(panel.group_selected, timeout=60_000) as sig:
         panel.select_group("r")

@@ -444,7 +444,8 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     ``name_a`` / ``name_b`` and the metric each run picks its best checkpoint by (core.specs.tasks.best_metric_name
     of its config; F_avg over A's f1_classes). Progress (done, 3): A scored, B scored, compared. Returns
     {"lines": [str], "n", "accuracy": [A, B, low, high], "macro_f1": [A, B, low, high], "only_a", "only_b", "p",
-    "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
+    "source", "judged_by" (the metric the verdict goes by),
+    "dev_cap" (A's run's Dev cap, not applied here: 0 = none), "judged": [name, A, B, low, high] (when the runs'
     own metric is another), "a_trained_on_dev_rows" / "b_trained_on_dev_rows" (how many of the dev rows A's / B's
     run trained on, None when its rows cannot be read; when either is > 0 the first line warns, naming each run
     that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A),
@@ -498,7 +499,7 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped)]
     marks = chosen_checkpoint_notes([(name, *c) for name, c in zip((cmp.name_a, cmp.name_b), choices)])
     return {"lines": [n for n in notes if n] + cmp.lines(marks), "n": cmp.n, "source": cmp.source,
-            "judged_by": cmp.judged_by,
+            "judged_by": cmp.judged_by, "dev_cap": int(settings.get("dev_cap") or 0),
             "chosen_among": [c.evaluations if c is not None and c.chosen and o is not None and o.shared else None
                              for c, o in choices],
             "a_trained_on_dev_rows": leaks[0].shared if leaks[0] is not None else None,

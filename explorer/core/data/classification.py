@@ -232,6 +232,18 @@ def _scale_error(at: str, value: str, detail: str) -> ClassificationDataError:
         "--task regression; for classes give integer ids 0..K-1 or names")
 
 
+def _negative_fix(distinct: list[float]) -> str:
+    """The fix for negative integer labels that are classes (a -2..2 sentiment scale): name every distinct value,
+    in order, as a label name; '' for a column of -1 only (a GLUE test file, which has no labels to train on).
+
+    Given as ``--label-names=...`` with "=": argparse would read a separate "-2,-1,..." as an option; the
+    launcher shows it as "type -2,-1,0,1,2 in “Label names”" (explorer.ui.launch.data_preview.plain_words)."""
+    if len(distinct) < 2:
+        return ""
+    names = ",".join(str(int(x)) for x in distinct)
+    return f". If these are classes, name them in order: --label-names={names}"
+
+
 def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str
                ) -> tuple[list[int], list[str] | None, list[tuple[str, str]]]:
     """Class ids for stripped label strings: (ids, names or None for integer ids, notes).
@@ -267,7 +279,7 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         neg = next((k for k, y in enumerate(ids) if y < 0), None)
         if neg is not None:
             raise ClassificationDataError(f"{at(neg)}: label {ids[neg]} is negative (labels must be 0..K-1; "
-                                          "-1 marks unlabeled test rows in GLUE files)")
+                                          "-1 marks unlabeled test rows in GLUE files)" + _negative_fix(distinct))
         if lo >= 1 and hi >= 4:
             k = ids.index(int(hi))
             raise _scale_error(at(k), values[k], f"a {int(lo)}-{int(hi)} rating scale with no class 0")

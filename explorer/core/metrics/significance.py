@@ -291,9 +291,9 @@ class MeanInterval:
         """"82.10 ± 1.35, 95% interval 80.42 to 83.78 (n 3)"; "-" with no values."""
         if not self.n:
             return "-"
+        if self.n < 2:   # one value has no spread: a "± 0.00" would read as certainty
+            return f"{self.mean:.{digits}f} (n 1, no interval)"
         head = f"{self.mean:.{digits}f} ± {self.sd:.{digits}f}"
-        if self.n < 2:
-            return f"{head} (n 1, no interval)"
         return (f"{head}, {self.level:.0%} interval {self.low:.{digits}f} to {self.high:.{digits}f} "
                 f"(n {self.n})")
 

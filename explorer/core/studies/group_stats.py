@@ -203,10 +203,17 @@ class Stats:
     worst: float
     n: int
 
+    @property
+    def has_spread(self) -> bool:
+        """Whether an sd means anything: two or more values (one value's sd of 0 would read as certainty)."""
+        return self.n >= 2
+
     def text(self, digits: int = 2) -> str:
-        """"82.10 ± 1.35 (best 83.50, worst 80.20, n 3)" or "-" with no values."""
+        """"82.10 ± 1.35 (best 83.50, worst 80.20, n 3)"; "82.10 (n 1)" for one value (no ±); "-" with none."""
         if not self.n:
             return "-"
+        if not self.has_spread:
+            return f"{self.mean:.{digits}f} (n {self.n})"
         return (f"{self.mean:.{digits}f} ± {self.sd:.{digits}f} (best {self.best:.{digits}f}, "
                 f"worst {self.worst:.{digits}f}, n {self.n})")
 

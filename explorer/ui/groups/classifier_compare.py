@@ -15,6 +15,17 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, Q
 from explorer.ui.groups.compare_words import SWAP_KEYS
 
 
+def heading_html(name_a: str, name_b: str, n: int | None = None, dev_cap: int = 0) -> str:
+    """The window's heading: A and B, and the rows both are scored on; with the result's ``n``, how many, and
+    whether A's run's Dev cap was left out (the comparison scores every dev row, so its accuracies match neither
+    run's Best dev, which was measured on the first ``dev_cap`` rows)."""
+    rows = "the dev rows" if n is None else f"{'all' if dev_cap else 'the'} {n:,} dev rows"
+    capped = (f" (its Dev cap {dev_cap:,} is not applied: its Best dev was measured on the first {dev_cap:,})"
+              if n is not None and 0 < dev_cap < n else "")
+    return (f"<b>A</b> {escape(name_a)} &nbsp; <b>B</b> {escape(name_b)}<br>both best checkpoints on {rows} of "
+            f"{escape(name_a)}'s run{capped}")
+
+
 class ClassifierCompareWindow(QDialog):
     """A (``runs[0]``) against B (``runs[1]``), each {"source": best checkpoint folder, "name", "task"}.
 
@@ -68,8 +79,7 @@ class ClassifierCompareWindow(QDialog):
         """Title, heading and the op for A = ``runs[0]``, B = ``runs[1]``."""
         a, b = self.runs
         self.setWindowTitle(f"Compare {a['name']} (A) and {b['name']} (B)")
-        self.heading.setText(f"<b>A</b> {a['name']} &nbsp; <b>B</b> {b['name']}<br>both best checkpoints on the "
-                             f"dev rows of {a['name']}'s run")
+        self.heading.setText(heading_html(a["name"], b["name"]))
         self.result = None
         self.text.setText("Scoring A and B on the same dev rows…")
         self.bar.setValue(0)
@@ -86,6 +96,8 @@ class ClassifierCompareWindow(QDialog):
 
     def _done(self, value: dict) -> None:
         self.result = value
+        a, b = self.runs
+        self.heading.setText(heading_html(a["name"], b["name"], value.get("n"), int(value.get("dev_cap") or 0)))
         self.bar.setValue(3)
         lines = list(value.get("lines") or [])
         lines = [escape(line, quote=False) for line in lines]

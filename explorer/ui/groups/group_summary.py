@@ -24,7 +24,7 @@ def summary_head(group, members: list, table, notes: list) -> str:
         lines = per_size_lines(members, table.metric_name)
         return f"final {html.escape(lines[0])}{noted}" if lines else f"final {name}: -{noted}"
     task = next((m.task for m in members if m.task), None)
-    others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
+    others = [f"{metric_label(k, task)} {st.mean:.4g}" + (f" ± {st.sd:.2g}" if st.has_spread else f" (n {st.n})")
               for k, st in final_metric_stats(members).items()
               if k not in (table.metric_name, "total") and st.n]
     text = (f"final {name}: {table.figure_text('final')}  |  best {name}: {table.figure_text('best')}{noted}"

@@ -252,8 +252,10 @@ def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, te
 def plain_words(message: str) -> str:
     """A core message for the GUI: each ``--flag`` becomes the launcher's name for that setting
     ("skip such rows with --skip-invalid" -> "skip such rows with “Skip invalid rows”"); ``--task regression``
-    becomes "the regression task"."""
+    becomes "the regression task"; a value given as ``--flag=VALUE`` becomes "type VALUE in “Flag”"
+    ("--label-names=-2,-1,0" -> "type -2,-1,0 in “Label names”")."""
     message = re.sub(r"--task (\w+)", r"the \1 task", message)
+    message = re.sub(r"(--[a-z][a-z0-9-]+)=([^\s)]+)", r"type \2 in \1", message)
     return re.sub(r"--[a-z][a-z0-9-]+", lambda m: f"“{FLAG_WORDS.get(m.group(0), m.group(0)[2:].replace('-', ' '))}”",
                   message)
 

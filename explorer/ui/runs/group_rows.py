@@ -64,8 +64,8 @@ class GroupRow:
         return name, stats(values, higher_is_better(name))
 
     def best_text(self) -> str:
-        """'74.10 ± 2.31% accuracy': the value first, then the metric, as a run's row ('' before any member
-        has an evaluation; n is in the tooltip)."""
+        """'74.10 ± 2.31% accuracy': the value first, then the metric, as a run's row; '41.50% F_avg (n 1)' while
+        only one member has a figure ('' before any member has an evaluation; n is in the tooltip)."""
         from explorer.core.specs.metric_display import value_then_metric
 
         if self.group.kind == "curve":
@@ -75,6 +75,8 @@ class GroupRow:
         if name is None or not st.n:   # no member has a best; one whose metric was undefined throughout says so
             return next((text for s in self.states if s is not None and (text := undefined_best_text(s, short=True))),
                         "")
+        if not st.has_spread:   # one member's figure: no "± 0.0", which would read as certainty
+            return f"{value_then_metric(name, st.mean, self.task)} (n {st.n})"
         return value_then_metric(name, st.mean, self.task, sd=st.sd)
 
     def largest_size(self) -> tuple[str, float, str] | None:

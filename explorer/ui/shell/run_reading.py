@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
+from explorer.core.runs.reading import find_runs, is_run_dir
 from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
 from explorer.ui.runs.state import RunState
@@ -122,18 +123,32 @@ class RunReading(QObject):
 
     def open_folder(self, path: str | Path) -> None:
         """Add a run folder from disk to the list (read on a worker thread) and select it; it is listed again
-        at the next start (the settings)."""
+        at the next start (the settings). A folder that is no run folder but holds some below it (a TensorBoard
+        --logdir such as an HF Trainer's ``output_dir/runs``, whose event files are one level down) opens each of
+        them, as TensorBoard does. Every open ends visibly: the run selected with a status-bar line (saying so
+        when it was listed already), or a warning without the exception's class name."""
         w = self.window
+        path = Path(path)
+        inside = [] if is_run_dir(path) else find_runs(path, depth=2)
+        if inside:
+            w.show_message(f"{path} holds {len(inside)} run folder(s): opening "
+                           + ", ".join(str(p.relative_to(path)) for p in inside), 10000)
+            for run_dir in inside:
+                self.open_folder(run_dir)
+            return
+        listed = w.store.listed_key(path)
 
         def done(state: RunState) -> None:
             w.settings.add_opened_run(path)
             w.store.offer(state)
             w.runs.select([state.run_id])
             w.tabs.setCurrentWidget(w.curves)
-            w.show_message(f"Opened {path}")
+            w.show_message(f"{path} is already listed as {state.run_id}: selected it" if listed
+                           else f"Opened {path}", 10000)
 
         run_in_thread(load_run_state, path, on_done=done, owner=self,
-                      on_error=lambda msg, _tb: QMessageBox.warning(w, "Not a run folder", msg))
+                      on_error=lambda msg, _tb: QMessageBox.warning(w, "Not a run folder",
+                                                                   msg.removeprefix("ValueError: ")))
 
     # ---- runs in other processes ---------------------------------------------------------------
     def poll_external(self) -> None:
