@@ -196,6 +196,33 @@ def test_iterative_pruning_ranks_the_heads_again_with_the_masked_ones_off(tmp_pa
     assert curve[3].metrics == dev_metrics(loaded.model, dev, gate_tensor(layout, heads=curve[3].masked))
 
 
+def test_importance_report_counts_every_dev_batch_and_stops_between_batches(tmp_path):
+    from explorer.core.ablation.dev import dev_batch_count
+    from explorer.core.ablation.importance import importance_report
+    from explorer.core.errors import Cancelled
+
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    source = str(write_tiny_classification(tmp_path / "d.tsv"))
+    dev = load_dev_set(loaded.model, loaded.tokenizer, "single", source)
+    batches = dev_batch_count(dev, 2)
+    assert batches > 1
+    seen = []
+    report = importance_report(loaded.model, loaded.tokenizer, "single", source, steps=2, batch_size=2,
+                               progress=lambda done, total: seen.append((done, total)))
+    points = len(report["prune_curve"])        # the first point (nothing masked) costs no pass
+    total = points * batches
+    assert seen == [(i, total) for i in range(1, total + 1)]
+
+    def stop_after_two(done, _total):
+        if done == 2:
+            raise Cancelled()
+    calls = []
+    with pytest.raises(Cancelled):
+        importance_report(loaded.model, loaded.tokenizer, "single", source, steps=2, batch_size=2,
+                          progress=lambda d, t: (calls.append(d), stop_after_two(d, t)))
+    assert calls == [1, 2]                     # stopped inside the map's pass, not at its end
+
+
 def test_iterative_pruning_follows_the_new_map_not_the_first_one(tmp_path, monkeypatch):
     import explorer.core.ablation.importance as importance
 

@@ -120,7 +120,7 @@ def test_the_forms_evaluate_every_note_uses_past_runs_rates():
     plan = RunPlan(values)
     plan.train_result = {"ok": True, "counts": {"examples": 15_000}}
     assert plan.eval_note(cfg) == ""                                        # no past run: the rule, no numbers
-    past = RunState(run_id="past", status=run_status.FINISHED, config={"model": cfg.model})
+    past = RunState(run_id="past", status=run_status.FINISHED, config={"model": cfg.model, "task": "regression"})
     past.apply({"run_id": "past", "event": "step", "time": 1.0, "step": 10, "loss": 1.0, "samples_per_second": 40.0})
     past.apply({"run_id": "past", "event": "eval", "time": 2.0, "step": 10, "metrics": {}, "rows_per_second": 100.0,
                 "dev_rows": 400, "dev_total": 400})
@@ -155,3 +155,40 @@ def test_the_data_check_reads_the_class_ids_in_file_order(tmp_path):
     res = preview_data(str(path), "single")
     names = res["class_counts"]
     assert res["ok"] and len(res["class_ids"]) == 9 and len(set(res["class_ids"])) == len(names) == 2
+
+
+def _timed_run(run_id: str, model: str, task: str, max_seq_length: int | None, sps: float, rows_per_s: float):
+    s = RunState(run_id=run_id, status=run_status.FINISHED,
+                 config={"model": model, "task": task, "max_seq_length": max_seq_length})
+    s.apply({"run_id": run_id, "event": "step", "time": 1.0, "step": 10, "loss": 1.0, "samples_per_second": sps})
+    s.apply({"run_id": run_id, "event": "eval", "time": 2.0, "step": 10, "metrics": {}, "rows_per_second": rows_per_s,
+             "dev_rows": 400, "dev_total": 400})
+    return s
+
+
+def test_only_past_runs_of_the_same_task_and_a_comparable_length_estimate_the_run():
+    """A SQuAD run's rates (384-token windows of a question and a passage) said an SST-2 run of 128 tokens would
+    take 5:48; it took 1:18. Runs of another task or max_seq_length are left out, and the line says the whole
+    run's time waits for the first steps; a comparable run's rates still give the estimate."""
+    from explorer.ui.launch.eval_plan_preview import comparable_runs
+
+    cfg = TrainConfig(task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16, eval_every=21,
+                      max_seq_length=128)
+    squad = _timed_run("squad", cfg.model, "squad_v1", 384, 4.0, 10.0)
+    long_single = _timed_run("long", cfg.model, "single", 512, 5.0, 20.0)
+    alike = _timed_run("alike", cfg.model, "single", 120, 40.0, 200.0)
+    default_len = _timed_run("default", cfg.model, "single", None, 40.0, 200.0)   # the task's default: 128
+    assert comparable_runs([squad, long_single, alike, default_len], cfg.model, "single", 128) == [alike, default_len]
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
+              "train_cap": 2000, "epochs": 1, "max_steps": 0, "task": "single"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": 67_349}}
+    plan.dev_result = {"ok": True, "counts": {"examples": 872}}
+    plan.past_runs = lambda: [squad, long_single]
+    line = plan.eval_preview(cfg)
+    assert "estimate from the rates" not in line and "Whole run about" not in line
+    assert "waits for its first steps: the 2 past runs of this model here trained another task or " \
+           "max_seq_length" in line
+    plan.past_runs = lambda: [squad, alike]
+    line = plan.eval_preview(cfg)
+    assert "(estimate from the rates of 1 past run)" in line and "waits for its first steps" not in line

@@ -580,6 +580,29 @@ def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+@pytest.mark.parametrize("classes", [5, 6])
+def test_classify_dev_tables_show_every_class_of_a_small_model_whole(qtbot, size, classes, app_style):
+    """A 5- or 6-class model's confusion matrix shows every gold row whole and the per-class table every class
+    row (a 5-class model's averages too): the room of a sideways scroll bar the columns never needed and tall
+    rows cut the last gold row in half at 1280x800. A table that scrolls shows whole rows, none cut."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(_dev_report(classes), "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    assert _rows_in_view(view.confusion) == classes
+    whole = view.per_class.rowCount() if classes == 5 or size == PAGE_AT_1920 else classes
+    assert _rows_in_view(view.per_class) >= whole
+    for table in (view.confusion, view.per_class):
+        rows = _rows_in_view(table)
+        row_h = table.verticalHeader().defaultSectionSize()
+        if rows < table.rowCount():
+            assert table.viewport().height() - rows * row_h < row_h // 2, "a row cut in half at the bottom"
+    assert min(_rows_in_view(view.boundary), _rows_in_view(view.mistakes)) >= 4
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, size, app_style):
     """Nearest the decision boundary / Most confident mistakes: the text column takes what the short columns
     leave, inside the list (no sideways scrolling to read it), elided at its end (a tweet read from its start, not

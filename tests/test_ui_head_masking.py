@@ -160,9 +160,17 @@ def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtb
     panel.dev.setText(str(write_tiny_squad(tmp_path / "dev.json")))
     panel.cap.setValue(6)
     panel.steps.setValue(2)
+    reports = []
+    panel.job.progress.connect(lambda done, total: reports.append((done, total, panel.job_bar.detail.text())))
     assert panel.run() is not None
+    assert panel.job_bar.running and not panel.run_button.isEnabled()   # the progress row and Cancel, at once
     qtbot.waitUntil(lambda: panel.report is not None or "scoring" not in panel.caption.text(), timeout=60000)
     assert panel.report is not None, panel.caption.text()
+    # counted in dev batches over the map's pass and the curve's two masked points, the last one "N of N"
+    assert reports and reports[-1][0] == reports[-1][1] and reports[-1][1] % 3 == 0
+    assert [d for d, _t, _x in reports] == list(range(1, reports[-1][1] + 1))
+    assert f"of {reports[-1][1]} dev batches" in reports[-1][2]
+    assert not panel.job_bar.running and panel.run_button.isEnabled()
     assert panel.heat.matrix.shape == (2, 4)
     assert "6 dev examples" in panel.caption.text()
     assert [p["heads_kept"] for p in panel.report["prune_curve"]] == [8, 4, 1]

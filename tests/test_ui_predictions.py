@@ -473,3 +473,41 @@ def test_the_first_column_is_the_input_files_line_or_says_it_is_the_row_number(q
                        m.headerData(0, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole))
     assert shown["with"][:2] == ("line", ["2", "3", "5"]) and "new_texts.csv (its header is line 1)" in shown["with"][2]
     assert shown["without"][:2] == ("row", ["1", "2", "3"]) and "not a line number" in shown["without"][2]
+
+
+# a character no font holds (the last private-use code point), standing for an emoji on a computer without an
+# emoji font: Qt draws it as an empty box in the table and in the side pane alike
+NO_GLYPH = "\U0010FFFD"
+
+
+def test_the_table_and_the_side_pane_draw_text_with_the_same_font(qtbot, tmp_path):
+    """The table's cells and the side pane resolve to the same font, so a character one of them draws the other
+    draws too (a smiley drawn in the pane and a party popper as a box in the table were two characters, one of
+    them in no installed font)."""
+    from PySide6.QtGui import QFontInfo
+
+    table, review = _classification_predictions(tmp_path)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(table, review)
+    assert QFontInfo(page.view.font()).family() == QFontInfo(page.text.font()).family()
+
+
+def test_characters_no_font_draws_are_named_in_the_pane_and_the_tooltip(qtbot, tmp_path):
+    from explorer.ui.shell.glyphs import undrawable, undrawable_note
+
+    rows = [{"id": "1", "text": f"I loved every minute of it {NO_GLYPH}{NO_GLYPH} café 😀", "author": "a",
+             "predicted_label": "FAVOR", "p_AGAINST": "0.1", "p_FAVOR": "0.8", "p_NONE": "0.1", "margin": "0.7",
+             "error": ""} for _ in range(6)]
+    table, review = _classification_predictions(tmp_path, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(table, review)
+    page.select_file_row(0)
+    assert "U+10FFFD" in page.text.toPlainText() and "the file keeps them" in page.text.toPlainText()
+    m = page.model
+    text_col = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())].index("text")
+    tip = m.data(m.index(0, text_col), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(rows[0]["text"]) and "U+10FFFD" in tip
+    assert undrawable(f"abc é \u200d{NO_GLYPH}{NO_GLYPH}", page.text.font()) == [NO_GLYPH]   # named once
+    assert undrawable_note([]) == ""

@@ -78,9 +78,8 @@ def _dev_change(state, loaded, gates, args: dict) -> dict:
 
 def op_head_importance(state, args: dict, progress, cancelled):
     """Head importance of the slot's model on a dev file (``dev``, its first ``cap`` examples, read as ``task``:
-    default the task of the model's head) and the pruning curve (``steps`` points), with progress and cancel
-    (checked after the importance pass and after each point of the curve; ``iterative``: the heads ranked again
-    after each step):
+    default the task of the model's head) and the pruning curve (``steps`` points), with progress in dev batches
+    over all passes and cancel (checked after every batch; ``iterative``: the heads ranked again after each step):
     explorer.core.ablation.importance.importance_report's dict plus the model's ``layers`` and ``heads_per_layer``."""
     from explorer.core.ablation.importance import importance_report
     from explorer.core.attention.gates import head_layout
@@ -95,7 +94,7 @@ def op_head_importance(state, args: dict, progress, cancelled):
     window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
     from explorer.core.errors import Cancelled
 
-    def step(done: int, total: int) -> None:   # between the importance pass and the curve's points
+    def step(done: int, total: int) -> None:   # after each dev batch
         if cancelled():
             raise Cancelled()
         progress(done, total)

@@ -68,10 +68,20 @@ def load_dev_set(model, tokenizer, task: str, source: str, *, cap: int = 200, ma
                   metric=metric, higher_is_better=metric_spec(metric).higher_is_better is not False)
 
 
-def _batches(dev: DevSet, batch_size: int, device):
+def dev_batch_count(dev: DevSet, batch_size: int = 16) -> int:
+    """The batches of one pass over ``dev`` (what :func:`dev_metrics` and :func:`dev_gate_gradients` report
+    progress in)."""
+    return len(eval_batches(dev.features.lengths, batch_size))
+
+
+def _batches(dev: DevSet, batch_size: int, device, batch_done=None):
+    """(rows, batch on ``device``) of one pass; ``batch_done()`` after each batch was used (the caller's
+    progress report and cancel point between batches)."""
     for rows in eval_batches(dev.features.lengths, batch_size):
         batch = dev.features.collate(rows)
         yield rows, {k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()}
+        if batch_done is not None:
+            batch_done()
 
 
 def _collect(dev: DevSet, outputs, batch, rows, collected: dict) -> None:
@@ -84,23 +94,25 @@ def _collect(dev: DevSet, outputs, batch, rows, collected: dict) -> None:
             column[fi] = v[:dev.features.lengths[fi]] if name in dev.task.token_level_outputs else v
 
 
-def dev_metrics(model, dev: DevSet, gates=None, *, batch_size: int = 16) -> dict:
+def dev_metrics(model, dev: DevSet, gates=None, *, batch_size: int = 16, batch_done=None) -> dict:
     """The task's dev metrics (a dict, ``dev.metric`` among them) of ``model`` with its heads gated by ``gates``
-    ((layers, heads), 1 = kept, 0 = masked; None = unmasked)."""
+    ((layers, heads), 1 = kept, 0 = masked; None = unmasked). ``batch_done()`` after each batch."""
     device = next(model.parameters()).device
     collected: dict = {}
     with inference(model), head_gates(model, gates if gates is not None else gate_tensor(head_layout(model))):
-        for rows, batch in _batches(dev, batch_size, device):
+        for rows, batch in _batches(dev, batch_size, device, batch_done):
             outputs = model(**dev.task.model_inputs(batch))
             _collect(dev, outputs, batch, rows, collected)
     return dev.task.metrics(dev.examples, dev.features, collected, dev.config, None)
 
 
-def dev_gate_gradients(model, dev: DevSet, gates=None, *, batch_size: int = 16) -> tuple[np.ndarray, dict, int]:
+def dev_gate_gradients(model, dev: DevSet, gates=None, *, batch_size: int = 16,
+                       batch_done=None) -> tuple[np.ndarray, dict, int]:
     """(|d loss / d gate| of each batch's mean loss summed over the dev batches, (layers, heads) float64; the dev
     metrics of the same forwards; the number of input tokens (attention_mask) of those batches, by which
     transformers' BERTology example divides the sum). The model runs in eval mode
-    (dropout off) with every gate at ``gates`` (default 1); its parameters' gradients are left untouched."""
+    (dropout off) with every gate at ``gates`` (default 1); its parameters' gradients are left untouched.
+    ``batch_done()`` after each batch."""
     import torch
 
     layout = head_layout(model)
@@ -110,7 +122,7 @@ def dev_gate_gradients(model, dev: DevSet, gates=None, *, batch_size: int = 16) 
     collected: dict = {}
     weight = 0
     with inference(model, gradients=True):
-        for rows, batch in _batches(dev, batch_size, device):
+        for rows, batch in _batches(dev, batch_size, device, batch_done):
             g = base.detach().clone().requires_grad_(True)
             with head_gates(model, g):
                 outputs = model(**dev.task.model_inputs(batch))

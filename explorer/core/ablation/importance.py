@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.ablation.dev import DevSet, dev_gate_gradients, dev_metrics
+from explorer.core.ablation.dev import DevSet, dev_batch_count, dev_gate_gradients, dev_metrics
 from explorer.core.attention.gates import gate_tensor, head_layout
 from explorer.core.attention.head_labels import head_label
 
@@ -66,10 +66,11 @@ def normalise_importance(raw: np.ndarray) -> np.ndarray:
     return np.ones_like(scores) if hi - lo <= 0 else (scores - lo) / (hi - lo)
 
 
-def head_importance(model, dev: DevSet, *, batch_size: int = 16) -> HeadImportance:
+def head_importance(model, dev: DevSet, *, batch_size: int = 16, batch_done=None) -> HeadImportance:
     """Head importance of ``model`` on ``dev`` (explorer.core.ablation.dev.load_dev_set), one forward and one
-    backward per batch. Raises HeadGateError for a model whose heads cannot be gated."""
-    grads, metrics, tokens = dev_gate_gradients(model, dev, batch_size=batch_size)
+    backward per batch (``batch_done()`` after each). Raises HeadGateError for a model whose heads cannot be
+    gated."""
+    grads, metrics, tokens = dev_gate_gradients(model, dev, batch_size=batch_size, batch_done=batch_done)
     raw = grads / max(tokens, 1)
     return HeadImportance(scores=normalise_importance(raw), raw=raw, tokens=tokens, examples=len(dev),
                           metric=dev.metric, metrics=metrics)
@@ -100,12 +101,13 @@ def prune_counts(total: int, steps: int) -> list[int]:
 
 
 def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 10, iterative: bool = False,
-                batch_size: int = 16, progress=None) -> list[PrunePoint]:
+                batch_size: int = 16, progress=None, batch_done=None) -> list[PrunePoint]:
     """The dev metric with the least important heads masked, at :func:`prune_counts` points, first point unmasked.
     One-shot: in ``importance.order()``, one dev pass per point; ``iterative``: :func:`iterative_prune_curve`.
-    ``progress(done, points)`` after each point."""
+    ``progress(done, points)`` after each point; ``batch_done()`` after each dev batch."""
     if iterative:
-        return iterative_prune_curve(model, dev, importance, steps=steps, batch_size=batch_size, progress=progress)
+        return iterative_prune_curve(model, dev, importance, steps=steps, batch_size=batch_size, progress=progress,
+                                     batch_done=batch_done)
     layout = head_layout(model)
     total = layout.layers * layout.heads
     order = importance.order()
@@ -114,7 +116,7 @@ def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 
     for i, n in enumerate(counts):
         masked = order[:n]
         metrics = importance.metrics if n == 0 else dev_metrics(model, dev, gate_tensor(layout, heads=masked),
-                                                                batch_size=batch_size)
+                                                                batch_size=batch_size, batch_done=batch_done)
         points.append(prune_point(total, masked, metrics, dev.metric))
         if progress is not None:
             progress(i + 1, len(counts))
@@ -140,12 +142,13 @@ def least_important_on(scores: np.ndarray, masked: list[tuple[int, int]], n: int
 
 
 def iterative_prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 10, batch_size: int = 16,
-                          progress=None) -> list[PrunePoint]:
+                          progress=None, batch_done=None) -> list[PrunePoint]:
     """Michel et al.'s iterative pruning: at each :func:`prune_counts` point the heads masked so far stay off, the
     importance is estimated again with them off (gate 0; :func:`normalise_importance` of the gated gradients) and
     the least important of the heads still on are masked up to the next point's count. The first point is the
     unmasked model (``importance``, estimated by the caller); every later point's metrics come from the same gated
-    forwards as its importance. ``progress(done, points)`` after each point."""
+    forwards as its importance. ``progress(done, points)`` after each point; ``batch_done()`` after each dev
+    batch."""
     layout = head_layout(model)
     total = layout.layers * layout.heads
     counts = prune_counts(total, steps)
@@ -156,7 +159,7 @@ def iterative_prune_curve(model, dev: DevSet, importance: HeadImportance, *, ste
         if n > len(masked):
             masked = masked + least_important_on(scores, masked, n - len(masked))
             grads, metrics, tokens = dev_gate_gradients(model, dev, gate_tensor(layout, heads=masked),
-                                                        batch_size=batch_size)
+                                                        batch_size=batch_size, batch_done=batch_done)
             scores = normalise_importance(grads / max(tokens, 1))
         points.append(prune_point(total, masked, metrics, dev.metric))
         if progress is not None:
@@ -182,17 +185,25 @@ def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 20
     JSON-ready: {task, dev, importance (HeadImportance.to_dict), least_important_first (0-based index pairs),
     least_important_first_labels (the same heads counted from 1, "5.3"), prune_curve
     (PrunePoint.to_dict each), pruning ("one-shot" | "iterative"), higher_is_better}. ``progress(done, total)``
-    after the importance pass and each curve point. Raises what load_dev_set and head_importance raise."""
+    after every dev batch, counted in batches over all passes (the importance pass and one per curve point after
+    the unmasked first): a long scoring shows how far it is, and a cancel raised there stops it between batches.
+    Raises what load_dev_set and head_importance raise."""
     from explorer.core.ablation.dev import load_dev_set
 
     dev = load_dev_set(model, tokenizer, task, source, cap=cap, max_seq_length=max_seq_length, settings=settings)
-    total = 1 + (len(prune_counts(head_layout(model).layers * head_layout(model).heads, steps)) if steps else 0)
-    imp = head_importance(model, dev, batch_size=batch_size)
-    if progress is not None:
-        progress(1, total)
+    layout = head_layout(model)
+    passes = len(prune_counts(layout.layers * layout.heads, steps)) if steps else 1   # the first point: no pass
+    total = passes * dev_batch_count(dev, batch_size)
+    done = [0]
+
+    def batch_done() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], total)
+
+    imp = head_importance(model, dev, batch_size=batch_size, batch_done=batch_done)
     curve = prune_curve(model, dev, imp, steps=steps, iterative=iterative, batch_size=batch_size,
-                        progress=None if progress is None else lambda done, _n: progress(1 + done, total)) \
-        if steps else []
+                        batch_done=batch_done) if steps else []
     return {"task": task, "dev": str(source), "importance": imp.to_dict(),
             "least_important_first": [list(p) for p in imp.order()],
             "least_important_first_labels": [head_label(a, h) for a, h in imp.order()],

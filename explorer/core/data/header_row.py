@@ -9,21 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.data.table import GUESS_ROWS, table_kind
+from explorer.core.data.table import GUESS_ROWS, is_number, table_kind
 from explorer.core.data.table_stream import read_head
 from explorer.core.errors import ClassificationDataError
 
 __all__ = ["FIRST_LINE_NUMBERS", "first_line_is_data"]
 
 FIRST_LINE_NUMBERS = "the first line holds numbers"
-
-
-def _is_number(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
 
 
 def first_line_is_data(path: str | Path, *, encoding: str = "") -> str:
@@ -43,9 +35,9 @@ def first_line_is_data(path: str | Path, *, encoding: str = "") -> str:
         return ""
     first, below = head.rows[0][1], [values for _, values in head.rows[1:]]
     for i, value in enumerate(first):
-        if not _is_number(str(value).strip()):
+        if not is_number(str(value).strip()):
             continue
         column = [str(r[i]).strip() for r in below if i < len(r) and str(r[i]).strip()]
-        if column and all(_is_number(v) for v in column):
+        if column and all(is_number(v) for v in column):
             return FIRST_LINE_NUMBERS
     return ""

@@ -421,13 +421,14 @@ def check_field_count(path, line: int, got: int, expected: int, kind: str = "tsv
     hint = f"an extra {sep} inside a text?" if got > expected else f"a missing {sep} or a cut line?"
     than = "as in the header" if header else "as in the first row"
     message = f"{path} line {line}: expected {expected} fields ({than}), got {got} ({hint})"
-    if header and header_row and any(_is_number(v) for v in header_row):
+    if header and header_row and any(is_number(v) for v in header_row):
         message += ("; the first line, read as the header, holds numbers: if the file has no header row, "
                     "say so (No header row) and its rows are read with their own number of fields")
     raise ClassificationDataError(message)
 
 
-def _is_number(value: str) -> bool:
+def is_number(value: str) -> bool:
+    """``value`` reads as a number (``float()`` accepts it: "3", "-2.5", "1e-4", "nan")."""
     try:
         float(value)
     except ValueError:

@@ -10,24 +10,29 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from explorer.ui.shell.columns import fit_columns, fit_rows_height, rows_tall, whole_headers
+from explorer.ui.shell.columns import fit_columns, fit_rows_height, fits_sideways, rows_tall, whole_headers
 
 from .components.classify_dev import EXAMPLE_HEADERS, HEADER_TIPS
 
 TABLE_MIN_ROWS = 4   # rows each result table keeps in view (all of a shorter one), at 1280x800 too
 
 
+ROW_MARGIN = 6       # px above and below a row's text together: a 6-class confusion matrix, its per-class table
+                     # and four rows of each example list fit the page at 1280x800
+
+
 def compact_rows(table: QTableView) -> None:
     """Rows as tall as the text and a small margin (Fusion's default is taller): more rows in the same height."""
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + ROW_MARGIN)
 
 
 class ResultsSplit(QSplitter):
     """The page's results one above the other with handles between them: the confusion matrix (or a multi-label
     head's per-label table), the per-class metrics, a regression head's scatter and the example lists. :meth:`fit`
     gives the two tables their rows' height and no more (at least TABLE_MIN_ROWS rows, all of a shorter table; a
-    longer one scrolls within itself), the scatter and the lists share the rest; a dragged handle never hides one.
-    Fixed heights of every row squeezed the example lists to one row."""
+    longer one scrolls within itself; room for a sideways scroll bar only where the columns are wider than the
+    page), the scatter and the lists share the rest; a dragged handle never hides one. Fixed heights of every
+    row squeezed the example lists to one row."""
 
     def __init__(self, confusion: QTableView, per_class: QTableView, scatter: QWidget, lists: QWidget, parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
@@ -36,17 +41,48 @@ class ResultsSplit(QSplitter):
             self.addWidget(pane)
             self.setStretchFactor(i, stretch)
         self.setChildrenCollapsible(False)
+        self._sideways: tuple[bool, ...] | None = None   # room for a sideways scroll bar, per table, as last fitted
+        self._dragged = False
+        self.splitterMoved.connect(lambda *_: setattr(self, "_dragged", True))
         for table in self.tables:
             compact_rows(table)
 
     def fit(self) -> None:
-        """Size the tables to their rows (filled now) and share the rest of the height."""
-        for table in self.tables:
-            fit_rows_height(table, TABLE_MIN_ROWS)
-        total = self.height()
+        """Size the tables to their rows (filled now) and share the rest of the height. Where the page is too
+        low for both tables whole above the lists' minimum, the per-class table gives way first (its last rows,
+        the averages, scroll), cut to whole rows: the confusion matrix keeps every gold row."""
+        self._sideways = self._needs_sideways()
+        for table, sideways in zip(self.tables, self._sideways):
+            fit_rows_height(table, TABLE_MIN_ROWS, sideways=sideways)
         tables = [t.maximumHeight() if not t.isHidden() else 0 for t in self.tables]
-        rest = max(total - sum(tables), 0)
+        shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
+        below = sum(self.widget(i).minimumSizeHint().height() for i in shown if i >= len(self.tables))
+        room = self.height() - self.handleWidth() * max(len(shown) - 1, 0) - below
+        over = sum(tables) - room
+        if over > 0 and tables[1]:
+            tables[1] = whole_rows_height(self.tables[1], tables[1] - over, self._sideways[1])
+        rest = max(self.height() - sum(tables), 0)
         self.setSizes(tables + [rest // 2, rest - rest // 2])
+        self._dragged = False
+
+    def _needs_sideways(self) -> tuple[bool, ...]:
+        return tuple(not fits_sideways(table, self.width()) for table in self.tables)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Fit again at the new size until the user drags a handle (a result is usually filled before the page
+        has its size; a dragged split stays as dragged)."""
+        super().resizeEvent(event)
+        if self._sideways is not None and not self._dragged:
+            self.fit()
+
+
+def whole_rows_height(table: QTableView, height: int, sideways: bool) -> int:
+    """The largest height up to ``height`` that shows ``table``'s header and whole rows (a sideways scroll bar's
+    room with ``sideways``), never below the table's minimum height: no row cut in half."""
+    scroll = table.horizontalScrollBar().sizeHint().height() if sideways else 0
+    step = max(table.verticalHeader().defaultSectionSize(), 1)
+    rows = max((height - rows_tall(table, 0) - scroll) // step, 0)
+    return max(table.minimumHeight(), rows_tall(table, rows) + scroll)
 
 
 class ScoreScatter(pg.PlotWidget):
@@ -86,7 +122,8 @@ def _list_table() -> QTableWidget:
     t.setWordWrap(False)
     whole_headers(t)   # before the first result too
     compact_rows(t)
-    t.setMinimumHeight(rows_tall(t, TABLE_MIN_ROWS) + t.horizontalScrollBar().sizeHint().height())
+    t.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the text column takes what is left
+    t.setMinimumHeight(rows_tall(t, TABLE_MIN_ROWS))
     return t
 
 
@@ -128,6 +165,7 @@ class ExampleLists(QSplitter):
             box = QWidget()
             v = QVBoxLayout(box)
             v.setContentsMargins(0, 0, 4, 0)   # the lists' width goes to their text
+            v.setSpacing(2)
             self.titles.append(QLabel(title))
             v.addWidget(self.titles[-1])
             v.addWidget(table)

@@ -1,7 +1,9 @@
 """The Attention page's head importance: a dev file scored in the inspector child (op ``head_importance``), drawn as
 a layer x head heat map of the importance (the gradient of the dev loss with respect to a gate on each head,
 per-layer normalised; Michel et al. 2019) beside the "prune the least important heads" curve. The texts and the
-request come from explorer.ui.inspectors.components.head_masking.
+request come from explorer.ui.inspectors.components.head_masking. The scoring is one dev pass for the map and
+one per curve point: the progress row (JobBar) counts its dev batches, says the time left and cancels between
+batches.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
                                       importance_request, importance_summary)
 from .heatmap import TokenHeatmap
-from .latest import LatestOnly
+from .job_bar import JobBar
+from .remote import RemoteJob
 
 # px each plot needs side by side; narrower, the two are tabs of the whole width (at 1280x800 beside each other the
 # map's data area was 71 px wide for all of a layer's heads, colour bar and layer labels taking the rest)
@@ -36,9 +39,14 @@ class HeadImportancePanel(QWidget):
         self.window = window or dict
         self.report: dict | None = None
         self._dev_from_run = ""   # the dev file a run put in (replaced by the next run's; a typed one stays)
-        self._runner = LatestOnly.in_child(client, f"{slot}.head_importance", self)
-        self._runner.finished.connect(lambda _id, rep: self.show_report(rep))
-        self._runner.failed.connect(lambda _id, msg, _tb: self.caption.setText(msg))
+        self.job = RemoteJob(client, self)
+        self.job.finished.connect(self.show_report)
+        self.job.failed.connect(lambda msg, _tb: self._stopped(msg))
+        self.job.cancelled.connect(lambda: self._stopped("Scoring cancelled; the map and the curve are not drawn."))
+        self.job_bar = JobBar("dev batches", cancel_tip="Stop after the current dev batch; nothing of this scoring "
+                                                        "is shown")
+        self.job_bar.cancel_requested.connect(self.job.cancel)
+        self.job.progress.connect(self.job_bar.set_progress)
         self.dev = QLineEdit()
         self.dev.setPlaceholderText("a dev file of the model's task (SQuAD JSON, TSV/CSV, CoNLL)")
         browse = QPushButton("…")
@@ -81,6 +89,7 @@ class HeadImportancePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addLayout(row2)
+        layout.addWidget(self.job_bar)
         layout.addWidget(self.caption)
         layout.addWidget(split, 1)
         layout.addWidget(self.readout)
@@ -112,11 +121,21 @@ class HeadImportancePanel(QWidget):
         if data is None:
             self.caption.setText("Choose a dev file of the model's task first.")
             return None
-        self.caption.setText("scoring heads on the dev set …")
-        return self._runner.submit("head_importance", data)
+        self.caption.setText("scoring heads on the dev set: one pass for the map, one per curve point …")
+        self.run_button.setEnabled(False)
+        self.job_bar.start()
+        return self.job.start("head_importance", data)
+
+    def _stopped(self, message: str) -> None:
+        """The scoring ended without a report (failed or cancelled): the row goes, ``message`` says why."""
+        self.job_bar.finish()
+        self.run_button.setEnabled(True)
+        self.caption.setText(message)
 
     def show_report(self, report: dict) -> None:
         """Draw a head_importance report (explorer.core.ablation.importance.importance_report)."""
+        self.job_bar.finish()
+        self.run_button.setEnabled(True)
         self.report = report
         m = np.asarray(importance_matrix(report), dtype=np.float32)
         self.heat.set_matrix(m, *importance_axes(report), levels=(0.0, 1.0))

@@ -5,11 +5,15 @@ confusion matrix, and the annotators' agreement; and the splitter that holds the
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget,
                                QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout,
                                QWidget)
+
+from explorer.ui.shell.glyphs import undrawable, undrawable_note
 
 from .components.predictions import AnnotatorRow
 
@@ -126,6 +130,9 @@ class ReviewPane(QWidget):
         """The current row: its text, its label in the box (None: none, e.g. a row the model could not read, so the
         box never keeps the previous row's label), whether it can get one, whether it is reviewed."""
         self.text.setHtml(html)
+        note = undrawable_note(undrawable(self.text.toPlainText(), self.text.font()))
+        if note:   # a box the fonts cannot fill is named, not taken for a broken file
+            self.text.setHtml(f"<p style='color:#8a6d00'>{escape(note)}</p>" + html)   # above: in view
         self.label_box.setCurrentIndex(self.label_box.findText(label) if label is not None else -1)
         self.label_box.setEnabled(labelable and self.label_box.count() > 0)
         self.reviewed_box.setEnabled(labelable)

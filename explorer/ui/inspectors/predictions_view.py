@@ -23,13 +23,14 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
 from explorer.ui.shell.columns import fit_columns
+from explorer.ui.shell.glyphs import undrawable, undrawable_note
 from explorer.ui.shell.start_folder import start_folder
 
 from .common import StatusLabel
@@ -124,7 +125,9 @@ class PredictionsModel(QAbstractTableModel):
             return text if len(text) <= 200 else text[:200] + "…"
         if role == Qt.ItemDataRole.ToolTipRole and name in self.review.text_columns:   # the cell is elided
             text = self.table.cells[self._cell_index[c - len(self.virtual)]][i]
-            return text if len(text) <= 2000 else text[:2000] + "…"
+            text = text if len(text) <= 2000 else text[:2000] + "…"
+            note = undrawable_note(undrawable(text, QGuiApplication.font()))   # boxes named, as the side pane does
+            return f"{text}\n\n{note}" if note else text
         if role == Qt.ItemDataRole.ForegroundRole and name == "label" and i in self.review.labels:
             return PERSON_BRUSH
         if role == Qt.ItemDataRole.FontRole and name == "label" and i in self.review.labels:

@@ -19,8 +19,12 @@ from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
 
-__all__ = ["EvalPreviewInput", "eval_plan_preview", "expected_plan", "measured_eval_rate", "samples_dev_rows",
-           "slower_cadence_note"]
+__all__ = ["COMPARABLE_LENGTH", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan",
+           "measured_eval_rate", "samples_dev_rows", "slower_cadence_note"]
+
+# a past run's rates predict this run's only within this ratio of max_seq_length (each window's cost grows with
+# its length: an SST-2 run of 128 tokens estimated from a SQuAD run of 384 was told 5:48 and took 1:18)
+COMPARABLE_LENGTH = 1.25
 
 
 def samples_dev_rows(task: str) -> bool:
@@ -29,6 +33,31 @@ def samples_dev_rows(task: str) -> bool:
     passage), tagging (windows of a sentence) and multiple choice evaluate the whole dev set every time."""
     head = head_of_task(task)
     return head is not None and head.inputs is Inputs.TEXT
+
+
+def _run_length(config: dict) -> int:
+    """A run's max_seq_length from its config dict: the set one, else its task's default (128 when unknown)."""
+    from explorer.core.specs.tasks import find_task_facts
+
+    if config.get("max_seq_length"):
+        return int(config["max_seq_length"])
+    facts = find_task_facts(str(config.get("task", "")))
+    return facts.default_max_seq_length if facts else 128
+
+
+def comparable_runs(states, model: str, task: str, max_seq_length: int) -> list:
+    """The runs of ``states`` (RunStates) whose measured rates can predict a run of ``model`` on ``task`` with
+    ``max_seq_length`` tokens: the same model and task, max_seq_length within :data:`COMPARABLE_LENGTH` times
+    (either way). Another task reads other inputs (a question and a passage, one sentence) and another length
+    costs another time per window, so their rates would mislead."""
+    out = []
+    for s in states:
+        if s.model != model or s.task != task:
+            continue
+        ratio = _run_length(s.config) / max(1, int(max_seq_length))
+        if 1 / COMPARABLE_LENGTH <= ratio <= COMPARABLE_LENGTH:
+            out.append(s)
+    return out
 
 
 def measured_eval_rate(states, model: str) -> tuple[float, int]:
@@ -62,6 +91,8 @@ class EvalPreviewInput:
         train_rate: training rows/s of past runs of this model here (0: none measured).
         eval_rate: dev rows/s of their evaluations (0: none measured).
         measured_runs: how many past runs the rates come from.
+        other_runs: past runs of this model that measured rates but trained another task or max_seq_length
+            (comparable_runs left them out).
     """
 
     task: str
@@ -76,6 +107,7 @@ class EvalPreviewInput:
     train_rate: float = 0.0
     eval_rate: float = 0.0
     measured_runs: int = 0
+    other_runs: int = 0
 
 
 def _cadence(every: int) -> str:
@@ -105,6 +137,10 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     if estimate:
         return estimate
     decided = "The run decides once it has timed its first steps and its first evaluation."
+    if p.other_runs and p.steps > 0:
+        runs = "past run" if p.other_runs == 1 else f"{p.other_runs} past runs"
+        decided += (f" The whole run's time waits for its first steps: the {runs} of this model here trained "
+                    "another task or max_seq_length, whose rates would mislead.")
     if whole:
         why = "as asked" if p.full_dev else "this task's evaluations score every dev example"
         return (f"Evaluation: every evaluation scores all {rows} ({why}), {_cadence(p.every)} or less often, so "

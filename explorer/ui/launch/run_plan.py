@@ -12,8 +12,8 @@ from typing import Any, Callable
 
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
-from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, eval_plan_preview, measured_eval_rate,
-                                                 slower_cadence_note)
+from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview,
+                                                  measured_eval_rate, slower_cadence_note)
 from explorer.ui.launch.grid_estimate import measured_throughput
 
 __all__ = ["RunPlan"]
@@ -155,13 +155,16 @@ class RunPlan:
         """The form's numbers and past runs' rates the evaluation preview and note read."""
         dev, held_out = self.dev_rows(cfg)
         counts = (self.dev_result or {}).get("counts") or {}
-        past = self.past_runs()
+        everyone = self.past_runs()
+        past = comparable_runs(everyone, cfg.model, cfg.task, cfg.resolved_max_seq_length())
         train_rate = measured_throughput(past, cfg.model)
         eval_rate, runs = measured_eval_rate(past, cfg.model)
+        others = min(measured_throughput(everyone, cfg.model).n_runs, measured_eval_rate(everyone, cfg.model)[1])
         return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
             held_out=held_out, steps=self.planned_steps()[1],
             windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
             share=cfg.eval_share, full_dev=cfg.full_dev_evals,
             train_rate=train_rate.samples_per_second if train_rate.n_runs and runs else 0.0,
-            eval_rate=eval_rate, measured_runs=min(train_rate.n_runs, runs))
+            eval_rate=eval_rate, measured_runs=min(train_rate.n_runs, runs),
+            other_runs=max(0, others - min(train_rate.n_runs, runs)))

@@ -114,11 +114,23 @@ def rows_tall(table: QTableView, rows: int) -> int:
             + 2 * table.frameWidth())
 
 
-def fit_rows_height(table: QTableView, min_rows: int) -> None:
+def fits_sideways(table: QTableView, width: int) -> bool:
+    """Do ``table``'s row header and columns (as sized now) fit ``width`` pixels with a vertical scroll bar beside
+    them, so that no sideways scroll bar is needed?"""
+    needed = (table.verticalHeader().sizeHint().width() * (not table.verticalHeader().isHidden())
+              + table.horizontalHeader().length() + table.verticalScrollBar().sizeHint().width()
+              + 2 * table.frameWidth())
+    return needed <= width
+
+
+def fit_rows_height(table: QTableView, min_rows: int, *, sideways: bool = True) -> None:
     """Let ``table`` (rows filled) be as tall as all its rows and never less than its header and ``min_rows`` rows
     (all of a shorter table): between the two a splitter or layout shares the height, and a taller table scrolls
-    within itself. A fixed height of every row squeezed the tables under it to one row."""
+    within itself. A fixed height of every row squeezed the tables under it to one row. ``sideways``: room for
+    a sideways scroll bar under the rows (False for a table whose columns fit its width: the bar's height
+    kept a 5-class confusion matrix's last row out of view at 1280x800)."""
     rows = table.model().rowCount() if table.model() is not None else 0
-    scroll = table.horizontalScrollBar().sizeHint().height()   # a sideways scroll bar never covers those rows
+    # a sideways scroll bar never covers those rows
+    scroll = table.horizontalScrollBar().sizeHint().height() if sideways else 0
     table.setMinimumHeight(rows_tall(table, min(rows, min_rows)) + scroll)
     table.setMaximumHeight(rows_tall(table, max(rows, 1)) + scroll)
