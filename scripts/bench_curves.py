@@ -414,7 +414,7 @@ def reader_cost(base) -> str:
     ms = (time.process_time() - c) * 1000 / max(len(copies), 1)
     kept = sum(ema._buf.nbytes for s in copies for ser in s.series.values() if (ema := ser.derived.get("ema")))
     series = sum(ser._x.nbytes + ser._y.nbytes for s in copies for ser in s.series.values())
-    return (f"reader thread, per run: smoothed loss {ms:.1f} CPU ms, kept with the series: {kept / len(copies) / 1e6:.1f} MB "
+    return (f"reader thread, per run (smoothed loss, block extremes, curves decimated ahead): {ms:.1f} CPU ms, kept with the series: {kept / len(copies) / 1e6:.1f} MB "
             f"(the run's series buffers: {series / len(copies) / 1e6:.1f} MB)")
 
 

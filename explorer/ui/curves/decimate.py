@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from explorer.ui.curves.blocks import BLOCK, BlockExtremes
+from explorer.ui.curves.blocks import BLOCK, BlockExtremes, kept_blocks
 
 RAW_FACTOR = 3   # up to RAW_FACTOR points per pixel column are drawn as they are
 # Block summaries are folded where the columns average this many blocks of points or more: below it numpy's
@@ -355,3 +355,16 @@ def kept_decimator(series, role: str, x_factor: float = 1.0) -> ColumnDecimator:
     if dec is None:
         dec = kept[(role, x_factor)] = ColumnDecimator()
     return dec
+
+
+def series_points(decimator: ColumnDecimator, series, x: np.ndarray, y: np.ndarray, version,
+                  grid: tuple[float, float, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The points to draw of one curve of ``series`` (an explorer.ui.runs.state.Series): ``x`` its steps in the
+    plot's x unit, ``y`` the drawn values (``version``: "raw" for the series' own values, else the smoothed
+    values' version), ``grid`` (x0, x1, pixel columns); :meth:`ColumnDecimator.points` with the series' block
+    summaries where the columns hold many points each. The one way both the plots (GUI thread) and the reader
+    thread (explorer.ui.curves.predecimate) decimate a curve, so that their columns are interchangeable."""
+    steps_sorted = series.steps_sorted
+    many = steps_sorted and len(x) >= BLOCK_COLUMN * BLOCK * grid[2]   # block summaries pay off
+    blocks = kept_blocks(series, y, None if version == "raw" else version) if many else None
+    return decimator.points(x, y, *grid, version=version, steps_sorted=steps_sorted, blocks=blocks)

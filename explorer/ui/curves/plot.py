@@ -18,14 +18,14 @@ from explorer.core.specs.metric_display import metric_label
 from explorer.core.specs.metrics import metric_spec
 
 from explorer.ui.curves.curves_model import PALETTE  # noqa: F401 - the run colours, imported from here too
-from explorer.ui.curves.blocks import BLOCK, kept_blocks
-from explorer.ui.curves.decimate import BLOCK_COLUMN, ColumnDecimator, kept_decimator
+from explorer.ui.curves.decimate import ColumnDecimator, kept_decimator, series_points
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
 from explorer.ui.curves.plot_marks import BaselineLines, NonfiniteMarks
 from explorer.ui.curves.plot_widget import PageScrollPlotWidget, WheelPassViewBox, scene_changed
-from explorer.ui.curves.plotmath import SMOOTHED_SERIES, robust_range, smoothed, window_mask
+from explorer.ui.curves.plotmath import SMOOTHED_SERIES, robust_range, shown_values, window_mask
+from explorer.ui.curves.predecimate import PLOT_COLUMNS
 from explorer.ui.runs.state import RunState
 
 
@@ -344,12 +344,7 @@ class PlotPanel(QFrame):
         data = self.data.get(run_id)
         if data is None or data.series is not s or data.x_factor != x_factor:   # another unit: drawn anew
             self.data[run_id] = data = CurveData(s, x_factor)
-        y = shown = s.y
-        version = "raw"
-        if self.key in SMOOTHED_SERIES:
-            shown, generation = smoothed(s, smoothing, y)   # kept with the series, computed where it was read
-            if shown is not y:
-                version = ("ema", generation)
+        y, shown, version = shown_values(s, self.key, smoothing)   # smoothed where the run was read
         data.set(s.x if x_factor == 1.0 else s.x * x_factor, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
         self._draw(run_id)
         self.marks.update(run_id, data)
@@ -358,7 +353,9 @@ class PlotPanel(QFrame):
         """(x0, x1, pixel columns) of the view the curves are decimated for."""
         vb = self.plot.getViewBox()
         x0, x1 = vb.viewRange()[0]
-        return float(x0), float(x1), int(vb.width() * self.devicePixelRatioF()) or 1000   # device pixels
+        columns = int(vb.width() * self.devicePixelRatioF()) or 1000   # device pixels
+        PLOT_COLUMNS.publish(self.key, columns)   # runs read from now on are decimated for it ahead
+        return float(x0), float(x1), columns
 
     def _draw(self, run_id: str) -> None:
         data = self.data.get(run_id)
@@ -373,12 +370,9 @@ class PlotPanel(QFrame):
         pairs = [(item, data.shown, data.main)]
         if data.raw is not None and run_id in self.raw_items:
             pairs.append((self.raw_items[run_id], data.y, data.raw))
-        steps_sorted = data.series.steps_sorted
-        many = steps_sorted and data.n >= BLOCK_COLUMN * BLOCK * grid[2]   # block summaries pay off
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
-            blocks = kept_blocks(data.series, y, None if vers == "raw" else vers) if many else None
-            xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted, blocks=blocks)
+            xs, ys = series_points(decimator, data.series, data.x, y, vers, grid)
             target.set_points(xs, ys, not np.isnan(ys).any())
 
     def _view_changed(self, *_args) -> None:

@@ -104,10 +104,24 @@ def smoothed(series, weight: float, y: np.ndarray | None = None) -> tuple[np.nda
     return ema.update(series.y if y is None else y, weight), ema.generation
 
 
+def shown_values(series, key: str, weight: float):
+    """(y, shown, version) of the curve drawn for ``series`` in the plot of ``key``: its values ``y`` (a view read
+    once), the values drawn (smoothed at ``weight`` for SMOOTHED_SERIES, else ``y`` itself) and their version
+    ("raw", or ("ema", generation) when smoothed: explorer.ui.curves.decimate's version)."""
+    y = shown = series.y
+    version = "raw"
+    if key in SMOOTHED_SERIES:
+        shown, generation = smoothed(series, weight, y)
+        if shown is not y:
+            version = ("ema", generation)
+    return y, shown, version
+
+
 def prepare_curves(state, weight: float = DEFAULT_SMOOTHING):
     """What the Curves panel derives from a run's points, computed where the run is read (a worker
     thread: explorer.ui.runs.store.load_run_state) instead of on the GUI thread at its first redraw: the
-    smoothed series (:func:`smoothed`, at the slider's start weight). ``state``: a RunState; returns it."""
+    smoothed series (:func:`smoothed`, at the slider's start weight), the long series' block extremes and their
+    curves decimated for the run's own x axis (explorer.ui.curves.predecimate). ``state``: a RunState; returns it."""
     for key in SMOOTHED_SERIES:
         series = state.series.get(key)
         if series is not None and len(series):
@@ -118,6 +132,10 @@ def prepare_curves(state, weight: float = DEFAULT_SMOOTHING):
             ema = series.derived.get("ema")
             if key in SMOOTHED_SERIES and ema is not None and weight > 0:
                 kept_blocks(series, smoothed(series, weight)[0], ("ema", ema.generation))
+    # the curves' pixel columns for the run's own x axis (imported here: predecimate reads this module)
+    from explorer.ui.curves.predecimate import predecimate
+
+    predecimate(state, weight)
     return state
 
 
