@@ -102,7 +102,9 @@ def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, t
         assert _inside_viewport(curves, "loss") and _inside_viewport(curves, "dev/f1"), where
         assert flow.isVisible(), where
         flow_height, total = split.sizes()[1], sum(split.sizes())
-        assert flow_height <= 0.31 * total + 1, (where, split.sizes())
+        # the default share of the height, or the flow view's own minimum where the page is narrower (the Runs
+        # dock follows the window's width unless its width was set otherwise)
+        assert flow_height <= max(0.31 * total + 1, flow.minimumHeight()), (where, split.sizes())
         assert flow.is_collapsed() == (curves.height() < 900), (where, curves.height())
         if flow.is_collapsed():   # the header line alone, with a button that opens it
             assert flow_height == flow.header_height() and flow.toggle.text() == "Show"
