@@ -228,3 +228,61 @@ def test_cli_group_summary_prints_the_spread_of_every_final_metric(tmp_path):
     assert any("s-03: no run folder" in ln for ln in lines)
     p = _cli(["group", "--group", "nope", "--summary", "--output-dir", str(tmp_path)])
     assert p.returncode == 2 and "nope" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_running_members_latest_evaluation_is_no_final_figure(tmp_path):
+    """While one restart still trains, the group's final figures are the ended runs' only: the running run's
+    latest evaluation was counted as final, so a mean of 2 with an interval from -202 to 296 stood beside the
+    Runs list's "(n 1)"; its curve still counts."""
+    from explorer.core.studies.group_stats import final_metric_stats, group_table
+
+    runs = tmp_path / "runs"
+    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2])
+    groups.write_group(runs, group)
+    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
+    live = _fake_run(runs, "g-02", [(0, 0.5), (5, 0.2)], finished=False)
+    _worker_of(live)
+    _group, members, _notes = groups.load_group_data(runs, "g")
+    running = members[1]
+    assert running.status == "running" and len(running.eval_values) == 2      # its curve is kept
+    table = group_table(members, [])
+    assert table.final.n == 1 and table.final.mean == 80.0
+    assert final_metric_stats(members)["accuracy"].n == 1
+    assert running.final_metrics == {} and running.final != running.final   # NaN: no final figure yet
+
+
+def _worker_of(run_dir) -> None:
+    """Mark ``run_dir``'s worker as this live process (its pid file), so the run reads as running."""
+    import os
+    import socket
+
+    from explorer.core.runs.workers import pid_file
+
+    pid_file(run_dir).write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname()}), encoding="utf-8")
+
+
+def test_the_groups_page_reads_the_group_shown_again_when_its_members_move_on(qtbot, tmp_path):
+    """Refresh (and a member's end, through the same path) reads the group shown again: the summary beside
+    the list stayed at "1 finished, 1 running" after every member had finished, until another row was clicked."""
+    from explorer.ui.groups.tabs import GroupsTab
+
+    runs = tmp_path / "runs"
+    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2])
+    groups.write_group(runs, group)
+    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
+    live = _fake_run(runs, "g-02", [(0, 0.5), (5, 0.2)], finished=False)
+    _worker_of(live)
+    tab = GroupsTab(runs)
+    qtbot.addWidget(tab)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.tree.setCurrentItem(tab.tree.topLevelItem(0))
+    assert [m.status for m in tab.view.members] == ["finished", "running"]
+    with open(live / EVENTS_FILE, "a", encoding="utf-8") as fh:   # the second restart ends
+        fh.write(json.dumps({"event": "eval", "run_id": "g-02", "time": 4.0, "step": 10,
+                             "metrics": {"accuracy": 0.7}}) + "\n")
+        fh.write(json.dumps({"event": "finished", "run_id": "g-02", "time": 5.0, "metrics": {},
+                             "seconds": 4.0}) + "\n")
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.refresh()
+    assert [m.status for m in tab.view.members] == ["finished", "finished"]

@@ -44,12 +44,16 @@ class MemberData:
     final_metrics: dict = field(default_factory=dict)   # every finite metric of the last evaluation
     last_eval_step: float | None = None   # the step of the run's last evaluation (None: not known)
     undefined: str = ""   # why the metric has no value at any evaluation after step 0 (constant predictions); ""
+    ongoing: bool = False   # the run is still training (or queued): its last evaluation is no final figure
+
 
     @property
     def final(self) -> float:
-        """The dev metric of the last evaluation: NaN before the first evaluation, and where the last evaluation
-        has no finite value of it (a correlation undefined on constant predictions), never an earlier value."""
-        if not len(self.eval_values):
+        """The dev metric of the last evaluation: NaN before the first evaluation, while the run is still
+        training (its latest evaluation is no final figure: a group's "final" mean would mix it with the ended
+        runs'), and where the last evaluation has no finite value of it (a correlation undefined on constant
+        predictions), never an earlier value."""
+        if self.ongoing or not len(self.eval_values):
             return math.nan
         if self.last_eval_step is not None and float(self.eval_steps[-1]) != float(self.last_eval_step):
             return math.nan
@@ -80,7 +84,8 @@ def _series(events: list[dict], kind: str, pick) -> tuple[np.ndarray, np.ndarray
 
 def member_data(record, params: dict | None = None) -> MemberData:
     """A MemberData from a ``runs.RunRecord``: every eval/step event of the log (a resumed run continues
-    its step count). Non-finite values and rows without a step are left out."""
+    its step count). Non-finite values and rows without a step are left out. A run still queued or training
+    has no final metrics (``ongoing``): its curve counts, its latest evaluation is not a final figure."""
     from explorer.core.specs.metric_display import display_scale
     from explorer.core.specs.metrics import metric_spec
 
@@ -91,13 +96,17 @@ def member_data(record, params: dict | None = None) -> MemberData:
                      if isinstance(e.get("metrics"), dict) else None)
     ev = ev * display_scale(name, task)
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
-    last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
+    from explorer.core.runs.status import IN_PROGRESS, LIVE
+
+    ongoing = record.status in LIVE or record.status == IN_PROGRESS
+    last = None if ongoing else next((e for e in reversed(events)
+                                      if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
     finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()
               if metric_spec(k).is_plotted and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     last_step = last.get("step") if last is not None and isinstance(last.get("step"), (int, float)) else None
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals,
-                      last_eval_step=last_step,
+                      last_eval_step=last_step, ongoing=ongoing,
                       undefined=record.summary.metric_undefined if record.summary else "")
 
 

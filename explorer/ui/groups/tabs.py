@@ -133,7 +133,15 @@ class GroupsTab(QWidget):
         if self.follower is None:
             self.follower = GroupFollower(self.group_bar, store_events, self)
             self.follower.ended.connect(lambda text: (self.message.setText(text), self.refresh()))
+            store_events.ended.connect(lambda run_id, _status: self._member_ended(run_id))
         self.follower.follow(name, run_ids)
+
+    def _member_ended(self, run_id: str) -> None:
+        """A run ended: the group shown is read again when it is one of its members (its summary, and the
+        held-out folds predicted once the last fold has ended)."""
+        group = self.view.group
+        if group is not None and run_id in {m.run_id for m in group.members}:
+            self.refresh()
 
     def refresh(self) -> int:
         """Re-read the groups on a worker thread (a broken group.json is a line under the list, never an
@@ -172,6 +180,9 @@ class GroupsTab(QWidget):
             if g.name == keep:
                 self.tree.setCurrentItem(top)
         self.tree.blockSignals(False)
+        shown = self.view.group.name if self.view.group is not None else None
+        if shown is not None and shown == keep and any(g.name == shown for g, _states in listing):
+            self.show_group(shown)   # the summary beside the list follows the members' new states
         self.tree.expandAll()
         for column in range(self.tree.columnCount()):   # "41.46% F_avg" whole, not "41.4…"
             self.tree.resizeColumnToContents(column)
