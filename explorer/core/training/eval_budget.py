@@ -41,16 +41,17 @@ def plan_evaluations_now(run) -> None:
 
 
 def replan_text(before, plan, step: int) -> str:
-    """The log line of a cadence that changed after the evaluation at optimizer step ``step``: the old and the
-    new cadence and the measured costs that moved it, then the new plan in full (EvalPlan.describe). Without
-    it a run that dropped its later evaluations under load showed the first plan's "every 21 steps" to the end."""
+    """The log line of a cadence that changed after the evaluation at optimizer step ``step``: the new cadence,
+    the old one and the measured costs that moved it, in one sentence (the first plan's full text stays in the
+    run's log). Without it a run that dropped its later evaluations under load showed the first plan's "every 21
+    steps" to the end."""
     def cadence(p) -> str:
         return f"every {p.eval_every:,} steps" if p.eval_every > 0 else "at the end only"
 
     cost = (f"an evaluation with its saves now takes about {plan.dev_rows / plan.eval_rate + plan.overhead:,.1f} s "
             f"and training runs at {plan.train_rate:,.1f} windows/s" if plan.eval_rate > 0 else "the measured costs")
-    return (f"Evaluations re-planned after step {step:,}: {cadence(plan)} from now on, not {cadence(before)} "
-            f"({cost}). " + plan.describe("the rates so far"))
+    return (f"Evaluations re-planned after step {step:,}: {cadence(plan)} from now on, not {cadence(before)}: "
+            f"{cost}, and evaluations may take at most {plan.share:.0%} of the run.")
 
 
 def expect_ahead(run) -> None:
