@@ -511,3 +511,19 @@ def test_characters_no_font_draws_are_named_in_the_pane_and_the_tooltip(qtbot, t
     assert tip.startswith(rows[0]["text"]) and "U+10FFFD" in tip
     assert undrawable(f"abc é \u200d{NO_GLYPH}{NO_GLYPH}", page.text.font()) == [NO_GLYPH]   # named once
     assert undrawable_note([]) == ""
+
+
+def test_a_corrected_label_in_bold_is_not_cut(qtbot, tmp_path):
+    """A person's label is drawn in bold: the label column widens for it ("AGAINST" read "AGAI…" once
+    corrected, its column sized for the model's labels in the normal font)."""
+    table, review = _classification_predictions(tmp_path)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(table, review)
+    page.resize(1200, 700)
+    page.show()
+    qtbot.waitExposed(page)
+    col = page.model.headers.index("label")
+    row = next(r for r in range(page.model.rowCount()) if page.model.predicted[int(page.model.order[r])] == "NONE")
+    page.set_label(int(page.model.order[row]), "AGAINST")
+    assert page.view.columnWidth(col) >= page.view.sizeHintForColumn(col)

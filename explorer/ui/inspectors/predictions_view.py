@@ -470,6 +470,7 @@ class PredictionsView(QWidget):
             return
         self.review.save()
         self.model.row_changed(file_row)
+        self.fit_text_columns()   # a person's label is bold: its column widens for it, not "AGAI…"
         self._show_current()
         self._update_info()
         self._update_metrics()
