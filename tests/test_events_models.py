@@ -86,3 +86,23 @@ def test_events_carry_their_line_number_as_seq_also_after_a_resume_and_a_torn_li
     lines = path.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[3])["seq"] == 4 and len(lines) == 4
     assert [e["seq"] for e in events.read_events(path)] == [1, 2, 4]
+
+
+def test_a_library_that_fails_to_import_is_not_called_a_torn_checkpoint(tmp_path, monkeypatch):
+    """An ImportError while loading (transformers resolving a name another thread was resolving) is said as
+    the installation's, never as "torn or not a weights file?", which blamed a checkpoint that was fine."""
+    import explorer.core.models.loading as loading
+    from helpers import save_tiny_model
+
+    ckpt = save_tiny_model(tmp_path / "best", "classification")
+
+    def racing(*_a, **_k):
+        raise ImportError("cannot import name 'AutoConfig' from 'transformers'")
+
+    monkeypatch.setattr(loading, "_read_checkpoint", racing)
+    with pytest.raises(ModelSourceError) as err:
+        load_model(str(ckpt), "classification")
+    text = str(err.value)
+    assert "torn" not in text and "a library of this installation failed to import" in text
+    assert "AutoConfig" in text and "the checkpoint's files were not read" in text
+

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -86,6 +87,23 @@ def model_of(loaded_or_model):
 
 def _is_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
+
+
+_IMPORTS = threading.Lock()
+
+
+def _import_transformers(task: str) -> None:
+    """Import the transformers names a load uses, one thread at a time. transformers resolves its names lazily
+    on first use, and two threads' first uses at once (the inspector process loading both checkpoints of Compare
+    two classifiers) failed for the thread that lost the race: "cannot import name 'AutoConfig' from
+    'transformers'", a load that worked when asked again."""
+    with _IMPORTS:
+        from transformers import AutoConfig, AutoTokenizer  # noqa: F401 - resolved here, under the lock
+        from transformers.models.auto import modeling_auto  # noqa: F401
+        from transformers.utils import logging  # noqa: F401
+
+        if for_model_head(task) is not None:
+            _auto_class(task)
 
 
 def _auto_class(task: str):
@@ -166,6 +184,7 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
             tokenizer that does not fit the embedding matrix, or (``refuse_other_task``) a checkpoint fine-tuned
             for another task.
     """
+    _import_transformers(task)
     from transformers.utils import logging as hf_logging
 
     path = resolve_source(source)
@@ -196,6 +215,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"could not load a model from {source!r}: {msg.splitlines()[0][:300]}") from None
     except ValueError as exc:
         raise ModelSourceError(f"{source!r} cannot be loaded as a {task} model: {str(exc)[:300]}") from None
+    except ImportError as exc:   # a library of this installation, not the checkpoint's files
+        raise ModelSourceError(f"could not load {source!r}: a library of this installation failed to import "
+                               f"({str(exc).splitlines()[0][:200]}); the checkpoint's files were not read") from None
     except Exception as exc:  # noqa: BLE001 - e.g. safetensors' SafetensorError for a torn weights file
         raise ModelSourceError(f"could not read the weights in {source!r} (torn or not a weights file?): "
                                f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}") from None
