@@ -237,11 +237,7 @@ def test_a_running_members_latest_evaluation_is_no_final_figure(tmp_path):
     from explorer.core.studies.group_stats import final_metric_stats, group_table
 
     runs = tmp_path / "runs"
-    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2])
-    groups.write_group(runs, group)
-    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
-    live = _fake_run(runs, "g-02", [(0, 0.5), (5, 0.2)], finished=False)
-    _worker_of(live)
+    _one_restart_running(runs)
     _group, members, _notes = groups.load_group_data(runs, "g")
     running = members[1]
     assert running.status == "running" and len(running.eval_values) == 2      # its curve is kept
@@ -267,11 +263,7 @@ def test_the_groups_page_reads_the_group_shown_again_when_its_members_move_on(qt
     from explorer.ui.groups.tabs import GroupsTab
 
     runs = tmp_path / "runs"
-    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2])
-    groups.write_group(runs, group)
-    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
-    live = _fake_run(runs, "g-02", [(0, 0.5), (5, 0.2)], finished=False)
-    _worker_of(live)
+    live = _one_restart_running(runs)
     tab = GroupsTab(runs)
     qtbot.addWidget(tab)
     qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
@@ -286,3 +278,14 @@ def test_the_groups_page_reads_the_group_shown_again_when_its_members_move_on(qt
     with qtbot.waitSignal(tab.group_shown, timeout=10_000):
         tab.refresh()
     assert [m.status for m in tab.view.members] == ["finished", "finished"]
+
+
+def _one_restart_running(runs):
+    """Group "g" of two restarts: g-01 finished at 80%, g-02 still training (its worker this process) at 20%
+    after step 5; returns g-02's folder."""
+    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2])
+    groups.write_group(runs, group)
+    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
+    live = _fake_run(runs, "g-02", [(0, 0.5), (5, 0.2)], finished=False)
+    _worker_of(live)
+    return live
