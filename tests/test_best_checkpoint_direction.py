@@ -41,3 +41,28 @@ def test_metric_for_best_loss_keeps_the_lowest_dev_loss(tmp_path):
     cfg = json.loads((tmp_path / "runs" / "r" / "config.json").read_text())
     assert summarize("r", tmp_path / "runs" / "r", cfg, events, alive=False).metric_value == lowest
     assert RunState.from_events("r", events, config=cfg).best_metric() == ("loss", lowest, want)
+
+
+def test_best_dev_names_the_evaluation_the_loop_saved_when_it_chose_on_the_sample(tmp_path):
+    """The loop compares evaluations on the dev sample; the final evaluation reports the whole dev set. Its
+    all-rows figure (74.67) is below step 32's sample figure (75.00), yet step 63 is what checkpoints/best holds
+    (75.50 on the sample): the Runs list, Curves and the run's summary name step 63 and 74.67, the figure
+    Classify: dev set gives for that checkpoint, not 75.00 @32 of weights that were replaced."""
+    from explorer.core.specs.best import best_of_events
+
+    events = [{"event": "started", "run_id": "r", "time": 1.0, "steps_total": 63},
+              {"event": "eval", "run_id": "r", "time": 2.0, "step": 0, "metrics": {"accuracy": 0.5}},
+              {"event": "eval", "run_id": "r", "time": 3.0, "step": 32, "metrics": {"accuracy": 0.75}},
+              {"event": "checkpoint", "run_id": "r", "time": 3.1, "step": 32, "kind": "best", "metric": "accuracy",
+               "path": "runs/r/checkpoints/best"},
+              {"event": "eval", "run_id": "r", "time": 4.0, "step": 63, "metrics": {"accuracy": 0.7466666666666667}},
+              {"event": "checkpoint", "run_id": "r", "time": 4.1, "step": 63, "kind": "best", "metric": "accuracy",
+               "path": "runs/r/checkpoints/best"},
+              {"event": "finished", "run_id": "r", "time": 5.0, "metrics": {}, "seconds": 4.0}]
+    assert best_of_events(events, "accuracy") == (63, 0.7466666666666667)
+    assert summarize("r", tmp_path, {"task": "single"}, events, False).metric_value == 0.7466666666666667
+    name, value, step = RunState.from_events("r", events, config={"task": "single"}).best_metric()
+    assert (name, round(value, 2), step) == ("accuracy", 74.67, 63)
+    # a log without the loop's picks (another tool's, an older run) keeps the rule over the evaluations
+    plain = [e for e in events if e["event"] != "checkpoint"]
+    assert best_of_events(plain, "accuracy") == (32, 0.75)

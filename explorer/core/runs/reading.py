@@ -138,7 +138,7 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     evals = [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
     seen = {name for e in evals for name in e["metrics"]}
     name = choose_metric(seen, config) or best_metric_name(config)
-    best = best_of_events(evals, name)   # core/specs/best: the metric's direction, step 0 skipped, ties keep the earlier
+    best = best_of_events(events, name)   # core/specs/best: the loop's own pick where logged, else the rule
     s.metric_name = name
     s.metric_value = best[1] if best else None
     s.metric_undefined = "" if best else undefined_best(evals, name)

@@ -50,8 +50,18 @@ def best_evaluation(points, *, metric: str | None = None,
 
 
 def best_of_events(events, metric: str, *, include_step_zero: bool = False) -> tuple[int, float] | None:
-    """:func:`best_evaluation` over the ``eval`` events of a run log (dicts as in ``core/protocol/events``): the
-    (step, stored value) of ``metric``; events without it, or without a step, are left out."""
+    """The (step, stored value) of ``metric`` that ``checkpoints/best`` holds, from a run log (dicts as in
+    ``core/protocol/events``).
+
+    Where the log records the training loop's own pick (its last ``checkpoint`` event of kind "best" chosen by
+    ``metric``), that step counts, with the value of the last evaluation at it: the loop compares evaluations on
+    the dev sample, and a final evaluation reports the whole dev set, so its figure can be lower than an earlier
+    sample's figure and still be the one saved (Best dev then named step 32 at 75.00 while checkpoints/best held
+    step 63, 74.67 on all rows, as Classify: dev set scores it). Otherwise :func:`best_evaluation` over the
+    ``eval`` events; events without ``metric``, or without a step, are left out."""
+    picked = _picked(events, metric)
+    if picked is not None:
+        return picked
     points = []
     for e in events:
         metrics = e.get("metrics") if e.get("event") == "eval" else None
@@ -59,6 +69,22 @@ def best_of_events(events, metric: str, *, include_step_zero: bool = False) -> t
         if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(e.get("step"), (int, float)):
             points.append((e["step"], value))
     return best_evaluation(points, metric=metric, include_step_zero=include_step_zero)
+
+
+def _picked(events, metric: str) -> tuple[int, float] | None:
+    """(step, value) of the loop's last "best" checkpoint by ``metric`` and the last evaluation at its step, or
+    None (no such checkpoint event, another metric, or no finite value of ``metric`` at that step)."""
+    picks = [e for e in events if e.get("event") == "checkpoint" and e.get("kind") == "best"
+             and isinstance(e.get("step"), (int, float)) and e.get("metric") in (None, metric)]
+    if not picks:
+        return None
+    step = picks[-1]["step"]
+    for e in reversed(list(events)):
+        metrics = e.get("metrics") if e.get("event") == "eval" and e.get("step") == step else None
+        value = metrics.get(metric) if isinstance(metrics, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return int(step), float(value)
+    return None
 
 
 def undefined_best(events, metric: str) -> str:

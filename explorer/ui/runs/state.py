@@ -194,6 +194,7 @@ class RunState:
     host: str = ""     # the remote host the run trains on (its mirror's remote.json); "" = this machine
     settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.reading.RunRecord)
     declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
+    best_pick: tuple[int, str | None] | None = None   # the loop's last "best" checkpoint: (step, metric it used)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
     # the started event's dev_baseline (core.metrics.baselines.Baseline): computed by the worker, where the data is
     reported_baseline: object = field(default=None, repr=False, compare=False)
@@ -241,8 +242,9 @@ class RunState:
         return chosen or (sorted(names)[0] if names else None)
 
     def best_metric(self) -> tuple[str, float, int] | None:
-        """(name, best value, step of it): the evaluation ``checkpoints/best`` holds, by the training
-        loop's own rule (explorer.core.specs.best: strictly better in the metric's direction wins, a tie keeps the earlier step, the
+        """(name, best value, step of it): the evaluation ``checkpoints/best`` holds: the loop's last "best"
+        checkpoint where the log has one (its step and the last evaluation at it, as core.specs.best.best_of_events),
+        else by the training loop's own rule (explorer.core.specs.best: strictly better in the metric's direction wins, a tie keeps the earlier step, the
         step-0 evaluation of the untrained model is never saved). None before such an evaluation.
         The value is on the display scale (percent; see dev series)."""
         from explorer.core.specs.best import best_evaluation
@@ -253,6 +255,10 @@ class RunState:
         if name is None:
             return None
         s = self.series[DEV_PREFIX + name]
+        if self.best_pick is not None and self.best_pick[1] in (None, name):   # the loop's own pick (core/specs/best)
+            at = [y for x, y in zip(s.x.tolist(), s.y.tolist()) if int(x) == self.best_pick[0] and math.isfinite(y)]
+            if at:
+                return name, at[-1], self.best_pick[0]
         found = best_evaluation(zip(s.x.tolist(), s.y.tolist()), metric=name)
         if found is None:
             return None
@@ -464,6 +470,8 @@ class RunState:
             self.checkpoints[kind_] = str(ev.get("path", ""))
             if kind_ == "best":
                 self.best_checkpoint = self.checkpoints[kind_]
+                if _num(ev.get("step")) is not None:
+                    self.best_pick = (int(ev["step"]), ev.get("metric"))
         elif kind == run_status.FINISHED:   # terminal events are named as the status they end a run in
             self.stopped_early = bool(ev.get("stopped_early"))
             self.final_metrics = dict(ev.get("metrics") or {})
