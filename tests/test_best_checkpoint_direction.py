@@ -63,6 +63,13 @@ def test_best_dev_names_the_evaluation_the_loop_saved_when_it_chose_on_the_sampl
     assert summarize("r", tmp_path, {"task": "single"}, events, False).metric_value == 0.7466666666666667
     name, value, step = RunState.from_events("r", events, config={"task": "single"}).best_metric()
     assert (name, round(value, 2), step) == ("accuracy", 74.67, 63)
+    from types import SimpleNamespace
+
+    from explorer.core.studies.group_stats import member_data
+
+    record = SimpleNamespace(run_id="r", status="finished", events=events,
+                             summary=SimpleNamespace(metric_name="accuracy", task="single", metric_undefined=""))
+    assert round(member_data(record).best, 2) == 74.67     # a group's "best" column: the same evaluation
     # a log without the loop's picks (another tool's, an older run) keeps the rule over the evaluations
     plain = [e for e in events if e["event"] != "checkpoint"]
     assert best_of_events(plain, "accuracy") == (32, 0.75)

@@ -59,7 +59,7 @@ def best_of_events(events, metric: str, *, include_step_zero: bool = False) -> t
     sample's figure and still be the one saved (Best dev then named step 32 at 75.00 while checkpoints/best held
     step 63, 74.67 on all rows, as Classify: dev set scores it). Otherwise :func:`best_evaluation` over the
     ``eval`` events; events without ``metric``, or without a step, are left out."""
-    picked = _picked(events, metric)
+    picked = picked_checkpoint(events, metric)
     if picked is not None:
         return picked
     points = []
@@ -71,7 +71,7 @@ def best_of_events(events, metric: str, *, include_step_zero: bool = False) -> t
     return best_evaluation(points, metric=metric, include_step_zero=include_step_zero)
 
 
-def _picked(events, metric: str) -> tuple[int, float] | None:
+def picked_checkpoint(events, metric: str) -> tuple[int, float] | None:
     """(step, value) of the loop's last "best" checkpoint by ``metric`` and the last evaluation at its step, or
     None (no such checkpoint event, another metric, or no finite value of ``metric`` at that step)."""
     picks = [e for e in events if e.get("event") == "checkpoint" and e.get("kind") == "best"

@@ -45,6 +45,7 @@ class MemberData:
     last_eval_step: float | None = None   # the step of the run's last evaluation (None: not known)
     undefined: str = ""   # why the metric has no value at any evaluation after step 0 (constant predictions); ""
     ongoing: bool = False   # the run is still training (or queued): its last evaluation is no final figure
+    picked: float | None = None   # the loop's logged pick of checkpoints/best (core/specs/best), display scale
 
 
     @property
@@ -61,10 +62,12 @@ class MemberData:
 
     @property
     def best(self) -> float:
-        """The dev metric of the evaluation ``checkpoints/best`` holds (core/specs/best: the metric's direction,
-        step 0 skipped; NaN before such an evaluation)."""
+        """The dev metric of the evaluation ``checkpoints/best`` holds: the run's logged pick where known, else
+        core/specs/best's rule (the metric's direction, step 0 skipped); NaN before such an evaluation."""
         from explorer.core.specs.best import best_evaluation
 
+        if self.picked is not None:
+            return self.picked
         found = best_evaluation(zip(self.eval_steps.tolist(), self.eval_values.tolist()), metric=self.metric_name)
         return found[1] if found else math.nan
 
@@ -106,8 +109,20 @@ def member_data(record, params: dict | None = None) -> MemberData:
     last_step = last.get("step") if last is not None and isinstance(last.get("step"), (int, float)) else None
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals,
-                      last_eval_step=last_step, ongoing=ongoing,
+                      last_eval_step=last_step, ongoing=ongoing, picked=_picked_value(events, name, task),
                       undefined=record.summary.metric_undefined if record.summary else "")
+
+
+def _picked_value(events: list[dict], name: str, task: str) -> float | None:
+    """The figure of the evaluation checkpoints/best holds where the run logged its pick
+    (core.specs.best.best_of_events), on the display scale; None without a logged pick."""
+    from explorer.core.specs.best import best_of_events, picked_checkpoint
+    from explorer.core.specs.metric_display import display_scale
+
+    if not name or picked_checkpoint(events, name) is None:
+        return None
+    found = best_of_events(events, name)
+    return found[1] * display_scale(name, task) if found else None
 
 
 def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:
