@@ -301,3 +301,26 @@ def test_pooled_out_of_fold_line_gives_the_groups_ranking_metric_f_avg_first(tmp
     assert result.text("single", first="f_avg").startswith(
         f"pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): F_avg (%) {100 * by_hand['f_avg']:.2f}, "
         "accuracy (%)")
+
+
+def test_folds_start_from_the_model_a_run_checkpoint_started_from(tmp_path):
+    """Cross-validating with a run's checkpoint in the Launch tab (set there by Fine-tune on reviewed rows, a
+    checkpoint trained on rows of this very table): every fold starts from the model the runs started from, and
+    the note says so; a folder that is no run's checkpoint is kept."""
+    from explorer.core.runs.layout import CONFIG_FILE
+
+    data = _write_table(tmp_path / "d.csv", n=24)
+    runs = tmp_path / "runs"
+    first, reviewed = runs / "stance", runs / "stance-reviewed"
+    for run, model in ((first, "bundled:minilm"), (reviewed, str(first / "checkpoints" / "best"))):
+        (run / "checkpoints" / "best").mkdir(parents=True)
+        (run / CONFIG_FILE).write_text(json.dumps({"model": model, "train": str(data)}), encoding="utf-8")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       model=str(reviewed / "checkpoints" / "best"))
+    _group, configs, note = cv_runs.start_cv_group(base, runs, "cvg", 3)
+    assert {c.model for c in configs} == {"bundled:minilm"}
+    assert ("each fold starts from bundled:minilm (the model stance started from), not from stance-reviewed's "
+            "checkpoint") in note
+    elsewhere = tmp_path / "saved-model"
+    elsewhere.mkdir()
+    assert cv_runs.fold_start_model(str(elsewhere)) == (str(elsewhere), "")

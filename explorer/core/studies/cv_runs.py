@@ -171,22 +171,53 @@ def make_folds(data: CvData, k: int, seed: int) -> list[Fold]:
     return cv_folds(data.labels if data.labels is not None else [0] * data.n, k=k, seed=seed, groups=data.groups)
 
 
+def fold_start_model(model: str) -> tuple[str, str]:
+    """The model every fold of a cross-validation starts from, and why it is not ``model`` ("" when it is).
+
+    A checkpoint of a run (``<run>/checkpoints/best``, as "Fine-tune on reviewed rows" puts in the Launch tab)
+    has been trained on rows of the table being cross-validated, so no fold's held-out rows would be new to it
+    and the out-of-fold figure would be optimistic (a stance checkpoint's folds scored 70% F_avg at step 0,
+    before any training). The folds start from the model the run (or the runs before it) started from: the
+    figure then measures the recipe on this table. Source: the cross-validation definition (each fold scored by
+    a model that never saw it), Hastie et al., The Elements of Statistical Learning, 7.10."""
+    from explorer.core.runs.layout import config_file, run_dir_of
+
+    start, runs = str(model or ""), []
+    while (run := run_dir_of(start)) is not None and len(runs) < 20:
+        try:
+            first = json.loads(config_file(run).read_text(encoding="utf-8")).get("model")
+        except (OSError, ValueError, AttributeError):
+            break
+        if not first or str(first) == start:
+            break
+        runs.append(run.name)
+        start = str(first)
+    if not runs:
+        return model, ""
+    return start, (f"each fold starts from {start} (the model {runs[-1]} started from), not from {runs[0]}'s "
+                   "checkpoint: it has been trained on rows of this table, so no fold's held-out rows would be new "
+                   "to it")
+
+
 def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: str = "") -> tuple[Group, list, str]:
     """Plan a new cross-validation group and write it: group.json, folds.json, every fold's train / dev file
     and each member's config (``.groups/<name>/configs/<run_id>.json``, as :func:`explorer.core.studies.groups.
     write_member_configs`). The one place both ``bert-explorer group --cv K`` and the GUI's
     "Cross-validate…" make a cv group. Returns (group, the K member TrainConfigs with ``output_dir`` the runs
     folder, a one-line note "N examples, fold sizes a, b, ..."). Raises CrossValidationError, GroupError and
-    the loaders' data errors; nothing is written when planning fails."""
+    the loaders' data errors; nothing is written when planning fails. A run's checkpoint as ``base.model`` is
+    replaced by the model its run started from (:func:`fold_start_model`), said in the note."""
     from explorer.core.studies.groups import write_group, write_member_configs
 
+    start, why = fold_start_model(base.model)
+    base = dataclasses.replace(base, model=start)
     group, configs, data, folds = plan_cv(base, runs_dir, name, k, group_column)
     configs = [dataclasses.replace(c, output_dir=str(runs_dir)) for c in configs]
     write_group(runs_dir, group)
     write_folds(group_dir(runs_dir, group.name), data, folds, k, base.seed, group_column)
     write_member_configs(runs_dir, group, configs)
     sizes = ", ".join(str(len(f.dev)) for f in folds)
-    return group, configs, f"{data.n} examples, fold sizes {sizes}"
+    return group, configs, f"{data.n} examples, fold sizes {sizes}" + (f"; {why}" if why else "")
 
 
 def write_folds(group_folder: Path, data: CvData, folds: list[Fold], k: int, seed: int, group_column: str) -> Path:
