@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import write_tiny_squad
 
-from explorer.core.qa.scores import tau_sweep
+from explorer.core.qa.scores import grid_text, tau_sweep
 from explorer.ui.inspectors.components.dev_tau import (ASSUMED_QPS, at_tau, count_questions, estimate_line,
                                                        near_question, questions_near_tau, study_line, summary_lines,
                                                        tau_rows, windows_note)
@@ -66,6 +66,7 @@ def test_the_summary_and_tau_table_come_from_the_figures(study):
     rows = tau_rows(f, 0.5)
     assert rows[0][:3] == ("chosen τ", "+0.50", f"{tau_sweep(f.scores, taus=[0.5]).f1[0]:.2f}")
     assert rows[1][:3] == ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}")
+    assert rows[1][3].endswith(f"(τ from {grid_text(f.grid.taus)})")   # the grid's own ends, widened or not
     assert [r[0] for r in rows[2:]] == (["official best τ"] if "best_tau" in f.official else []) + \
         (["honest τ (two halves)"] if f.honest is not None else [])
 
@@ -87,3 +88,13 @@ def test_the_figures_at_a_tau_and_the_questions_nearest_it(study):
     question, passage = near_question(s, f, near, 0)
     k = s.ids.index(f.scores.ids[near[0]])
     assert (question, passage) == (s.questions[k], s.context(k)) and rows[0].cells[6] == question
+
+
+def test_the_grid_is_named_by_its_own_ends():
+    """A grid widened past ±6 for a model whose score_diff lies far out is named by its ends: the table said
+    "τ from −6 to +6" beside a best τ of +8.00."""
+    from explorer.core.qa.scores import DEFAULT_TAUS, tau_grid
+
+    assert grid_text(DEFAULT_TAUS) == "\u22126 to +6, step 0.25"
+    wide = tau_grid([9.3, -2.0])
+    assert wide[-1] > 6 and grid_text(wide) == f"\u2212{wide[-1]:g} to +{wide[-1]:g}, step 0.25"

@@ -77,12 +77,15 @@ class _Progress:
 
 
 def _tau_grid_lines(sweep, taus=(-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)) -> list[str]:
+    from explorer.core.qa.scores import grid_text
+
     lines = ["  tau     F1     EM  HasAns_f1  NoAns_f1  answer rate"]
     for t in taus:
         r = sweep.at(t)
         has, no = (f"{v:{w}.2f}" if v == v else f"{'-':>{w}}" for v, w in ((r["HasAns_f1"], 10), (r["NoAns_f1"], 9)))
         lines.append(f"  {r['tau']:+5.2f} {r['f1']:6.2f} {r['exact_match']:6.2f} {has} {no} {r['answer_rate']:10.1f}%")
-    lines.append(f"  best grid tau {sweep.best_tau:+.2f}: F1 {sweep.best_f1:.2f}  (grid -6..+6 step 0.25)")
+    grid = grid_text(sweep.taus).replace("\u2212", "-")   # the terminal's minus
+    lines.append(f"  best grid tau {sweep.best_tau:+.2f}: F1 {sweep.best_f1:.2f}  (grid {grid})")
     return lines
 
 

@@ -53,6 +53,21 @@ def tau_grid(score_diff) -> np.ndarray:
     return np.arange(-n_half, n_half + 1, dtype=np.float64) * step
 
 
+def grid_text(taus) -> str:
+    """The τ grid ``taus`` (ascending, score_diff units) in words: "−6 to +6, step 0.25" (the default grid), or the
+    widened one's own ends and step ("−10 to +10, step 0.25"), so no table names a range its best τ lies outside."""
+    taus = np.asarray(taus, dtype=np.float64)
+    if taus.size == 0:
+        return "no τ"
+    step = float(np.min(np.diff(taus))) if taus.size > 1 else 0.0
+
+    def end(value: float) -> str:
+        text = f"{value:+g}"
+        return text.replace("-", "−")
+
+    return f"{end(float(taus[0]))} to {end(float(taus[-1]))}" + (f", step {step:g}" if step else "")
+
+
 @dataclass
 class QuestionScores:
     """Per-question arrays (n,) for fast tau sweeps: the score of answering (best span) and of abstaining.

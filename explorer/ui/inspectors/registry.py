@@ -114,7 +114,7 @@ _PAGES: list[InspectorPage] = [
         DEV_TAU,
         "Choose the no-answer threshold τ for SQuAD 2.0. For every dev question the model's score_diff is "
         "stored once; the sweep then recomputes EM, F1, HasAns_f1, NoAns_f1 and the answer rate for each τ "
-        "from −6 to +6, in milliseconds. Raising τ trades HasAns_f1 for NoAns_f1; the best τ maximises F1. "
+        "from −6 to +6 (wider where a question's score_diff lies outside), in milliseconds. Raising τ trades HasAns_f1 for NoAns_f1; the best τ maximises F1. "
         "Because choosing τ on the same questions flatters the score, the honest figure chooses τ on one "
         "half of the dev set and scores it on the other.",
         HUB),

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.models.checkpoint_windows import run_task_of
-from explorer.core.qa.scores import tau_sweep
+from explorer.core.qa.scores import grid_text, tau_sweep
 from explorer.core.qa.tau_study import questions_near
 
 NEAR_ROWS = 100
@@ -135,7 +135,7 @@ def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
     rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
              "the black line: drag it or type it; Questions near τ is sorted around it"),
             ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}",
-             "red dashed line and star: the curve's highest F1 (τ from −6 to +6, step 0.25)")]
+             f"red dashed line and star: the curve's highest F1 (τ from {grid_text(f.grid.taus)})")]
     if "best_tau" in o:
         thresh = o.get("best_f1_thresh")
         answered = int((f.scores.score_diff > o["best_tau"]).sum())
