@@ -116,12 +116,10 @@ def member_data(record, params: dict | None = None) -> MemberData:
 def _picked_value(events: list[dict], name: str, task: str) -> float | None:
     """The figure of the evaluation checkpoints/best holds where the run logged its pick
     (core.specs.best.best_of_events), on the display scale; None without a logged pick."""
-    from explorer.core.specs.best import best_of_events, picked_checkpoint
+    from explorer.core.specs.best import picked_checkpoint
     from explorer.core.specs.metric_display import display_scale
 
-    if not name or picked_checkpoint(events, name) is None:
-        return None
-    found = best_of_events(events, name)
+    found = picked_checkpoint(events, name) if name else None
     return found[1] * display_scale(name, task) if found else None
 
 
