@@ -3,6 +3,8 @@ and the head importance map (a tab of the Attention page's lower panes), fed by 
 
 from __future__ import annotations
 
+from explorer.ui.shell.scrolling import wheel_scrolls_page
+
 from .head_importance_panel import HeadImportancePanel
 from .head_mask_bar import HeadMaskBar
 
@@ -19,6 +21,9 @@ class QAHeadControls:
         hub.spans_view.body_layout.insertWidget(1, self.mask_bar)
         self.importance = HeadImportancePanel(hub.client, hub.slot, self.window_settings)
         hub.attention_view.bottom.addTab(self.importance, "Head importance")
+        # its map and curve are plots of the scrolling page added after the page's own: the wheel over them
+        # scrolls the page too (a person scrolling down to the map zoomed it out to a dot)
+        wheel_scrolls_page(hub.attention_view)
         self.importance.set_tasks(qa_task_names(), qa_task_names()[-1])   # SQuAD 2.0 reads both kinds of file
         hub.result_changed.connect(lambda _r: self.mask_bar.clear())   # a comparison is of the input it ran on
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import whole_headers
-from explorer.ui.shell.scrolling import scrolling
+from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import ResultSource, StaleCover, StatusLabel, header, tokenizer_suffix
 from .components.tag import DEFAULT_SENTENCE, head_lines, highlighted_html, words_note
@@ -119,6 +119,7 @@ class TagView(ModelPage):
         # small, so it never makes the window larger than a 1280x800 screen
         self.lower_scroll = scrolling(lower)
         layout.addWidget(self.lower_scroll, 1)
+        wheel_scrolls_page(self)   # the wheel over the tag map scrolls the page; Ctrl+wheel zooms it
 
     # -- actions ---------------------------------------------------------------------------
     def load_task(self) -> str:
