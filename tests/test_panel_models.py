@@ -138,7 +138,25 @@ def test_the_legend_and_the_progress_line():
     assert bar == (0, 120, 30, "running · %p%") and name == "LIVE" and tip.startswith("live: ")
     (plain, rich), _ = m.legend_entries()
     assert plain == "■ DONE (finished)" and PALETTE[0] in rich and "DONE" in rich
-    assert m.legend_key()[0][1:] == (run_status.FINISHED, 0, PALETTE[0], "DONE")
+    assert m.legend_key()[0] == rich
+
+
+def test_the_legend_follows_the_best_checkpoint_saved_after_its_evaluation():
+    """The loop logs an evaluation, then the "best" checkpoint it saved from it: the legend entry (and what decides
+    whether the legend is written again) moves to the new best when the checkpoint event comes, as the Runs list's
+    Best dev does."""
+    m = CurvesModel()
+    state = RunState("r")
+    for ev in ({"event": "started", "step": 0, "config": {"task": "squad_v1"}},
+               {"event": "eval", "step": 23, "metrics": {"f1": 13.37, "exact_match": 10.0}},
+               {"event": "checkpoint", "kind": "best", "step": 23, "metric": "f1", "path": "b"},
+               {"event": "eval", "step": 46, "metrics": {"f1": 26.88, "exact_match": 20.0}}):
+        state.apply(ev)
+    m.set_runs([state])
+    before = m.legend_key()
+    assert "13.37 @23" in m.legend_entries()[0][0]
+    state.apply({"event": "checkpoint", "kind": "best", "step": 46, "metric": "f1", "path": "b"})
+    assert "26.88 @46" in m.legend_entries()[0][0] and m.legend_key() != before
 
 
 # ---- the Runs list --------------------------------------------------------------------------------------------
