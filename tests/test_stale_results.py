@@ -155,3 +155,25 @@ def test_classify_greys_the_previous_models_numbers_while_another_loads(qtbot, t
     assert view.stale_cover.stale
     qtbot.waitUntil(lambda: not view.stale_cover.stale, timeout=30000)
     assert view.loaded.source == new
+    # ... under that model's name: the model box never names the failed path above another model's numbers
+    assert view.source.text() == new
+    assert "nowhere" in view.status.text() and view.status.text().endswith(f"(still in use: {new})")
+
+
+def test_a_failed_load_in_spans_puts_the_model_still_in_use_back_in_the_model_box(qtbot, tmp_path, monkeypatch):
+    """Spans & τ after a load that fails: the probe shown is the previous model's, and the model box names it
+    again; the error says which model is still in use."""
+    from explorer.ui.inspectors import InspectorHub
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    hub = InspectorHub()
+    for _, w in hub.tabs():
+        qtbot.addWidget(w)
+    hub.set_model(_named(tiny_loaded_model("qa"), "model-a"))
+    with qtbot.waitSignal(hub.result_changed, timeout=30000):
+        hub.open_example("where was ada born?", "ada was born in london in 1815.")
+    with qtbot.waitSignal(hub.loads.failed, timeout=60000):
+        hub.open_model(str(tmp_path / "nowhere"))
+    assert hub.panel.source.currentText() == "model-a" and hub.loaded.source == "model-a"
+    assert "nowhere" in hub.panel.status.text() and hub.panel.status.text().endswith("(still in use: model-a)")
+    assert not any(c.stale for c in hub.stale)

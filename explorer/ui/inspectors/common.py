@@ -218,6 +218,12 @@ class ResultSource:
         return True
 
 
+def still_loaded_note(message: str, still: str) -> str:
+    """A failed load's ``message`` followed by the model still in use, ``still`` (its source), which the model box
+    shows again: "<why the load failed> (still in use: <still>)"."""
+    return f"{message.rstrip('. ')} (still in use: {still})"
+
+
 def updating_note(was: str, now: str) -> str:
     """The line over results of the previous model while another one loads."""
     return f"Results of {was or 'the previous model'}: updating for {now or 'the new model'}…"

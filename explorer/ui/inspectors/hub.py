@@ -26,7 +26,7 @@ from .dev_view import DevTauView
 from .download_bar import DownloadBar, HubDownloader
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
-from .common import StaleCover
+from .common import StaleCover, still_loaded_note
 from .latest import LatestOnly
 from .window_weights import WindowWeights
 from .registry import ATTENTION, DEV_TAU, SPANS
@@ -385,8 +385,17 @@ class InspectorHub(QObject):
                 cover.say(stale_results_note(self._stale_was, loaded.source).replace("run again", "probe again"))
 
     def _on_load_failed(self, _request_id: int, message: str, _tb: str) -> None:
-        self._clear_stale()   # the previous model is still the one in the child: its results hold
-        self._error(message.split(": ", 1)[-1] if message.startswith("ModelSourceError") else message)
+        """The previous model is still the one in the child: its results hold, and its name goes back in the model
+        box (which kept the failed path above that model's numbers); the error says which model is still in use."""
+        from explorer.core.models.info import model_name
+
+        self._clear_stale()
+        text = message.split(": ", 1)[-1] if message.startswith("ModelSourceError") else message
+        if self.loaded is not None:
+            still = getattr(self.loaded, "source", "") or model_name(self.loaded)
+            self.panel.set_source(still)
+            text = still_loaded_note(text, still)
+        self._error(text)
 
     def _tau_moved(self, tau: float) -> None:
         """The probe's line under Probe follows τ, as the decision above it does (never another τ's answer)."""

@@ -5,7 +5,8 @@ Every model page has a model box (the source field and Load model), loads its mo
 inspector child (a newer load supersedes an older one; a restarted child reloads it: client.remember_load),
 knows its model as a ModelInfo (``loaded``), and has a status line whose text also goes to the status bar
 (``message``). A page with a :class:`~explorer.ui.inspectors.common.StaleCover` (``stale_cover``) greys its
-results while another model loads and ungreys them when that load fails (the previous model is still the one).
+results while another model loads; when that load fails the previous model is still the one, so its name goes
+back in the model box and its results lose their grey.
 
 A page supplies :meth:`load_task` (the head the child loads the model as) and may refine :meth:`adopt_model`
 (before the model is announced), :meth:`describe_model`, :meth:`model_in` (after) and :meth:`mark_stale`.
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTabW
 from explorer.core.models.info import model_name
 
 from .client import shared_client
-from .common import StatusLabel, model_in_child
+from .common import StatusLabel, model_in_child, still_loaded_note
 from .latest import LatestOnly
 
 NO_MODEL = "no model loaded: press Load model first"
@@ -57,9 +58,7 @@ class ModelPage(QWidget):
         self.stale_cover = None   # a page's StaleCover over its results, when it has one
         self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
         self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
-        self._loader.failed.connect(lambda _id, msg, _tb: self._status(msg))
-        self._loader.failed.connect(lambda *_: self.stale_cover is not None and self.stale_cover.clear())
-        self._loader.failed.connect(lambda *_: self.load_ended.emit())
+        self._loader.failed.connect(lambda _id, msg, _tb: self._load_failed(msg))
         self.source = QLineEdit()
         self.load_button = QPushButton("Load model")
         self.load_button.clicked.connect(self.load_model)
@@ -120,6 +119,19 @@ class ModelPage(QWidget):
         self.model_changed.emit(loaded)
         self.load_ended.emit()
         self.model_in(loaded)
+
+    def _load_failed(self, message: str) -> None:
+        """A load failed: the model still in the child stays the page's model, so the model box goes back to its
+        name and the results on screen lose their grey (they are its results); the status line says what failed and
+        which model is still in use (the box kept the failed path above another model's numbers)."""
+        if self.loaded is not None:
+            still = getattr(self.loaded, "source", "") or model_name(self.loaded)
+            self.source.setText(still)
+            message = still_loaded_note(message, still)
+        self._status(message)
+        if self.stale_cover is not None:
+            self.stale_cover.clear()
+        self.load_ended.emit()
 
     def has_model(self) -> bool:
         """Is a model in? Without one the status line says to load one."""
