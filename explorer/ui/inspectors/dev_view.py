@@ -222,6 +222,7 @@ class DevTauView(QWidget):
         self.window = WindowSettings()
         settings = current_settings()   # the last study's file (its results are cached): a run's own dev file replaces
         self._auto_path = settings.tau_dev_file() if settings is not None else ""   # it, a typed one stays
+        self._dev_file = None   # the run's dev file (core.models.checkpoint_windows.RunDevFile), as shown and read
         self.path.setText(self._auto_path)
 
     # ----------------------------------------------------------------------------------- public
@@ -235,10 +236,11 @@ class DevTauView(QWidget):
         self.source.model_changed(loaded)
         where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
         self.window = window_settings_for_checkpoint(where)
-        dev = run_dev_file(where)
+        self._dev_file = dev = run_dev_file(where)   # as the user gave it; the file read may be a host's copy
         if dev and (not self.path.text().strip() or self.path.text().strip() == self._auto_path):
-            self._auto_path = dev
-            self.path.setText(dev)
+            self._auto_path = dev.shown
+            self.path.setText(dev.shown)
+        self.path.setToolTip(dev.note if dev else "")
         untrained = bool(getattr(loaded, "head_initialised", False))
         note = UNTRAINED_HEAD_NOTE if untrained else no_answer_training_note(where)
         self.head_note.setVisible(bool(note))
@@ -264,7 +266,8 @@ class DevTauView(QWidget):
         if not path:
             self._message("Pick a SQuAD v2.0 file first.", error=True)
             return False
-        if not Path(path).expanduser().is_file():
+        read = self._dev_file.to_read(path) if self._dev_file is not None else path
+        if read == path and not Path(path).expanduser().is_file():   # a host's copy is checked there
             self._message(f"{path}: no such file", error=True)
             return False
         self.path.setText(path)
@@ -276,7 +279,7 @@ class DevTauView(QWidget):
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
         cache_dir = self.cache_dir if self.cache_dir is not None else default_cache_dir()
         self.source.ask(self.loaded)
-        self.job.start("study", {"slot": self.slot, "path": path, "cap": cap or None, "cache_dir": str(cache_dir),
+        self.job.start("study", {"slot": self.slot, "path": read, "cap": cap or None, "cache_dir": str(cache_dir),
                                  "settings": self.window.as_dict()})
         return True
 
