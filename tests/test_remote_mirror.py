@@ -135,3 +135,9 @@ def test_every_page_that_fills_a_runs_dev_file_names_it_as_given(on_host, qtbot)
     heads.job.start = lambda op, data: sent.append(data) or 1   # the request as the child would get it
     heads.run()
     assert [d["dev"] for d in sent] == [copy]
+
+    from explorer.ui.inspectors.components.dev_tau import run_dev, run_dev_file as tau_dev_file
+
+    config = json.loads(config_file(run.local_dir).read_text())
+    config_file(run.local_dir).write_text(json.dumps(dict(config, task="squad_v2")))   # τ on dev set: SQuAD 2.0 runs
+    assert run_dev(str(ckpt)) == run_dev_file(str(ckpt)) and tau_dev_file(str(ckpt)) == local.dev

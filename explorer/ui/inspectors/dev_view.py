@@ -230,13 +230,13 @@ class DevTauView(QWidget):
         """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
         run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
         another one); an untrained head gets the same warning as the Spans tab."""
-        from .components.dev_tau import no_answer_training_note, run_dev_file
+        from .components.dev_tau import no_answer_training_note, run_dev
 
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self.source.model_changed(loaded)
         where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
         self.window = window_settings_for_checkpoint(where)
-        self._dev_file = dev = run_dev_file(where)   # as the user gave it; the file read may be a host's copy
+        self._dev_file = dev = run_dev(where)   # as the user gave it; the file read may be a host's copy
         if dev and (not self.path.text().strip() or self.path.text().strip() == self._auto_path):
             self._auto_path = dev.shown
             self.path.setText(dev.shown)
