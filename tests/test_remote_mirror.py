@@ -141,3 +141,16 @@ def test_every_page_that_fills_a_runs_dev_file_names_it_as_given(on_host, qtbot)
     config = json.loads(config_file(run.local_dir).read_text())
     config_file(run.local_dir).write_text(json.dumps(dict(config, task="squad_v2")))   # τ on dev set: SQuAD 2.0 runs
     assert run_dev(str(ckpt)) == run_dev_file(str(ckpt)) and tau_dev_file(str(ckpt)) == local.dev
+
+
+def test_a_followed_remote_run_keeps_its_launched_names_when_the_host_says_it_started(tmp_path, qtbot):
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.runs.remote_runner import RemoteRunManager
+
+    _run, local = write_mirror(tmp_path)
+    started = json.loads(events_file(Path(local.output_dir) / RUN_ID).read_text().splitlines()[0])
+    manager = RemoteRunManager(local.output_dir, object(), RunStore(local.output_dir))
+    state = manager._add(local, Host(target="lab"), "starting", "starting on lab", None)
+    manager._on_event(RUN_ID, started)
+    assert state.status == "running" and HASH not in json.dumps(state.config)
+    assert state.config["train"] == local.train and state.config["task"] == "single"
