@@ -57,7 +57,7 @@ class Dots(pg.GraphicsObject):
 
         image = renderSymbol("o", self.size, pg.mkPen(None), pg.mkBrush(QColor(color)))
         self.pixmap = QPixmap.fromImage(image)
-        ring = renderSymbol("o", self.size + 1, pg.mkPen(QColor(color), width=1.5), pg.mkBrush("#ffffff"))
+        ring = renderSymbol("o", self.size + 2, pg.mkPen(QColor(color), width=1.5), pg.mkBrush("#ffffff"))
         self.hollow_pixmap = QPixmap.fromImage(ring)
         self.update()
 
