@@ -56,6 +56,8 @@ class GroupsTab(QWidget):
         self.oof_client = None               # the InspectClient for that (shared_client() on first use)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
+        # a group's runs share its name as a prefix ("tweets-cv-1", "tweets-cv-2"): cut in the middle, the end shows
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
         self.message = QLabel("")
@@ -173,6 +175,7 @@ class GroupsTab(QWidget):
                                                                              st.summary.task), st.summary.task)
                          if best is not None else "undefined" if undefined else "")   # the Runs list's form
                 child = QTreeWidgetItem([st.member.run_id, st.status, shown])
+                child.setToolTip(0, st.member.run_id)
                 if undefined:
                     child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
                 child.setData(0, Qt.UserRole, g.name)

@@ -122,6 +122,7 @@ class MainWindow(HelpActions, QMainWindow):
         self.runs = RunsPanel()
         self.runs.follow(self.store_events)
         self.curves.follow(self.store_events)
+        self.door = None   # answers a new start on this runs folder (shell.single_instance.WindowDoor; set by main)
         self.tabs = RowTabWidget()   # its tabs shown as rows of buttons that wrap (tab_rows): all in view at 1280 px
         self.lazy_pages = LazyPages(self, self.tabs, placeholder, self._page_set_built)
         self.page_sets = PageMap(self.lazy_pages, "page_sets")   # registry provider -> its page set (built on use)
@@ -352,6 +353,8 @@ class MainWindow(HelpActions, QMainWindow):
             set_current_settings(self.settings, path)
             self.show_message(f"Runs folder: {path} (used for new runs after a restart; listed now)")
             self.runs_dir = Path(path)
+            if self.door is not None:   # a new start on this folder wakes this window
+                self.door.listen_on(path)
             self._set_title()
             self.reading.watch_runs_dir()
             self.scan_runs()
