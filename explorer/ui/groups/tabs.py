@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
     QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.runs.status import FINISHED
@@ -31,6 +31,7 @@ from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_folder
 from explorer.ui.shell.tasks import run_in_thread
 
 
@@ -368,7 +369,7 @@ class GroupsTab(QWidget):
         if self.view.group is None:
             self.message.setText("Select a group first.")
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the group report into")
+        folder = open_folder(self, "Export the group report into", EXPORT_KIND, into=True)
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
@@ -576,7 +577,7 @@ class CompareTab(QWidget):
         if self.view.comparison is None:
             self.status.setText("Run a comparison first.")
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the comparison report into")
+        folder = open_folder(self, "Export the comparison report into", EXPORT_KIND, into=True)
         if folder:
             out = self.view.export_report(Path(folder) / "comparison", data=self.data.text().strip())
             self.status.setText(f"Wrote {out / 'report.md'}")
