@@ -247,6 +247,7 @@ class ClassifyDevView(QWidget):
         self.per_class.setRowCount(0)
         self.per_class.setVisible(False)
         self.scatter.clear_scores()
+        self.scatter.setVisible(False)   # a regression report's plot: the next report shows the layout of its kind
         self.calibrate.setEnabled(False)
         if self.calibration_view is not None:
             self.calibration_view.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.models.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
@@ -22,7 +22,7 @@ from explorer.ui.shell.columns import rows_tall
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.settings import current_settings
 from explorer.ui.shell.turns import after_paint
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, open_folder
 
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header, model_in_child, tip
@@ -423,13 +423,12 @@ class DevTauView(QWidget):
 
     # ----------------------------------------------------------------------------------- misc
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "SQuAD v2.0 dev file", start_folder(self.path.text()),
-                                              "JSON (*.json);;All files (*)")
+        path = open_file(self, "SQuAD v2.0 dev file", "data", "JSON (*.json);;All files (*)", self.path.text())
         if path:
             self.path.setText(path)
 
     def _export_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for predictions.json and null_odds.json")
+        folder = open_folder(self, "Folder for predictions.json and null_odds.json", EXPORT_KIND, into=True)
         if folder:
             self.export(folder)
 

@@ -12,9 +12,10 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.ui.shell.file_dialogs import open_file
 from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
@@ -116,7 +117,7 @@ class HeadImportancePanel(QWidget):
         self.dev.setToolTip(dev.note if dev is not None and self.dev.text().strip() == shown else "")
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dev file")
+        path = open_file(self, "Dev file", "data", "", self.dev.text())
         if path:
             self.dev.setText(path)
 
