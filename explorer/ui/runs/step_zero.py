@@ -15,9 +15,9 @@ __all__ = ["untrained_note"]
 
 def untrained_note(state) -> str:
     """'step 0 (the untrained model, 3.90) is never saved as best' for a run (a RunState) whose step-0 evaluation
-    of its best-by metric is better than its best (in the metric's direction), or has a value while later
-    evaluations gave no best; '' otherwise (before any later evaluation: a run just started has no best yet for
-    the plain reason that it has not been evaluated since; and for another tool's run, whose best is its own)."""
+    of its best-by metric is better than its best (in the metric's direction); '' otherwise: without a best (a run
+    just started has not been evaluated since; a metric undefined since has its own note), and for another tool's
+    run, whose best is its own."""
     from explorer.core.specs.best import is_improvement
 
     if state.declared_best is not None:
@@ -28,8 +28,6 @@ def untrained_note(state) -> str:
         return ""   # steps only grow: a step-0 evaluation is the series' first point
     untrained = float(series.y[0])
     best = state.best_metric()
-    if best is None and len(series) < 2:
-        return ""
-    if best is not None and not is_improvement(untrained, best[1], name):
-        return ""
+    if best is None or not is_improvement(untrained, best[1], name):
+        return ""   # no best: nothing evaluated since, or the metric undefined since (that note says why)
     return f"step 0 (the untrained model, {untrained:.2f}) is never saved as best"
