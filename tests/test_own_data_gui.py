@@ -88,6 +88,38 @@ def test_classify_dev_view_is_prefilled_from_the_run(qtbot, tmp_path):
     assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
 
 
+def test_a_run_that_skipped_invalid_rows_is_scored_as_it_read_its_file(qtbot, tmp_path):
+    """A run trained with Skip invalid rows on a table with empty texts: Classify: dev set (and Compare, which
+    scores through the same settings) reads the file as the run did, instead of refusing it ("empty text")."""
+    from helpers import tiny_loaded_model
+
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.training.dev_scoring import score_classification_dev
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    train = tmp_path / "t.csv"
+    train.write_text("review,verdict\n" + "".join(f"{'' if i == 5 else f'text {i}'},{'pos' if i % 2 else 'neg'}\n"
+                                                    for i in range(12)), encoding="utf-8")
+    run = tmp_path / "runs" / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "single", "train": str(train), "dev": "",
+                                                 "text_columns": ["review"], "label_column": "verdict",
+                                                 "skip_invalid": True}))
+    data = load_classification(str(train), text_columns=["review"], label_column="verdict", skip_invalid=True)
+    write_dev_split(run / "dev_split.csv", data, [1, 4, 7])
+    ckpt = str(run / "checkpoints" / "best")
+    assert run_data_settings(ckpt)["skip_invalid"] is True
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    assert dev.prefill_from_run(ckpt)
+    sent = dev.table_settings()
+    assert sent["skip_invalid"] is True
+    loaded = tiny_loaded_model("classification")
+    assert score_classification_dev(loaded.model, loaded.tokenizer, "single", str(train), settings=sent).total == 3
+
+
 def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_path):
     """A run that held 10% of its training rows out as dev (dev_split.csv) is scored in Classify: dev set on
     those rows, not on every training row (which would flatter it); unticked, the whole file is scored."""

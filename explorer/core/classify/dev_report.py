@@ -215,13 +215,15 @@ def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = N
                                    boundary, mistakes, int(len(y)), names, logits=z, labels=y, **extra)
 
 
-TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
+# how a run read its table, which a page scoring the run's rows must read it by too: without skip_invalid, the rows
+# the run skipped (empty texts) made Classify: dev set and Compare refuse the file the run trained on
+TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names", "skip_invalid")
 
 
 def run_data_settings(model_source: str) -> dict:
     """The data settings of the run a checkpoint belongs to, read from ``runs/<id>/config.json`` two folders
     above ``runs/<id>/checkpoints/<name>``: {"dev", "train", "task", "f1_classes", "dev_cap" (the first N dev rows
-    its evaluations scored, 0 = all), "metric_for_best", text_columns, label_column, id_column, no_header, encoding, label_names},
+    its evaluations scored, 0 = all), "metric_for_best", text_columns, label_column, id_column, no_header, encoding, label_names, skip_invalid},
     plus "dev_split" (the path of ``<run>/dev_split.csv``) when the run had
     no dev file and held training rows out as dev; {} when the source is not a run checkpoint. Reads JSON
     only (no torch)."""

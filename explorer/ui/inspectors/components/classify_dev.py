@@ -141,9 +141,10 @@ class RunPrefill:
 
     def table_settings(self, text_columns: str, label_column: str, no_header: bool, only_split: bool) -> dict:
         """The table settings sent with a request: the pickers' columns (text columns comma-separated), plus the
-        run's encoding, id column, label names and the classes its F_avg averages (f1_classes), and its held-out
-        rows when ``only_split``."""
-        out = {k: self.settings[k] for k in ("encoding", "id_column", "label_names", "f1_classes")
+        run's encoding, id column, label names, the classes its F_avg averages (f1_classes) and whether it skipped
+        invalid rows (skip_invalid: a file with empty texts the run skipped is read as the run read it), and its
+        held-out rows when ``only_split``."""
+        out = {k: self.settings[k] for k in ("encoding", "id_column", "label_names", "f1_classes", "skip_invalid")
                if self.settings.get(k)}
         texts = [c.strip() for c in text_columns.split(",") if c.strip()]
         if texts:
