@@ -67,6 +67,19 @@ def test_known_names_are_detected(tmp_path):
     assert (d.texts_a, d.texts_b, d.labels) == (["a"], ["b"], [2])
 
 
+def test_a_label_column_without_a_usual_name_is_named_as_the_likely_one_never_trained_on_unasked(tmp_path):
+    """A header "Text,Emotion": no usual label name, so loading stops (a column guessed from its values is never
+    trained on unasked), and the message names the column holding a few short values as the likely one."""
+    path = tmp_path / "emotions.csv"
+    path.write_text("Text,Emotion\ni feel so happy today,happy\nthis is sad news for us all,sadness\n"
+                    "why would you do that to me,anger\ni am glad,happy\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError) as err:
+        load_classification(str(path))
+    assert str(err.value) == (f"{path}: no label column found among ['Text', 'Emotion']; give its name with "
+                              "--label-column (Emotion? column Emotion holds a few values (anger, happy, sadness))")
+    assert load_classification(str(path), label_column="Emotion").num_labels == 3
+
+
 def test_bad_input_messages_name_file_line_and_problem(tmp_path):
     with pytest.raises(ClassificationDataError, match="does not exist"):
         load_classification(str(tmp_path / "missing.tsv"))

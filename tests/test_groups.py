@@ -41,6 +41,29 @@ def test_plan_restarts_names_seeds_and_varied():
         groups.plan_restarts(TrainConfig(), "../up", [1])
 
 
+def test_restarts_and_grid_points_hold_out_the_same_dev_rows(tmp_path):
+    """The members of a restarts group (and of a grid) vary the training seed, not the dev rows they are scored on:
+    each gets the base's split seed, so a table without a dev file holds out the same rows in every member, and
+    their mean ± sd and a paired comparison are about one dev set (the seed chose the split: three restarts were
+    scored on three different 281-row dev sets)."""
+    from explorer.core.training.tasks import get_task
+
+    rows = "".join(f"text number {i}\t{['a', 'b', 'c'][i % 3]}\n" for i in range(60))
+    data = tmp_path / "t.tsv"
+    data.write_text("sentence\tlabel\n" + rows, encoding="utf-8")
+    base = TrainConfig(task="single", train=str(data), seed=7)
+    _group, configs = groups.plan_restarts(base, "r", [11, 12, 13])
+    assert [c.split_seed for c in configs] == [7, 7, 7] and [c.seed for c in configs] == [11, 12, 13]
+    _grid, points = groups.plan_grid(base, "g", seeds=[1, 2], grid={"learning_rate": [1e-4, 2e-4]})
+    assert {c.split_seed for c in points} == {7}
+    task = get_task("single")
+    held_out = [sorted(task.split_dev(task.load(c, "train"), c, None)[1].row_ids) for c in configs]
+    assert held_out[0] == held_out[1] == held_out[2] and len(held_out[0]) == 6
+    alone = TrainConfig(task="single", train=str(data), seed=11)   # a single run: its seed splits, as before
+    assert alone.dev_split_seed() == 11
+    assert sorted(task.split_dev(task.load(alone, "train"), alone, None)[1].row_ids) != held_out[0]
+
+
 def test_generated_seeds_distinct_and_reproducible():
     a = groups.generate_seeds(5, seed=7)
     assert len(set(a)) == 5 and a == groups.generate_seeds(5, seed=7) and a != groups.generate_seeds(5, seed=8)

@@ -112,3 +112,23 @@ def test_groups_page_writes_every_metric_as_the_runs_list_does(qtbot, tmp_path):
     t = tab.view.table
     best = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())].index("best F_avg (%)")
     assert sorted(t.item(i, best).text() for i in range(t.rowCount())) == ["41.46", "42.92", "44.59"]
+
+
+def test_the_member_tree_shows_where_a_groups_run_names_differ(qtbot, tmp_path):
+    """The folds of a group share its name as a prefix: in a narrow tree column each member's name is cut in the
+    middle, so its end (the fold's number) stays and no two members read the same; the tooltip names it whole."""
+    from PySide6.QtGui import QFontMetrics
+
+    from explorer.ui.groups.tabs import GroupsTab
+
+    _cv_group(tmp_path / "runs")
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
+    top = tab.tree.topLevelItem(0)
+    names = [top.child(i).text(0) for i in range(top.childCount())]
+    metrics = QFontMetrics(tab.tree.font())
+    width = metrics.horizontalAdvance(names[0]) * 2 // 3          # a column too narrow for the whole name
+    shown = [metrics.elidedText(n, tab.tree.textElideMode(), width) for n in names]
+    assert all(s != n for s, n in zip(shown, names)) and len(set(shown)) == len(names), shown
+    assert [top.child(i).toolTip(0) for i in range(top.childCount())] == names

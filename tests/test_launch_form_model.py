@@ -4,6 +4,7 @@ notes, the run name, the command line and what blocks a launch. No qtbot: the mo
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -247,7 +248,28 @@ def test_columns_guessed_from_a_headerless_file_are_filled_once_per_file(tmp_pat
     assert "No header row: Text columns 2 and Label column 1 guessed from the first rows (the values)" in form.note
     form.values["text_columns"] = []
     assert not form.fill_guess(guess)                                   # once per training file
-    assert not _form(tmp_path, task="single", no_header=False).fill_guess(guess)   # a header: the run guesses
+    headed = _form(tmp_path, task="single", train=_table(tmp_path, "b.tsv"), no_header=False)
+    assert not headed.fill_guess({"basis": "", "text_columns": ["text"], "label_column": "label"})  # by names: the run's
+
+
+def test_a_label_column_found_by_its_values_under_a_header_is_filled_and_said(tmp_path):
+    """A header whose label column has no usual name ("Text", "Emotion"): the preview's guess by the values fills
+    Label column (not the texts, which the header names) and the banner says why; the launch no longer stops at
+    "no label column found"."""
+    from explorer.core.data.table import preview_table
+
+    path = tmp_path / "emotions.csv"
+    lines = ["Text,Emotion"] + [f"{t},{e}" for t, e in (("i feel so happy today", "happy"),
+                                                          ("this is sad news for us all", "sadness"),
+                                                          ("why would you do that to me", "anger"))] * 10
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    guess = preview_table(path).guess
+    assert guess.label_column == "Emotion" and guess.basis == "column Emotion holds a few values (anger, happy, sadness)"
+    form = _form(tmp_path, task="single", train=str(path), no_header=False)
+    assert form.fill_guess(dataclasses.asdict(guess))
+    assert form.get("label_column") == "Emotion" and form.get("text_columns") == []
+    assert ("No column is named like a label: Label column Emotion guessed from the first rows (column Emotion holds "
+            "a few values (anger, happy, sadness)); check it against the preview") in form.note
 
 
 # ---- steps, evaluations ---------------------------------------------------------------------------------------

@@ -44,3 +44,53 @@ def test_an_unreadable_edited_list_is_none(tmp_path):
     s = AppSettings(tmp_path / "s.ini")
     s.qs.setValue("launcher/last_edited", "not json")
     assert s.saved_edited() == set()
+
+
+# ---- Run on: this machine or a host, chosen again after a restart ----------------------------------------------
+def _hosts_settings(tmp_path, *names):
+    from explorer.core.remote.hosts import Host
+    from explorer.ui.shell.settings import AppSettings
+
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([Host(name=name, target=f"me@{name}") for name in names])
+    return settings
+
+
+def test_the_run_on_host_is_chosen_again_after_a_restart(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+    from explorer.ui.shell.settings import AppSettings
+
+    settings = _hosts_settings(tmp_path, "lab", "cluster")
+    before = LauncherPanel(tmp_path / "runs", settings)
+    qtbot.addWidget(before)
+    assert before.run_on.host() is None   # nothing remembered yet: this machine
+    before.run_on.combo.setCurrentIndex(before.run_on.combo.findText("cluster"))
+    before.run_on.combo.activated.emit(before.run_on.combo.currentIndex())   # what a click in the list sends
+    settings.sync()
+
+    after = LauncherPanel(tmp_path / "runs", AppSettings(tmp_path / "s.ini"))   # the next start
+    qtbot.addWidget(after)
+    assert after.run_on.host().name == "cluster" and after.run_on.note == ""
+    assert "no longer in the Hosts list" not in after.banner.whole_text()
+
+    after.run_on.choose("This machine")   # and back: this machine is remembered too
+    again = LauncherPanel(tmp_path / "runs", AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(again)
+    assert again.run_on.host() is None
+
+
+def test_a_remembered_host_gone_from_the_list_falls_back_to_this_machine_and_the_banner_says_so(qtbot, tmp_path):
+    from explorer.ui.launch.hosts_dialog import THIS_MACHINE
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    settings = _hosts_settings(tmp_path, "cluster")
+    settings.set_run_on("lab")   # chosen in an earlier session, removed from the Hosts list since
+    w = LauncherPanel(tmp_path / "runs", settings)
+    qtbot.addWidget(w)
+    assert w.run_on.host() is None and w.run_on.combo.currentText() == THIS_MACHINE
+    said = "Run on is this machine: the host lab chosen last time is no longer in the Hosts list."
+    assert w.run_on.note == said and said in w.banner.whole_text()
+    assert not w.banner.hint.isVisibleTo(w)   # the note takes the first-visit hint's place
+
+    w.run_on.choose("cluster")   # the next choice: the note goes, the choice is kept
+    assert said not in w.banner.whole_text() and settings.run_on() == "cluster"

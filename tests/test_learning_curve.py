@@ -290,3 +290,9 @@ def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
     assert row.best_text() == "77.06% acc at 1600 rows" and row.best_sort_key() == 77.06
     assert "largest size" in row.tooltip()
     assert "±" in GroupRow(group=restarts, states=[state(a) for a in acc]).best_text()
+    live = state(46.14)
+    from explorer.core.runs import status as run_status
+
+    live.status = run_status.RUNNING                 # a restart still training: its best so far is no figure yet
+    mixed = GroupRow(group=restarts, states=[state(60.52), state(60.84), live])
+    assert mixed.best_text() == "60.7 ± 0.2% acc" and mixed.best()[1].n == 2

@@ -294,3 +294,21 @@ def test_the_guide_says_the_chunks_ctrl_c_keeps():
     default = inspect.signature(predict_file).parameters["chunk_rows"].default
     text = re.sub(r"\s+", " ", (REPO_ROOT / "docs" / "command-line.md").read_text(encoding="utf-8"))
     assert f"the first of {FIRST_CHUNK_ROWS} rows, then `--chunk-rows`, {default:,}" in text
+
+
+def test_the_bar_never_shows_more_rows_saved_than_run():
+    """Rows are reported run at most every BATCH_PROGRESS_SECONDS, rows saved at once: a chunk written between two
+    reports moves the count of rows run up to the rows saved ("128/4000 … saved 128", never "96/4000 … saved 128")."""
+    import io
+
+    from explorer.commands.predict import _Bar
+
+    term = io.StringIO()
+    bar = _Bar(term)
+    bar(96, 4000)
+    bar.saved(128)
+    last_draw = re.split(r"[\r\n]", term.getvalue().rstrip())[-1]
+    assert re.search(r"\b128/4000 \[.*saved 128\]", last_draw), last_draw
+    bar(160, 4000)                                   # the next report goes on from there
+    assert bar.bar.n == 160
+    bar.close()

@@ -103,14 +103,9 @@ def test_tau_study_is_cleared_when_the_qa_model_changes(qtbot, tiny_qa, tmp_path
     assert asked == []
 
 
-def test_the_probe_views_grey_the_previous_models_answer_until_the_new_one_is_shown(qtbot, tmp_path, monkeypatch):
-    """In the seconds after Open best checkpoint, Spans & τ never shows the untrained head's span and scores
-    unmarked beside the new checkpoint's name and question: they are greyed under "Results of A: updating for B…"
-    until B's probe is shown."""
-    from helpers import save_tiny_model
-
+def _hub_probed_by_model_a(qtbot, tmp_path, monkeypatch):
+    """Spans & τ and Attention (an InspectorHub) showing a tiny QA model "model-a"'s probe of a short passage."""
     from explorer.ui.inspectors import InspectorHub
-    from explorer.ui.inspectors.common import updating_note
 
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     hub = InspectorHub()
@@ -119,6 +114,18 @@ def test_the_probe_views_grey_the_previous_models_answer_until_the_new_one_is_sh
     hub.set_model(_named(tiny_loaded_model("qa"), "model-a"))
     with qtbot.waitSignal(hub.result_changed, timeout=30000):
         hub.open_example("where was ada born?", "ada was born in london in 1815.")
+    return hub
+
+
+def test_the_probe_views_grey_the_previous_models_answer_until_the_new_one_is_shown(qtbot, tmp_path, monkeypatch):
+    """In the seconds after Open best checkpoint, Spans & τ never shows the untrained head's span and scores
+    unmarked beside the new checkpoint's name and question: they are greyed under "Results of A: updating for B…"
+    until B's probe is shown."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.inspectors.common import updating_note
+
+    hub = _hub_probed_by_model_a(qtbot, tmp_path, monkeypatch)
     assert not any(c.stale for c in hub.stale) and hub.stale[0].veils[0].isHidden()
     new = str(save_tiny_model(tmp_path / "model-b", "qa", seed=5))
     hub.open_model(new)
@@ -163,15 +170,7 @@ def test_classify_greys_the_previous_models_numbers_while_another_loads(qtbot, t
 def test_a_failed_load_in_spans_puts_the_model_still_in_use_back_in_the_model_box(qtbot, tmp_path, monkeypatch):
     """Spans & τ after a load that fails: the probe shown is the previous model's, and the model box names it
     again; the error says which model is still in use."""
-    from explorer.ui.inspectors import InspectorHub
-
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
-    hub = InspectorHub()
-    for _, w in hub.tabs():
-        qtbot.addWidget(w)
-    hub.set_model(_named(tiny_loaded_model("qa"), "model-a"))
-    with qtbot.waitSignal(hub.result_changed, timeout=30000):
-        hub.open_example("where was ada born?", "ada was born in london in 1815.")
+    hub = _hub_probed_by_model_a(qtbot, tmp_path, monkeypatch)
     with qtbot.waitSignal(hub.loads.failed, timeout=60000):
         hub.open_model(str(tmp_path / "nowhere"))
     assert hub.panel.source.currentText() == "model-a" and hub.loaded.source == "model-a"

@@ -68,6 +68,8 @@ def test_regression_dev_view_draws_predicted_against_gold_with_the_identity_line
     with qtbot.waitSignal(dev.open_requested) as sig:
         dev.mistakes.cellClicked.emit(0, 0)
     assert sig.args[0] == {"kind": "regression", "text_a": "a4", "text_b": "b4", "label": 5.0}
+    dev.clear_results()   # another model (a classifier): no empty regression plot stays until its report
+    assert not dev.scatter.isVisibleTo(dev)
 
 
 def test_the_head_list_offers_both_tasks():

@@ -113,9 +113,13 @@ class _Bar:
         return f"saved {self.kept:,}"
 
     def saved(self, rows: int) -> None:
-        """The rows now in the output file: shown after the bar's rate ("…, 33.3row/s, saved 1,024]")."""
+        """The rows now in the output file: shown after the bar's rate ("…, 33.3row/s, saved 1,024]"). Rows in the
+        file have run: a count of rows run that lags (reported at most every BATCH_PROGRESS_SECONDS) moves up to
+        them, so the bar never reads "96/4000 … saved 128"."""
         self.kept = rows
         if self.bar is not None:
+            if rows > self.bar.n:
+                self.bar.n = rows
             self.bar.set_postfix_str(self._postfix())   # drawn at once: the count may not move at a chunk end
 
     def status(self, line: str) -> None:

@@ -17,6 +17,7 @@ import argparse
 import gc
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 from explorer.app_args import add_app_arguments
@@ -80,9 +81,17 @@ def create_app():
     return app
 
 
-def create_window(runs_dir: str = "", settings_path: str = "", probe_device: bool = True, splash=None):
+def runs_folder(runs_dir: str, settings) -> str:
+    """The runs folder a window opens on: ``runs_dir`` (``--runs-dir``), else the one remembered in ``settings``
+    (an AppSettings), else the default (explorer.paths.default_runs_dir)."""
+    return runs_dir or settings.runs_dir() or str(default_runs_dir())
+
+
+def create_window(runs_dir: str = "", settings_path: str = "", probe_device: bool = True, splash=None,
+                  settings=None):
     """The QApplication (created if needed, named for QSettings) and a MainWindow (not shown).
-    ``splash``: a shell.splash.StartupSplash told each step while the window is built."""
+    ``splash``: a shell.splash.StartupSplash told each step while the window is built; ``settings``: the
+    AppSettings to use (else read from ``settings_path``)."""
     from explorer.ui.shell.settings import AppSettings
 
     app = create_app()
@@ -90,8 +99,8 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
         splash.step("loading the plotting library and building the pages…")
     from explorer.ui.shell.main_window import MainWindow
 
-    settings = AppSettings(settings_path or None)
-    folder = runs_dir or settings.runs_dir() or str(default_runs_dir())
+    settings = settings or AppSettings(settings_path or None)
+    folder = runs_folder(runs_dir, settings)
     window = MainWindow(folder, settings, probe_device=probe_device)
     if splash is not None:
         splash.step("opening the window…")
@@ -131,10 +140,20 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 1
     create_app()
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.single_instance import WindowDoor, bring_to_front, wake_open_window
+
+    settings = AppSettings(args.settings or None)
+    folder = runs_folder(args.runs_dir, settings)
+    if wake_open_window(folder):   # one window per runs folder: the open one comes to the front
+        print(f"BERT Explorer is already open on {folder}: its window was brought to the front. "
+              "Start it with --runs-dir FOLDER for another runs folder.")
+        return 0
     from explorer.ui.shell.splash import hand_over, show_splash
 
     splash = show_splash()   # on screen within a second; the main window takes longer
-    app, window = create_window(args.runs_dir, args.settings, splash=splash)
+    app, window = create_window(args.runs_dir, args.settings, splash=splash, settings=settings)
+    window.door = WindowDoor(folder, partial(bring_to_front, window), window)
     hand_over(splash, window)
     rc = app.exec()
     if window.detached:

@@ -228,13 +228,13 @@ def run_data_settings(model_source: str) -> dict:
     import json
     from pathlib import Path
 
+    from explorer.core.models.checkpoint_windows import checkpoint_run_config
     from explorer.core.runs.layout import CHECKPOINTS, dev_split_file, run_dir_of
-    from explorer.core.runs.reading import run_config_of
 
     folder = Path(str(model_source or "")).expanduser()
     if folder.parent.name != CHECKPOINTS:
         return {}
-    data = run_config_of(folder)   # the run's config.json (core/runs/store: the run layout in one place)
+    data = checkpoint_run_config(folder)   # its config.json; a remote run's on its host: its mirror's (as launched)
     if not data and (folder / "run_config.json").is_file():
         try:
             data = json.loads((folder / "run_config.json").read_text(encoding="utf-8"))

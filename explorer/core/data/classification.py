@@ -28,10 +28,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from explorer.core.data.table import (
+    GUESS_ROWS,
     TABLE_SUFFIXES,
     Table,
     check_field_count,  # noqa: F401 - re-exported (older callers)
     guess_columns,
+    label_by_values,
     read_table,
     require_labels,
     resolve_column,
@@ -186,8 +188,13 @@ def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_colum
     else:
         name = next((c for c in KNOWN_LABELS if c in header), None) or guess_columns(header).label_column
         if name is None or header.index(name) in texts:
+            # never trained on a column guessed from its values unasked; named as the likely one (the launcher's
+            # preview proposes it the same way)
+            rows = [list(values) for _, values in table.rows[:GUESS_ROWS]]
+            likely, why = label_by_values(header, rows, tuple(header[i] for i in texts))
+            hint = f" ({likely}? {why})" if likely else ""
             raise ClassificationDataError(f"{where}: no label column found among {header}; "
-                                          "give its name with --label-column")
+                                          f"give its name with --label-column{hint}")
         label = header.index(name)
     ident = resolve_column(table, id_column, "id column", "--id-column") if id_column else None
     return texts, label, ident

@@ -636,24 +636,7 @@ def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tu
     fewest, most = texts
     chosen = texty[:most] if len(texty) >= fewest else []
     chosen.sort(key=lambda s: columns.index(s.name))
-    rest = [s for s in stats if s not in chosen]
-    label, why = None, ""
-    if score:
-        numeric = [s for s in rest if s.numbers is not None]
-        dotted = [s for s in numeric if any("." in v for v in s.values)]
-        repeat = [s for s in numeric if len(set(s.values)) < len(s.values)]
-        pick = (dotted or repeat or [None])[0]
-        if pick is not None:
-            nums = pick.numbers
-            label = pick.name
-            why = f"column {label} holds {'decimal ' if pick in dotted else ''}numbers, {min(nums):g} to {max(nums):g}"
-    else:
-        classes = [s for s in rest if 2 <= len(set(s.values)) <= LABEL_MAX_DISTINCT and s.words <= 3]
-        if classes:
-            pick = min(classes, key=lambda s: len(set(s.values)))
-            label = pick.name
-            shown = sorted(set(pick.values))
-            why = f"column {label} holds a few values ({', '.join(shown[:4])}{', …' if len(shown) > 4 else ''})"
+    label, why = _label_by_values([s for s in stats if s not in chosen], score)
     said = []
     if chosen:
         names = " and ".join(s.name for s in chosen)
@@ -662,6 +645,39 @@ def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tu
     if why:
         said.append(why)
     return ColumnGuess(tuple(s.name for s in chosen), label, None, "; ".join(said))
+
+
+def _label_by_values(rest: list[_ColumnStats], score: bool) -> tuple[str | None, str]:
+    """(label column, why) among the columns ``rest`` (not the texts), by :func:`guess_columns_from_values`'s rule;
+    (None, "") when none fits."""
+    if score:
+        numeric = [s for s in rest if s.numbers is not None]
+        dotted = [s for s in numeric if any("." in v for v in s.values)]
+        repeat = [s for s in numeric if len(set(s.values)) < len(s.values)]
+        pick = (dotted or repeat or [None])[0]
+        if pick is None:
+            return None, ""
+        nums = pick.numbers
+        return pick.name, (f"column {pick.name} holds {'decimal ' if pick in dotted else ''}numbers, "
+                           f"{min(nums):g} to {max(nums):g}")
+    classes = [s for s in rest if 2 <= len(set(s.values)) <= LABEL_MAX_DISTINCT and s.words <= 3]
+    if not classes:
+        return None, ""
+    pick = min(classes, key=lambda s: len(set(s.values)))
+    shown = sorted(set(pick.values))
+    return pick.name, f"column {pick.name} holds a few values ({', '.join(shown[:4])}{', …' if len(shown) > 4 else ''})"
+
+
+def label_by_values(columns: list[str], rows: list[list], texts: tuple[str, ...], *,
+                    score: bool = False) -> tuple[str | None, str]:
+    """The label column of a table whose header names none of the usual label names (LABEL_NAMES): (its name, why)
+    from the first GUESS_ROWS rows' values, among the columns other than ``texts`` (a file's "Emotion" column of
+    six feelings beside its "Text"); (None, "") when no column fits. The rule of :func:`guess_columns_from_values`:
+    classes are the short-valued column with the fewest distinct values (2 to LABEL_MAX_DISTINCT), a ``score``
+    (regression) a column of numbers."""
+    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()])
+             for i, c in enumerate(columns) if c not in texts]
+    return _label_by_values([s for s in stats if s.values], score)
 
 
 # ---- preview ---------------------------------------------------------------------------------------------
@@ -699,6 +715,10 @@ def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[in
             for _, values in table.rows[:keep]]
     if table.has_header:
         guess = guess_columns(table.columns, pair)
+        if guess.label_column is None:   # a label column not named as usual: found by its values, said why
+            label, why = label_by_values(table.columns, rows, guess.text_columns, score=score)
+            if label is not None:
+                guess = replace(guess, label_column=label, basis=why)
         if guess.id_column is not None:
             i = table.columns.index(guess.id_column)
             note = id_column_note(guess.id_column, [_cell(v[i]) for _, v in table.rows if i < len(v)])

@@ -54,12 +54,81 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     return config_file(run_dir)
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunDevFile:
+    """The dev file of the run a checkpoint belongs to, as every page that fills it in shows and reads it.
+
+    Attributes:
+        shown: the file as the user gave it (the launcher's Dev file, ``--dev``; a relative one where it was found).
+        path: the file the inspector reads: ``shown`` for a checkpoint inspected on this machine; the host's copy
+            (``RUNS/.blobs/<hash>/<name>``, where the launch copied it) for a checkpoint inspected on its host.
+        note: a tooltip naming the copy read when it is not ``shown`` ("" otherwise).
+    """
+
+    shown: str
+    path: str
+    note: str = ""
+
+    def to_read(self, typed: str) -> str:
+        """The path a request carries for the field's text ``typed``: :attr:`path` while the field shows
+        :attr:`shown`, else what was typed."""
+        typed = (typed or "").strip()
+        return self.path if typed and typed == self.shown else typed
+
+
+def run_dev_file(path: str | Path) -> RunDevFile | None:
+    """The dev file of the run a checkpoint folder belongs to (see :class:`RunDevFile`); None outside a run, for a
+    run without a dev file (one that held training rows out) or when the file is gone. Every page that pre-fills a
+    run's dev file (Classify: dev set, τ on dev set, Tag: dev set, Head importance) asks here.
+
+    A checkpoint of a remote run inspected on its host (explorer.core.remote.on_host) is named by its run's local
+    mirror: the dev file as launched (its config.json) is shown, the host's copy (its ``started`` event's config) is
+    read. Else the run folder's config.json ``dev``, found as :func:`run_dev_path` finds it."""
+    from explorer.core.remote.on_host import run_on_host
+
+    run = run_on_host(str(path)) if path else None
+    if run is not None:
+        return _dev_on_host(run)
+    dev = run_dev_path(path)
+    return RunDevFile(shown=dev, path=dev) if dev else None
+
+
+def checkpoint_run_config(path: str | Path) -> dict:
+    """The config of the run a checkpoint belongs to, as it was launched: its local mirror's config.json for a
+    checkpoint of a remote run inspected on its host (explorer.core.remote.on_host: the host's folder is not read
+    here), else the run folder's config.json (explorer.core.runs.reading.run_config_of); {} outside a run."""
+    from explorer.core.remote.on_host import run_on_host
+    from explorer.core.runs.reading import read_config, run_config_of
+
+    run = run_on_host(str(path)) if path else None
+    if run is not None:
+        return read_config(Path(run.local_dir))[0]
+    return run_config_of(path)
+
+
+def _dev_on_host(run) -> RunDevFile | None:
+    """The dev file of a remote run whose checkpoint is inspected on its host (see :func:`run_dev_file`)."""
+    from explorer.core.runs.reading import read_config, read_run_events
+
+    mirror = Path(run.local_dir)
+    dev = str(read_config(mirror)[0].get("dev") or "").strip()
+    events, _notes = read_run_events(mirror, steps="last")
+    started = [e for e in events if e.get("event") == "started" and isinstance(e.get("config"), dict)]
+    there = str(started[-1]["config"].get("dev") or "").strip() if started else ""
+    if not dev or not there:
+        return None
+    if there == dev:   # not a file copied by the launch (a path on the host as typed)
+        return RunDevFile(shown=dev, path=dev)
+    return RunDevFile(shown=dev, path=there,
+                      note=f"{run.host.name}'s copy of this file is read (the one the run trained on): {there}")
+
+
 def run_dev_path(path: str | Path) -> str:
     """The dev file of the run a checkpoint folder belongs to (its config.json's ``dev``), when it exists here;
     "" outside a run, for a run without a dev file (one that held training rows out) or when the file is gone.
     A relative ``dev`` (a run launched from the command line: ``--dev dev-v2.0.json``) is found where the run was
     launched from (the run folder less its relative ``output_dir``) or in the run folder, not only in the app's
-    working folder. Every page that pre-fills a run's dev file (τ on dev set, Head importance) asks here."""
+    working folder. The pages ask :func:`run_dev_file`, which also names a remote run's file inspected on its host."""
     config_path = run_config_for_checkpoint(path) if path else None
     if config_path is None:
         return ""

@@ -96,6 +96,21 @@ def remote_config(config: TrainConfig, remote_paths: dict[str, str], root: str) 
     return dataclasses.replace(config, output_dir=root, **remote_paths)
 
 
+def launched_config(ran: dict, local: dict) -> dict:
+    """A remote run's config as it was launched here: ``ran`` (the config the host ran, as its ``started`` event
+    names it: files in the host's content store ``RUNS/.blobs/<hash>/<name>``, the host's runs folder) with the
+    fields :func:`remote_config` rewrote (``model``, ``train``, ``dev``, ``output_dir``) as ``local`` (the mirror's
+    config.json) names them. Its names and file stems are then the ones the run had while it ran: a run read back
+    from its mirror is not named after a content hash ('3f2a…' for ``.blobs/3f2a…/train.csv``)."""
+    if not local:
+        return dict(ran)
+    out = dict(ran)
+    for name in (*FILE_FIELDS, "output_dir"):
+        if name in local:
+            out[name] = local[name]
+    return out
+
+
 def prepare_root(host: Host) -> str:
     """Create the remote runs folder and its store (``hostside prepare``); returns it as the host resolved it.
 

@@ -270,6 +270,10 @@ class TrainConfig:
         'is several times faster on CPUs with AMX and on recent GPUs; fp16 needs loss scaling and a GPU.'))
     seed: int = setting(42, "random seed (data order, dropout, new heads)", label="Seed", group=RECIPE,
                         kind="int", lo=0, hi=2**31 - 1, rank=5)
+    split_seed: int | None = setting(None, "the seed of the dev rows held out of the training data (no --dev) and of "
+                                     "the dev sample evaluated during training; default: --seed. The members of a "
+                                     "group of restarts or a grid share the first's, so they score the same dev rows",
+                                     lo=0, hi=2**31 - 1)
     length_grouping: bool = setting(True, "batch examples of similar length together (less padding, faster)",
                                     label="Length-grouped batches", group=WINDOWS, kind="bool",
         explain=(
@@ -467,6 +471,10 @@ class TrainConfig:
         if not isinstance(data, dict):
             raise ConfigError(f"config file {path} must hold a JSON object")
         return cls.from_dict(data, source=str(path))
+
+    def dev_split_seed(self) -> int:
+        """The seed of the held-out dev rows and of the dev sample: ``split_seed``, else ``seed``."""
+        return self.seed if self.split_seed is None else int(self.split_seed)
 
     def to_cli_args(self) -> list[str]:
         """The flags of ``bert-explorer train`` that reproduce this config (defaults omitted)."""

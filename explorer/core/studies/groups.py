@@ -245,7 +245,9 @@ def plan_restarts(base: TrainConfig, name: str, seeds: list[int]) -> tuple[Group
         raise GroupError("a restarts group needs at least one seed")
     if len(set(seeds)) != len(seeds):
         raise GroupError(f"seeds repeat: {seeds} (restarts with the same seed are the same run)")
-    configs = [dataclasses.replace(base, seed=int(s), run_id=_member_id(name, i)) for i, s in enumerate(seeds)]
+    # every restart holds out (and samples) the same dev rows: the seed varies the training, not what it is scored on
+    configs = [dataclasses.replace(base, seed=int(s), split_seed=base.dev_split_seed(), run_id=_member_id(name, i))
+               for i, s in enumerate(seeds)]
     members = [GroupMember(c.run_id, c.seed, {"seed": c.seed}) for c in configs]
     return Group(name=name, kind="restarts", members=members, varied=["seed"], seeds=[int(s) for s in seeds],
                  base=_base_dict(base, ["seed"]), created=time.time()), configs
@@ -271,7 +273,8 @@ def plan_grid(base: TrainConfig, name: str, seeds: list[int] | None = None,
     configs = []
     for point in points:
         for s in seeds:
-            configs.append(dataclasses.replace(point, seed=s, run_id=_member_id(name, len(configs))))
+            configs.append(dataclasses.replace(point, seed=s, split_seed=base.dev_split_seed(),
+                                               run_id=_member_id(name, len(configs))))
     keys = varied + (["seed"] if len(seeds) > 1 else [])
     members = [GroupMember(c.run_id, c.seed, {k: getattr(c, k) for k in keys}) for c in configs]
     return Group(name=name, kind="grid", members=members, varied=keys, seeds=seeds,

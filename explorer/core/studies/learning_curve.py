@@ -146,9 +146,9 @@ def _split(data: CurveData, config) -> tuple[np.ndarray, np.ndarray | None, list
         raise LearningCurveError("--curve scores every size on the same dev rows: give --dev FILE or a "
                                  "--dev-fraction above 0")
     if data.labels is None:
-        dev, notes = random_split(n, fraction, config.seed)
+        dev, notes = random_split(n, fraction, config.dev_split_seed())
     else:
-        dev, notes = stratified_split(data.labels, fraction, config.seed, data.class_names)
+        dev, notes = stratified_split(data.labels, fraction, config.dev_split_seed(), data.class_names)
     pool = np.setdiff1d(np.arange(n), np.asarray(dev, dtype=int))
     return pool, np.asarray(dev, dtype=int), [m for _, m in notes]
 

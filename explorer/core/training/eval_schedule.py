@@ -57,7 +57,7 @@ class EvalSchedule:
     # -- which rows ---------------------------------------------------------------------------------
     def order(self, labels) -> list[int]:
         """The dev rows in sample order (explorer.core.training.eval_plan.sample_order, seeded by the run)."""
-        return sample_order(labels, self.dev_total, seed=self.config.seed).tolist()
+        return sample_order(labels, self.dev_total, seed=self.config.dev_split_seed()).tolist()
 
     @property
     def sampled(self) -> bool:

@@ -15,8 +15,10 @@ from explorer.core.specs.metric_display import to_display
 from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
 from explorer.core.runs.x_units import XAxis, axis_for
 from explorer.ui.runs.evaluating import evaluation_bar
+from explorer.ui.runs.eval_rows import mixed_rows_note
 from explorer.ui.runs.stopping import waiting_text
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name, undefined_best_text
+from explorer.ui.runs.step_zero import untrained_note
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
 
@@ -277,13 +279,19 @@ class CurvesModel:
     def run_notes(self) -> list[str]:
         """What a shown run's evaluations say about it (a classifier stuck on one class; metrics its last evaluation
         could not compute, with why: "pearson and spearman undefined: the predictions are constant (…)", whose
-        curves have no point there), rich text, one a run;
+        curves have no point there; a step-0 evaluation above the best, which is never saved: ui/runs/step_zero),
+        rich text, one a run; one line for the runs whose dev curves join evaluations on a dev sample (hollow dots)
+        with evaluations on every dev row (ui/runs/eval_rows);
         then the evaluations' plan the run the progress line describes decided ("Evaluate before training and at
         the end only (not every 10: more often would not fit)"), so a run that evaluates rarely says why."""
         notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
                  if (note := s.one_class_note())]
         notes += [f"{html.escape(self.name_of(s.run_id))}: at step {s.evals[-1].get('step')} "
                   f"{html.escape(note, quote=False)}" for s in self.runs if (note := _undefined_note(s))]
+        notes += [f"{html.escape(self.name_of(s.run_id))}: {html.escape(note, quote=False)}" for s in self.runs
+                  if (note := untrained_note(s))]
+        if mixed := mixed_rows_note(self.runs, self.name_of):   # hollow dots: a dev sample's figures
+            notes.append(f"<span style='color:#444'>{html.escape(mixed, quote=False)}</span>")
         focus = self.focus_run()
         if focus is not None and focus.eval_plan:
             notes.append(f"<span style='color:#444'>{html.escape(self.name_of(focus.run_id))}: "

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog
-
 from explorer.ui.curves.toolbar import write_curves_csv
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, save_file
 from explorer.ui.shell.tasks import run_in_thread
 
 
@@ -39,12 +38,12 @@ class CurvesExport:
                       on_error=lambda msg, _tb: self.status_message.emit(f"CSV export failed: {msg}"))
 
     def _ask_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export curves as PNG", "curves.png", "PNG images (*.png)")
+        path = save_file(self, "Export curves as PNG", EXPORT_KIND, "curves.png", "PNG images (*.png)")
         if path:
             ok = self.export_png(path)
             self.status_message.emit(f"Saved {path}" if ok else f"Could not write {path}")
 
     def _ask_csv(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export curves as CSV", "curves.csv", "CSV files (*.csv)")
+        path = save_file(self, "Export curves as CSV", EXPORT_KIND, "curves.csv", "CSV files (*.csv)")
         if path:
             self.export_csv(path)

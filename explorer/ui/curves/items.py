@@ -36,15 +36,18 @@ except ImportError:  # pragma: no cover - older pyqtgraph: set_points falls back
 
 
 class Dots(pg.GraphicsObject):
-    """Filled round dots ``size`` device pixels across at the finite points given to :meth:`set_points`
-    (a child of the curve they mark: shown and hidden with it). The dot is pyqtgraph's own "o" symbol
-    picture (``renderSymbol``, antialiased, no outline), stamped at each point with one
-    ``drawPixmapFragments`` call, as ScatterPlotItem draws it; only its per-point bookkeeping is left out."""
+    """Round dots ``size`` device pixels across at the finite points given to :meth:`set_points`
+    (a child of the curve they mark: shown and hidden with it): filled, or hollow (a ring in the colour around
+    white) where :meth:`set_points` is told so (an evaluation on a dev sample, beside filled ones on every dev
+    row: explorer.ui.runs.eval_rows). The dot is pyqtgraph's own "o" symbol picture (``renderSymbol``,
+    antialiased), stamped at each point with one ``drawPixmapFragments`` call per kind, as ScatterPlotItem draws
+    it; only its per-point bookkeeping is left out."""
 
     def __init__(self, color, size: float = 5.0, parent=None):
         super().__init__(parent)
         self.size = size
         self.x = self.y = np.empty(0)
+        self.hollow: np.ndarray | None = None   # per point of x: drawn as a ring (None: every dot filled)
         self._rect = QRectF()
         self._frags = pg.Qt.internals.PrimitiveArray(QPainter.PixmapFragment, 10)
         self.set_color(color)
@@ -54,12 +57,16 @@ class Dots(pg.GraphicsObject):
 
         image = renderSymbol("o", self.size, pg.mkPen(None), pg.mkBrush(QColor(color)))
         self.pixmap = QPixmap.fromImage(image)
+        ring = renderSymbol("o", self.size + 2, pg.mkPen(QColor(color), width=1.5), pg.mkBrush("#ffffff"))
+        self.hollow_pixmap = QPixmap.fromImage(ring)
         self.update()
 
-    def set_points(self, x: np.ndarray, y: np.ndarray) -> None:
-        """x, y: shape (n,) (y NaN where there is no value: no dot there)."""
+    def set_points(self, x: np.ndarray, y: np.ndarray, hollow: np.ndarray | None = None) -> None:
+        """x, y: shape (n,) (y NaN where there is no value: no dot there); ``hollow``: shape (n,) bools, True where
+        the dot is a ring (None: all filled)."""
         keep = np.isfinite(x) & np.isfinite(y)
         self.x, self.y = np.array(x[keep], dtype=np.float64), np.array(y[keep], dtype=np.float64)
+        self.hollow = None if hollow is None or not hollow[keep].any() else np.array(hollow[keep], dtype=bool)
         self.prepareGeometryChange()
         if len(self.x):
             lo_x, hi_x = float(self.x.min()), float(self.x.max())
@@ -79,14 +86,25 @@ class Dots(pg.GraphicsObject):
         n = len(self.x)
         if not n:
             return
-        pts = pg.functions.transformCoordinates(p.transform(), np.vstack([self.x, self.y]))
+        pts = np.clip(pg.functions.transformCoordinates(p.transform(), np.vstack([self.x, self.y])), -2 ** 30, 2 ** 30)
+        p.resetTransform()
+        if self.hollow is None:
+            self._stamp(p, pts, self.pixmap)
+            return
+        self._stamp(p, pts[:, ~self.hollow], self.pixmap)
+        self._stamp(p, pts[:, self.hollow], self.hollow_pixmap)
+
+    def _stamp(self, p, pts: np.ndarray, pixmap: QPixmap) -> None:
+        """Draw ``pixmap`` centred on each of ``pts`` (shape (2, n), device pixels) with one call."""
+        n = pts.shape[1]
+        if not n:
+            return
         self._frags.resize(n)
         frags = self._frags.ndarray()
-        frags[:, 0:2] = np.clip(pts, -2 ** 30, 2 ** 30).T   # device pixels (centres)
-        frags[:, 2:6] = [0, 0, self.pixmap.width(), self.pixmap.height()]
+        frags[:, 0:2] = pts.T   # device pixels (centres)
+        frags[:, 2:6] = [0, 0, pixmap.width(), pixmap.height()]
         frags[:, 6:10] = [1.0, 1.0, 0.0, 1.0]   # scale x, y, rotation, opacity
-        p.resetTransform()
-        p.drawPixmapFragments(*self._frags.drawargs(), self.pixmap)
+        p.drawPixmapFragments(*self._frags.drawargs(), pixmap)
 
 
 class _BoundsKeepingCurve(pg.PlotCurveItem):
@@ -214,12 +232,13 @@ class FastCurve(pg.PlotDataItem):
         super().updateItems(styleUpdate)
         self._styled = getattr(self, "_dataset", None) is not None   # without points pyqtgraph passes no style on
 
-    def set_points(self, x: np.ndarray, y: np.ndarray, all_finite: bool) -> None:
+    def set_points(self, x: np.ndarray, y: np.ndarray, all_finite: bool, hollow: np.ndarray | None = None) -> None:
         """Show points (x, y): float64 arrays of shape (n,), x finite, y NaN where not finite
-        (``all_finite``: y has no NaN). The same result as ``setData(x, y, skipFiniteCheck=all_finite)``
-        for an item with a pen and no symbols; otherwise (or when empty) that is what runs."""
+        (``all_finite``: y has no NaN); ``hollow``: which of them its dots draw as rings (Dots.set_points).
+        The same result as ``setData(x, y, skipFiniteCheck=all_finite)`` for an item with a pen and no symbols;
+        otherwise (or when empty) that is what runs."""
         if self.dots is not None:
-            self.dots.set_points(x, y)
+            self.dots.set_points(x, y, hollow)
         if PlotDataset is None or not len(x) or self.opts["symbol"] is not None or not self._styled:
             self.setData(x, y, skipFiniteCheck=all_finite)
             return

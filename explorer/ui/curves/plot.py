@@ -26,6 +26,7 @@ from explorer.ui.curves.plot_marks import BaselineLines, NonfiniteMarks
 from explorer.ui.curves.plot_widget import PageScrollPlotWidget, WheelPassViewBox, scene_changed
 from explorer.ui.curves.plotmath import SMOOTHED_SERIES, robust_range, shown_values, window_mask
 from explorer.ui.curves.predecimate import PLOT_COLUMNS
+from explorer.ui.runs.eval_rows import is_sample, point_event, rows_phrase, sample_mask
 from explorer.ui.runs.state import RunState
 
 
@@ -106,6 +107,7 @@ class CurveData:
         self.main = kept_decimator(series, "main", x_factor)   # the drawn curve (smoothed for the loss)
         self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
         self.drawn = None                    # (grid, n, version) last drawn
+        self.samples: np.ndarray | None = None   # a dev curve's points on a dev sample, as x + 1j*y (drawn hollow)
         self.marked = 0                      # points checked for non-finite markers
         self.marked_version = None
 
@@ -346,6 +348,9 @@ class PlotPanel(QFrame):
             self.data[run_id] = data = CurveData(s, x_factor)
         y, shown, version = shown_values(s, self.key, smoothing)   # smoothed where the run was read
         data.set(s.x if x_factor == 1.0 else s.x * x_factor, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
+        if self.is_dev:   # a few points: which evaluations scored a dev sample (ui/runs/eval_rows)
+            mask = sample_mask(state, self.key)
+            data.samples = (data.x[mask] + 1j * data.shown[mask]) if mask is not None and len(mask) == data.n else None
         self._draw(run_id)
         self.marks.update(run_id, data)
 
@@ -373,7 +378,9 @@ class PlotPanel(QFrame):
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
             xs, ys = series_points(decimator, data.series, data.x, y, vers, grid)
-            target.set_points(xs, ys, not np.isnan(ys).any())
+            # the drawn points are the series' own (x, y): those of a dev sample's evaluations are drawn hollow
+            hollow = np.isin(xs + 1j * ys, data.samples) if data.samples is not None and target is item else None
+            target.set_points(xs, ys, not np.isnan(ys).any(), hollow)
 
     def _view_changed(self, *_args) -> None:
         """x range or plot width changed: the columns changed, so do the curves' points."""
@@ -454,10 +461,11 @@ class PlotPanel(QFrame):
         if step is None:
             self.vline.setVisible(False)
             self.header.setText(f"<b>{self.title}</b>")
+            self.widget.setToolTip("")
             return
         self.vline.setVisible(True)
         self.vline.setPos(step)
-        parts = []
+        parts, tips = [], []
         for state, color in runs:
             s = state.series.get(self.key)
             factor = self.x_factors.get(state.run_id, 1.0)
@@ -465,5 +473,11 @@ class PlotPanel(QFrame):
             if hit is None:
                 continue
             at = f"{hit[0]:.0f}" if factor == 1.0 else f"{hit[0] * factor:.4g}"
-            parts.append(f"<span style='color:{color}'>■</span> {hit[1]:.4g} <span style='color:#777'>@{at}</span>")
+            ev = point_event(state, self.key, step / factor) if self.is_dev else None   # a dev sample's, or all rows'
+            rows, short = (rows_phrase(ev), " (sample)" if is_sample(ev) else "") if ev is not None else ("", "")
+            parts.append(f"<span style='color:{color}'>■</span> {hit[1]:.4g} <span style='color:#777'>@{at}{short}"
+                         "</span>")
+            if rows:
+                tips.append(f"{state.run_id}: {hit[1]:.4g} at step {hit[0]:.0f}, {rows}")
         self.header.setText(f"<b>{self.title}</b>&nbsp;&nbsp;" + "&nbsp;&nbsp;".join(parts))
+        self.widget.setToolTip("\n".join(tips))   # the pointer's points, with the dev rows each scored

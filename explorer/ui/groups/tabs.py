@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
     QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.runs.status import FINISHED
@@ -31,6 +31,7 @@ from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_folder
 from explorer.ui.shell.tasks import run_in_thread
 
 
@@ -55,6 +56,8 @@ class GroupsTab(QWidget):
         self.oof_client = None               # the InspectClient for that (shared_client() on first use)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
+        # a group's runs share its name as a prefix ("tweets-cv-1", "tweets-cv-2"): cut in the middle, the end shows
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
         self.message = QLabel("")
@@ -172,6 +175,7 @@ class GroupsTab(QWidget):
                                                                              st.summary.task), st.summary.task)
                          if best is not None else "undefined" if undefined else "")   # the Runs list's form
                 child = QTreeWidgetItem([st.member.run_id, st.status, shown])
+                child.setToolTip(0, st.member.run_id)
                 if undefined:
                     child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
                 child.setData(0, Qt.UserRole, g.name)
@@ -365,7 +369,7 @@ class GroupsTab(QWidget):
         if self.view.group is None:
             self.message.setText("Select a group first.")
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the group report into")
+        folder = open_folder(self, "Export the group report into", EXPORT_KIND, into=True)
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
@@ -573,7 +577,7 @@ class CompareTab(QWidget):
         if self.view.comparison is None:
             self.status.setText("Run a comparison first.")
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the comparison report into")
+        folder = open_folder(self, "Export the comparison report into", EXPORT_KIND, into=True)
         if folder:
             out = self.view.export_report(Path(folder) / "comparison", data=self.data.text().strip())
             self.status.setText(f"Wrote {out / 'report.md'}")

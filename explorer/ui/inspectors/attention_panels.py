@@ -18,7 +18,7 @@ from explorer.ui.shell.columns import cells_told_once, rows_tall
 from explorer.ui.shell.flow_layout import FlowLayout
 
 from .common import tip
-from .components.attention import BlockLayout, flow_column_tip
+from .components.attention import BlockLayout, flow_column_tip, flow_which_text
 from .head_view import HeadView
 from .heatmap import TokenHeatmap
 
@@ -138,7 +138,17 @@ class FlowPanel(AdaptiveSplitter):
         self.legend_fit.hold_one_column()   # its entries exist now: the plot's minimum size
         self.layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
         self.plot.addItem(self.layer_line)
-        self.addWidget(self.table)
+        # which head the numbers are of, over the table: with a head chosen they are that head's, not the layer's
+        self.which = QLabel("")
+        self.which.setObjectName("flowWhich")
+        self.which.setStyleSheet("color:#444;")
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.which)
+        column.addWidget(self.table, 1)
+        self.addWidget(box)
         self.addWidget(self.plot)
         self.setStretchFactor(0, 0)
         self.setStretchFactor(1, 1)
@@ -167,6 +177,7 @@ class FlowPanel(AdaptiveSplitter):
             self.table.setMinimumHeight(rows_tall(self.table, min(n_layers, FLOW_MAX_ROWS))
                                         + self.table.horizontalScrollBar().sizeHint().height())
         self.plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        self.which.setText(flow_which_text(which))
         self.legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 
     def mark_layer(self, layer: int, one_layer: bool) -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter,
                                QVBoxLayout, QWidget)
 
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import open_folder
 
 from .components.attention import QA_BLOCKS
 from .common import ReadoutLabel
@@ -269,8 +269,7 @@ class CheckpointCompareView(QWidget):
                           f"B − A {d[row, col]:+.4f}")
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Checkpoint B (a folder with config.json)",
-                                                start_folder(self.source_b.text()))
+        path = open_folder(self, "Checkpoint B (a folder with config.json)", "model", self.source_b.text())
         if path:
             self.source_b.setText(path)
 

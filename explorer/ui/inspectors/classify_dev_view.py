@@ -51,6 +51,7 @@ class ClassifyDevView(QWidget):
         self.job_bar.cancel_requested.connect(self._job.cancel)
         self.path = QLineEdit()
         self.path.setPlaceholderText("dev file: GLUE .tsv/.csv/.jsonl, or a SWAG .csv")
+        self.path.textChanged.connect(lambda _text: self._path_tip())
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
         run = self.score_button = QPushButton("Score dev set")
         run.clicked.connect(self.run)
@@ -125,6 +126,7 @@ class ClassifyDevView(QWidget):
         plan = self.prefill.plan(source, self.path.text(), {k: c.currentText() for k, c in pickers.items()})
         if plan.path is not None:
             self.path.setText(plan.path)
+        self._path_tip()
         for key, value in plan.columns.items():
             combo = pickers[key]
             if value and combo.findText(value) < 0:
@@ -138,6 +140,10 @@ class ClassifyDevView(QWidget):
         if plan.cap is not None:
             self.cap.setValue(plan.cap)
         return True
+
+    def _path_tip(self) -> None:
+        """The file field's tooltip: the copy read when the field names a remote run's dev file as the user gave it."""
+        self.path.setToolTip(self.prefill.path_note(self.path.text()))
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Pre-fill from the run of the model loaded in Classify when the tab is shown."""
@@ -186,7 +192,7 @@ class ClassifyDevView(QWidget):
         from .components.head_masking import dev_fields
 
         settings = {k: v for k, v in self.table_settings().items() if k != "dev_split"}
-        return dev_fields(self.path.text(), self.cap.value(), self.get_kind(), settings)
+        return dev_fields(self.prefill.path_to_read(self.path.text()), self.cap.value(), self.get_kind(), settings)
 
     def run(self) -> None:
         loaded = self.get_loaded()
@@ -205,7 +211,8 @@ class ClassifyDevView(QWidget):
         self.source.ask(loaded)
         self._data_of = self.path.text().strip()
         self.job_bar.start()
-        self._job.start("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
+        self._job.start("classify_dev", {"slot": loaded.slot, "kind": self._kind,
+                                         "path": self.prefill.path_to_read(self.path.text()),
                                          "cap": self.cap.value() or None, "settings": self.table_settings()})
 
     def _ended(self, message: str) -> None:
@@ -240,6 +247,7 @@ class ClassifyDevView(QWidget):
         self.per_class.setRowCount(0)
         self.per_class.setVisible(False)
         self.scatter.clear_scores()
+        self.scatter.setVisible(False)   # a regression report's plot: the next report shows the layout of its kind
         self.calibrate.setEnabled(False)
         if self.calibration_view is not None:
             self.calibration_view.close()

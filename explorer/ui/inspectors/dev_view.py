@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.models.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
@@ -22,7 +22,7 @@ from explorer.ui.shell.columns import rows_tall
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.settings import current_settings
 from explorer.ui.shell.turns import after_paint
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, open_folder
 
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header, model_in_child, tip
@@ -222,6 +222,7 @@ class DevTauView(QWidget):
         self.window = WindowSettings()
         settings = current_settings()   # the last study's file (its results are cached): a run's own dev file replaces
         self._auto_path = settings.tau_dev_file() if settings is not None else ""   # it, a typed one stays
+        self._dev_file = None   # the run's dev file (core.models.checkpoint_windows.RunDevFile), as shown and read
         self.path.setText(self._auto_path)
 
     # ----------------------------------------------------------------------------------- public
@@ -229,16 +230,17 @@ class DevTauView(QWidget):
         """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
         run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
         another one); an untrained head gets the same warning as the Spans tab."""
-        from .components.dev_tau import no_answer_training_note, run_dev_file
+        from .components.dev_tau import no_answer_training_note, run_dev
 
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self.source.model_changed(loaded)
         where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
         self.window = window_settings_for_checkpoint(where)
-        dev = run_dev_file(where)
+        self._dev_file = dev = run_dev(where)   # as the user gave it; the file read may be a host's copy
         if dev and (not self.path.text().strip() or self.path.text().strip() == self._auto_path):
-            self._auto_path = dev
-            self.path.setText(dev)
+            self._auto_path = dev.shown
+            self.path.setText(dev.shown)
+        self.path.setToolTip(dev.note if dev else "")
         untrained = bool(getattr(loaded, "head_initialised", False))
         note = UNTRAINED_HEAD_NOTE if untrained else no_answer_training_note(where)
         self.head_note.setVisible(bool(note))
@@ -264,7 +266,8 @@ class DevTauView(QWidget):
         if not path:
             self._message("Pick a SQuAD v2.0 file first.", error=True)
             return False
-        if not Path(path).expanduser().is_file():
+        read = self._dev_file.to_read(path) if self._dev_file is not None else path
+        if read == path and not Path(path).expanduser().is_file():   # a host's copy is checked there
             self._message(f"{path}: no such file", error=True)
             return False
         self.path.setText(path)
@@ -276,7 +279,7 @@ class DevTauView(QWidget):
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
         cache_dir = self.cache_dir if self.cache_dir is not None else default_cache_dir()
         self.source.ask(self.loaded)
-        self.job.start("study", {"slot": self.slot, "path": path, "cap": cap or None, "cache_dir": str(cache_dir),
+        self.job.start("study", {"slot": self.slot, "path": read, "cap": cap or None, "cache_dir": str(cache_dir),
                                  "settings": self.window.as_dict()})
         return True
 
@@ -420,13 +423,12 @@ class DevTauView(QWidget):
 
     # ----------------------------------------------------------------------------------- misc
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "SQuAD v2.0 dev file", start_folder(self.path.text()),
-                                              "JSON (*.json);;All files (*)")
+        path = open_file(self, "SQuAD v2.0 dev file", "data", "JSON (*.json);;All files (*)", self.path.text())
         if path:
             self.path.setText(path)
 
     def _export_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for predictions.json and null_odds.json")
+        folder = open_folder(self, "Folder for predictions.json and null_odds.json", EXPORT_KIND, into=True)
         if folder:
             self.export(folder)
 

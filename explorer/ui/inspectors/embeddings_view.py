@@ -12,12 +12,12 @@ explorer.ui.inspectors.components.embeddings.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
 from explorer.core.embeddings.projection import PROJECTION_LABELS, available_projections
 from explorer.core.embeddings.vectors import POOLINGS
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, open_folder, save_file
 
 from .client import shared_client
 from .common import StatusLabel, header
@@ -219,13 +219,13 @@ class EmbeddingsView(QWidget):
         self.pooling.setEnabled(not words)
 
     def _browse_folder(self, field: QLineEdit) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Model folder", start_folder(field.text()))
+        folder = open_folder(self, "Model folder", "model", field.text())
         if folder:
             field.setText(folder)
 
     def _browse_corpus(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Corpus", start_folder(self.corpus.text()), "Texts and tables (*.txt *.csv *.tsv *.jsonl *.xlsx "
-                                                                  "*.json);;All files (*)")
+        path = open_file(self, "Corpus", "data", "Texts and tables (*.txt *.csv *.tsv *.jsonl *.xlsx *.json);;All files (*)",
+                         self.corpus.text())
         if path:
             self.corpus.setText(path)
 
@@ -386,12 +386,12 @@ class EmbeddingsView(QWidget):
 
     # ------------------------------------------------------------------------------------------- export
     def _ask_projector(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for vectors.tsv and metadata.tsv")
+        folder = open_folder(self, "Folder for vectors.tsv and metadata.tsv", EXPORT_KIND, into=True)
         if folder:
             self.export_to(folder)
 
     def _ask_csv(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Coordinates CSV", "coordinates.csv", "CSV (*.csv)")
+        path = save_file(self, "Coordinates CSV", EXPORT_KIND, "coordinates.csv", "CSV (*.csv)")
         if path:
             self.export_to(csv=path)
 
@@ -409,8 +409,7 @@ class EmbeddingsView(QWidget):
         self.exported.emit(paths)
 
     def _ask_image(self, kind: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Plot as {kind.upper()}", f"embeddings.{kind}",
-                                              f"{kind.upper()} (*.{kind})")
+        path = save_file(self, f"Plot as {kind.upper()}", EXPORT_KIND, f"embeddings.{kind}", f"{kind.upper()} (*.{kind})")
         if path:
             self.save_image(path)
 

@@ -16,10 +16,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.core.specs.tasks import get_task_facts, task_for_model, task_labels
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, save_file
 
 from .common import header
 from .components.explain import (METHOD_LABELS, NUM_ENDINGS, bar_rows, explain_fields, explain_html,
@@ -280,7 +281,7 @@ class ExplainView(ModelPage):
 
     # -- export ----------------------------------------------------------------------------------------------
     def _export(self, kind: str, suffix: str, write) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export the explanation", f"explanation{suffix}", kind)
+        path = save_file(self, "Export the explanation", EXPORT_KIND, f"explanation{suffix}", kind)
         if path:
             write(path if path.endswith(suffix) else path + suffix)
 

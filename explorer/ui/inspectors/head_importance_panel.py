@@ -12,9 +12,10 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.ui.shell.file_dialogs import open_file
 from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
@@ -39,6 +40,7 @@ class HeadImportancePanel(QWidget):
         self.window = window or dict
         self.report: dict | None = None
         self._dev_from_run = ""   # the dev file a run put in (replaced by the next run's; a typed one stays)
+        self._dev_file = None     # that file as shown and as read (core.models.checkpoint_windows.RunDevFile)
         self.job = RemoteJob(client, self)
         self.job.finished.connect(self.show_report)
         self.job.failed.connect(lambda msg, _tb: self._stopped(msg))
@@ -101,22 +103,28 @@ class HeadImportancePanel(QWidget):
         if current in names:
             self.task.setCurrentText(current)
 
-    def prefill_dev(self, path: str) -> None:
-        """Put the inspected run's dev file ``path`` in the Dev file field unless the user typed another one there;
-        "" (a model without a run's dev file) clears only what a previous run put in."""
+    def prefill_dev(self, dev) -> None:
+        """Put the inspected run's dev file ``dev`` (core.models.checkpoint_windows.RunDevFile, or None) in the Dev file
+        field, as the user gave it, unless the user typed another one there; None (a model without a run's dev
+        file) clears only what a previous run put in. The file read is ``dev.path`` (a remote run's copy on its
+        host; the tooltip says so) while the field shows it."""
         now = self.dev.text().strip()
+        shown = dev.shown if dev is not None else ""
         if not now or now == self._dev_from_run:
-            self.dev.setText(path)
-            self._dev_from_run = path
+            self.dev.setText(shown)
+            self._dev_from_run = shown
+        self._dev_file = dev
+        self.dev.setToolTip(dev.note if dev is not None and self.dev.text().strip() == shown else "")
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dev file")
+        path = open_file(self, "Dev file", "data", "", self.dev.text())
         if path:
             self.dev.setText(path)
 
     def run(self) -> int | None:
         """Ask the child to score the heads; the request id, or None when no dev file is named."""
-        data = importance_request(self.slot, self.dev.text(), self.cap.value(), self.steps.value(), self.window(),
+        dev = self._dev_file.to_read(self.dev.text()) if self._dev_file is not None else self.dev.text()
+        data = importance_request(self.slot, dev, self.cap.value(), self.steps.value(), self.window(),
                                   task=self.task.currentText(), iterative=self.iterative.isChecked())
         if data is None:
             self.caption.setText("Choose a dev file of the model's task first.")

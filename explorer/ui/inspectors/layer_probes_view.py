@@ -7,8 +7,10 @@ The request and the texts come from explorer.ui.inspectors.components.layer_prob
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from explorer.ui.shell.file_dialogs import open_file, open_folder
 
 from .client import shared_client
 from .common import StatusLabel, header
@@ -110,8 +112,8 @@ class LayerProbesView(QWidget):
         self.pooling.setEnabled(self.labels.currentData() == "sentences")
 
     def _browse(self, field: QLineEdit, folder: bool) -> None:
-        path = (QFileDialog.getExistingDirectory(self, "Checkpoint folder") if folder else
-                QFileDialog.getOpenFileName(self, "Data file")[0])
+        path = (open_folder(self, "Checkpoint folder", "model", field.text()) if folder else
+                open_file(self, "Data file", "data", "", field.text()))
         if path:
             field.setText(path)
 

@@ -24,14 +24,14 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFormLayout,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
 from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, save_file
 
 from .common import StatusLabel
 from .job_bar import JobBar
@@ -521,8 +521,8 @@ class PredictionsView(QWidget):
         if self.review is None:
             return
         stem = Path(self.review.predictions)
-        path, _ = QFileDialog.getSaveFileName(self, "Save labelled file", str(stem.with_name(stem.stem + ".labelled.csv")),
-                                              "CSV (*.csv);;TSV (*.tsv);;JSON lines (*.jsonl);;Excel (*.xlsx)")
+        path = save_file(self, "Save labelled file", EXPORT_KIND, stem.stem + ".labelled.csv",
+                         "CSV (*.csv);;TSV (*.tsv);;JSON lines (*.jsonl);;Excel (*.xlsx)", str(stem))
         if path:
             self.save_labelled(path)
 
@@ -632,8 +632,8 @@ class PredictDialog(QDialog):
         form.addRow(buttons)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "File to predict", start_folder(self.data_edit.text()),
-                                              "Tables (*.csv *.tsv *.txt *.jsonl *.json *.xlsx);;All files (*)")
+        path = open_file(self, "File to predict", "data", "Tables (*.csv *.tsv *.txt *.jsonl *.json *.xlsx);;All files (*)",
+                         self.data_edit.text())
         if path:
             self.set_data(path)
 

@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.qa.decode_rules import DECODE_RULES
 from explorer.paths import RESOURCES
 from explorer.ui.shell.combo_popup import popup_fits_items
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import open_file, open_folder
 
 from .common import StatusLabel, tip
 
@@ -389,8 +389,7 @@ class ProbePanel(QWidget):
         self.probe_requested.emit()
 
     def _browse_dataset(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "SQuAD-format JSON", start_folder(self.dataset_path),
-                                              "JSON (*.json);;All files (*)")
+        path = open_file(self, "SQuAD-format JSON", "data", "JSON (*.json);;All files (*)", self.dataset_path)
         if path:
             self.dataset_path = path
             self.dataset_requested.emit(path)
@@ -411,8 +410,7 @@ class ProbePanel(QWidget):
         self.probe_requested.emit()
 
     def _browse_model(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or run checkpoint)",
-                                                start_folder(self.source_text()))
+        path = open_folder(self, "Model folder (save_pretrained output or run checkpoint)", "model", self.source_text())
         if path:
             self.set_source(path)
             self.load_model_requested.emit(path)

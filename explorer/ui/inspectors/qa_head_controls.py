@@ -29,9 +29,9 @@ class QAHeadControls:
 
     def model_in(self, loaded) -> None:
         """Heads off checks typed heads against the model's size; a run checkpoint's dev file (the one τ on dev set
-        pre-fills: core.models.checkpoint_windows.run_dev_path) fills Head importance's Dev file, read as the run's
+        pre-fills: core.models.checkpoint_windows.run_dev_file) fills Head importance's Dev file, read as the run's
         task."""
-        from explorer.core.models.checkpoint_windows import run_dev_path, run_task_of
+        from explorer.core.models.checkpoint_windows import run_dev_file, run_task_of
         from explorer.core.specs.tasks import qa_task_names
 
         self.mask_bar.model_in(loaded)
@@ -39,7 +39,7 @@ class QAHeadControls:
         task = run_task_of(path) if path else None
         if task:
             self.importance.set_tasks(qa_task_names(), task)
-        self.importance.prefill_dev(run_dev_path(path) if path else "")
+        self.importance.prefill_dev(run_dev_file(path) if path else None)
 
     def mask_inputs(self) -> dict | None:
         """The shown probe's question, passage, window settings and the τ in view, as mask_heads fields."""

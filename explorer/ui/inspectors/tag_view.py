@@ -229,6 +229,7 @@ class TagDevView(QWidget):
         self.cap = QSpinBox(minimum=0, maximum=1_000_000, value=0, specialValueText="all")
         self.cap.setToolTip("score the first N sentences of the file (all: the whole file)")
         self._path_from_run = ""   # the dev file prefill_from_run put in (replaced by the next run's)
+        self._dev_file = None      # that file as shown and as read (core.models.checkpoint_windows.RunDevFile)
         run = QPushButton("Score dev file")
         run.clicked.connect(self.run)
         top = QHBoxLayout()
@@ -260,26 +261,40 @@ class TagDevView(QWidget):
         layout.addWidget(upper, 1)
         layout.addWidget(self.mistakes, 1)
 
-    def prefill_from_run(self, config: dict) -> bool:
+    def prefill_from_run(self, config: dict, dev_file=None) -> bool:
         """The dev file and Dev cap of the run whose checkpoint the Tag page opened (its config.json ``dev`` and
         ``dev_cap``), so the score is on the rows the run's curves were (as Classify: dev set is filled in from a
-        classifier's run). A path the user typed stays; one the
-        previous run put in is replaced. True when the run's dev file was put in."""
+        classifier's run). ``dev_file``: the checkpoint's core.models.checkpoint_windows.RunDevFile (shown as the
+        user gave it; the file read may be a remote run's copy on its host, named in the tooltip); without it the
+        config's ``dev`` when it is a file here. A path the user typed stays; one the previous run put in is
+        replaced. True when the run's dev file was put in."""
         from pathlib import Path
 
+        from explorer.core.models.checkpoint_windows import RunDevFile
+
         dev = str((config or {}).get("dev") or "").strip()
+        if dev_file is None and dev and Path(dev).expanduser().is_file():
+            dev_file = RunDevFile(shown=dev, path=dev)
         typed = self.path.text().strip()
         if typed and typed != self._path_from_run:
             return False
-        if not dev or not Path(dev).expanduser().is_file():   # no local dev file (none, a hub id, gone): nothing
+        self._dev_file = dev_file
+        if dev_file is None:   # no dev file here or on the host (none, a hub id, gone): nothing
             if typed:
                 self.path.clear()
             self._path_from_run = ""
+            self.path.setToolTip("")
             return False
-        self.path.setText(dev)
-        self._path_from_run = dev
+        self.path.setText(dev_file.shown)
+        self.path.setToolTip(dev_file.note)
+        self._path_from_run = dev_file.shown
         self.cap.setValue(int((config or {}).get("dev_cap") or 0))
         return True
+
+    def _path_to_read(self) -> str:
+        """The dev path a request carries: the run's file as the inspector reads it while the field names it."""
+        dev = self._dev_file
+        return dev.to_read(self.path.text()) if dev is not None else self.path.text().strip()
 
     def run(self) -> None:
         if self.tag_view.loaded is None:
@@ -290,7 +305,7 @@ class TagDevView(QWidget):
         self.source.ask(self.tag_view.loaded)
         self._data_of = self.path.text().strip()
         self.job_bar.start()
-        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip(),
+        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self._path_to_read(),
                                     "cap": self.cap.value(), "max_seq_length": self.tag_view.max_seq_length})
 
     def _status(self, text: str) -> None:
@@ -348,7 +363,7 @@ class TagDevView(QWidget):
         """This page's dev file and first-N as the fields of the Tag page's "Heads off ... and on the dev set"."""
         from .components.head_masking import dev_fields
 
-        return dev_fields(self.path.text(), self.cap.value())
+        return dev_fields(self._path_to_read(), self.cap.value())
 
     def _open_row(self, row: int, _col: int) -> None:
         if self.report is not None and self.source.is_for(self.tag_view.loaded) and 0 <= row < len(self.report.mistakes):
@@ -379,6 +394,7 @@ class TagPages:
     def open_checkpoint(self, title: str, path: str, _task: str | None, run_config: dict) -> None:
         """Open ``path`` in page ``title``; the run's first dev sentence (read on a worker thread) replaces the
         sentence shown, and is tagged once the model is in."""
+        from explorer.core.models.checkpoint_windows import run_dev_file
         from explorer.ui.runs.examples import first_tagging_sentence
         from explorer.ui.shell.tasks import run_in_thread
 
@@ -388,7 +404,7 @@ class TagPages:
             run_in_thread(first_tagging_sentence, dict(run_config or {}), owner=view, on_done=view.fill_sentence)
         for page in self.pages.values():   # Tag: dev set gets the run's dev file and cap
             if isinstance(page, TagDevView):
-                page.prefill_from_run(dict(run_config or {}))
+                page.prefill_from_run(dict(run_config or {}), run_dev_file(path))
 
 
 def page_set(window) -> TagPages:

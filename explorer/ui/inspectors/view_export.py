@@ -16,37 +16,11 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
 
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, dialog_path, remember_folder
 from explorer.ui.shell.menu_button import MenuToolButton
-from explorer.ui.shell.settings import current_settings
-from explorer.ui.shell.start_folder import start_folder
 from explorer.ui.shell.tasks import run_in_thread
 
-EXPORT_DIR_KIND = "export"   # the settings' last folder an export was saved in (AppSettings.last_dir)
-
-
-def export_folder() -> str:
-    """The folder an export's Save dialog opens in: the last folder a view was exported to (remembered across
-    sessions), else the runs folder, else the home folder. Without it the dialog opened in the app's working
-    folder, wherever the app was started from."""
-    from explorer.paths import default_runs_dir
-
-    settings = current_settings()
-    last = settings.last_dir(EXPORT_DIR_KIND) if settings is not None else ""
-    runs = (settings.runs_dir() if settings is not None else "") or str(default_runs_dir())
-    return start_folder("", last, runs, str(Path.home()))
-
-
-def remember_export_folder(path: str) -> None:
-    """Keep the folder of the file ``path`` just written as the next export's start folder."""
-    settings = current_settings()
-    if settings is not None and path:
-        settings.set_last_dir(EXPORT_DIR_KIND, str(Path(path).expanduser().resolve().parent))
-
-
-def default_export_path(name: str) -> str:
-    """``name`` in :func:`export_folder` (just ``name`` when there is no such folder)."""
-    folder = export_folder()
-    return str(Path(folder) / name) if folder else name
+EXPORT_DIR_KIND = EXPORT_KIND   # the settings' last folder an export was saved in (AppSettings.last_dir)
 
 
 def export_png(widget: QWidget, path: str | Path) -> bool:
@@ -77,11 +51,11 @@ class ExportButton(MenuToolButton):
     interactive HTML page: ``html(path)`` gathers what to write on the GUI thread (raising ValueError when there
     is nothing to export) and returns a function of no arguments that writes the file, run on a worker thread.
 
-    ``ask_path(caption, default path, filter) -> str`` is QFileDialog.getSaveFileName's first value (tests
-    replace it); the default path is the file's name in :func:`export_folder`, and a written file's folder is the
-    next default. ``saved`` holds the last path written (tests read it). The window's status bar says "Writing …"
-    while the HTML page is written and "Saved the attention view to PATH" once a file is written (the user learns
-    that the file was written).
+    ``ask_path(caption, file name, filter) -> str`` is QFileDialog.getSaveFileName's first value (tests
+    replace it); the dialog proposes the file's name in the last folder an export was written to, else the runs
+    folder (file_dialogs.dialog_path), and a written file's folder is the next one. ``saved`` holds the last path
+    written (tests read it). The window's status bar says "Writing …" while the HTML page is written and "Saved
+    the attention view to PATH" once a file is written (the user learns that the file was written).
 
     Signals:
         exported(path): a file was written (PNG / SVG at once, HTML when its thread is done).
@@ -93,7 +67,8 @@ class ExportButton(MenuToolButton):
                  html: Callable[[str], Callable[[], object]] | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.target, self.name, self.html = target, name, html
-        self.ask_path = lambda caption, default, filt: QFileDialog.getSaveFileName(self, caption, default, filt)[0]
+        self.ask_path = lambda caption, name, filt: QFileDialog.getSaveFileName(self, caption,
+                                                                                dialog_path(EXPORT_KIND, name), filt)[0]
         self.saved: str | None = None
         self.setText("Export")
         self.setToolTip("Save this view as a PNG image or an SVG drawing at the size shown"
@@ -107,7 +82,7 @@ class ExportButton(MenuToolButton):
 
     def ask_image(self, kind: str) -> None:
         path = self.ask_path(f"Save the {self.name} as {kind.upper()}",
-                             default_export_path(f"{self.name.replace(' ', '_')}.{kind}"),
+                             f"{self.name.replace(' ', '_')}.{kind}",
                              "PNG images (*.png)" if kind == "png" else "SVG drawings (*.svg)")
         if not path:
             return
@@ -119,7 +94,7 @@ class ExportButton(MenuToolButton):
 
     def ask_html(self) -> None:
         path = self.ask_path(f"Save the {self.name} as an interactive HTML page",
-                             default_export_path(f"{self.name.replace(' ', '_')}.html"), "HTML pages (*.html)")
+                             f"{self.name.replace(' ', '_')}.html", "HTML pages (*.html)")
         if not path:
             return
         try:
@@ -143,7 +118,7 @@ class ExportButton(MenuToolButton):
 
     def _saved(self, path: str) -> None:
         self.saved = path
-        remember_export_folder(path)
+        remember_folder(EXPORT_KIND, path)
         self._say(f"Saved the {self.name} to {path}")
         self.exported.emit(path)
 

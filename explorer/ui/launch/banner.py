@@ -13,12 +13,13 @@ whole note ("…were cleared: choose this").
 
 from __future__ import annotations
 
+import html
 import re
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
-__all__ = ["BANNER_LINES", "BANNER_MAX_LINES", "LaunchBanner"]
+__all__ = ["BANNER_LINES", "BANNER_MAX_LINES", "LaunchBanner", "with_note"]
 
 BANNER_LINES = 5   # the banner's least height in text lines (first-visit hint or task note, and the preset)
 BANNER_MAX_LINES = 9   # its most, taken when the form is filled with a long note (a longer one is cut short)
@@ -29,6 +30,17 @@ _SENTENCE_END = re.compile(r"(?<=\.) (?=[A-Z<])")   # "… reset. Training file 
 def note_sentences(note: str) -> list[str]:
     """The sentences of a banner note (rich text), each with its full stop: where the banner may cut it."""
     return [part for part in _SENTENCE_END.split(note) if part]
+
+
+def with_note(banner: tuple[str, str, bool], note: str) -> tuple[str, str, bool]:
+    """The form's banner (LaunchForm.banner: the preset line with its note, the hint, whether the hint shows) with
+    ``note`` (plain text, e.g. the Run on host that is gone) first under the preset line, where it is in view;
+    unchanged when ``note`` is empty."""
+    preset, hint, hint_shown = banner
+    if not note:
+        return banner
+    head, _, rest = preset.partition("<br>")
+    return f"{head}<br>{html.escape(note)}" + (f" {rest}" if rest else ""), hint, False
 
 
 class LaunchBanner(QScrollArea):

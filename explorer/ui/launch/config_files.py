@@ -1,7 +1,7 @@
 """The launcher's config files and clipboard: Load… / Save… a run config (.json) and Copy the command line.
 
 A mixin of :class:`~explorer.ui.launch.launcher.LauncherPanel`: it uses the panel's ``config()``,
-``set_config()``, ``settings``, ``command`` and ``status_message``.
+``set_config()``, ``settings``, ``runs_dir``, ``command`` and ``status_message``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from explorer.core.specs.train_config import ConfigError, TrainConfig
+from explorer.ui.shell.file_dialogs import dialog_folder, remember_folder, save_file
+
+CONFIG_KIND = "config"   # the settings' last folder a run config was loaded from or saved in
 
 
 class ConfigFiles:
@@ -25,8 +28,11 @@ class ConfigFiles:
         self.set_config(TrainConfig.load(path))
 
     def _ask_load(self) -> None:
-        start = self.settings.last_dir("config") if self.settings else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Load run config", start, "Run configs (*.json)")
+        """Load… a run config: the dialog opens in the folder last used for a config, else the runs folder
+        (file_dialogs.dialog_folder), never the app's working folder."""
+        path, _ = QFileDialog.getOpenFileName(self, "Load run config",
+                                              dialog_folder(CONFIG_KIND, settings=self.settings, runs_dir=self.runs_dir),
+                                              "Run configs (*.json)")
         if not path:
             return
         try:
@@ -34,18 +40,14 @@ class ConfigFiles:
         except ConfigError as exc:
             QMessageBox.warning(self, "Not a run config", str(exc))
             return
-        if self.settings:
-            self.settings.set_last_dir("config", str(Path(path).parent))
+        remember_folder(CONFIG_KIND, path, settings=self.settings)
         self.status_message.emit(f"Loaded {path}")
 
     def _ask_save(self) -> None:
-        start = self.settings.last_dir("config") if self.settings else ""
-        path, _ = QFileDialog.getSaveFileName(self, "Save run config", str(Path(start or ".") / "run.json"),
-                                              "Run configs (*.json)")
+        path = save_file(self, "Save run config", CONFIG_KIND, "run.json", "Run configs (*.json)",
+                         settings=self.settings, runs_dir=self.runs_dir)
         if path:
             self.save_json(path)
-            if self.settings:
-                self.settings.set_last_dir("config", str(Path(path).parent))
             self.status_message.emit(f"Saved {path}")
 
     def _copy_command(self) -> None:

@@ -350,9 +350,10 @@ class LaunchForm:
         return Path(dev).name
 
     def fill_guess(self, guess: dict, type_in: Callable[[str, Any], None] | None = None) -> bool:
-        """A file without a header: its columns guessed from its values go into the empty pickers, once per training
-        file, as if typed (``type_in(name, value)``, default :meth:`edit`), with a word in the banner
-        (form_notes.guessed_columns). Returns whether a field was filled."""
+        """Columns guessed from a file's values (without a header its texts and label; with one, a label column no
+        usual name marks) go into the empty pickers, once per training file, as if typed (``type_in(name, value)``,
+        default :meth:`edit`), with a word in the banner (form_notes.guessed_columns). Returns whether a field was
+        filled."""
         note = guessed_columns(self, guess, type_in or self.edit)
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note

@@ -34,17 +34,19 @@ def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
 
 
 def guessed_columns(form, guess: dict, type_in) -> str:
-    """A file without a header: its text and label columns as guessed from its values (core.data.table.
-    guess_columns_from_values) typed into ``form``'s empty pickers (a LaunchForm; ``type_in(name, value)``), once per
-    training file. A guess by names is left to the run (the same rule reads the header there). Returns the banner's
-    sentence ("" when nothing was filled)."""
+    """Columns guessed from a file's values (core.data.table.guess_columns_from_values, label_by_values) typed into
+    ``form``'s empty pickers (a LaunchForm; ``type_in(name, value)``), once per training file: without a header its
+    text and label columns; with one, the label column when no column has a usual label name (an "Emotion" column
+    of six feelings). A guess by names is left to the run (the same rule reads the header there). Returns the
+    banner's sentence ("" when nothing was filled)."""
     basis = guess.get("basis") or ""
     train = form.values["train"]
-    if not basis or not form.values["no_header"] or form.guessed_for == train:
+    if not basis or form.guessed_for == train:
         return ""
+    headed = not form.values["no_header"]
     texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
     filled: list[str] = []
-    if texts and not form.values["text_columns"]:
+    if texts and not headed and not form.values["text_columns"]:
         type_in("text_columns", texts)
         filled.append(f"Text columns {', '.join(texts)}")
     if label and not form.values["label_column"]:
@@ -53,6 +55,9 @@ def guessed_columns(form, guess: dict, type_in) -> str:
     form.guessed_for = train
     if not filled:
         return ""
+    if headed:
+        return html.escape(f"No column is named like a label: {filled[0]} guessed from the first rows ({basis}); "
+                           "check it against the preview")
     return html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
                        "check them against the preview")
 

@@ -5,20 +5,17 @@ binds them to the form's model (explorer.ui.launch.form_model.LaunchForm).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QPlainTextEdit, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from explorer.ui.launch.form_columns import FormColumns
 from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
 from explorer.ui.launch.form_model import column_choices
-from explorer.ui.launch.presets import sample_paths
 from explorer.ui.launch.preview import DataPreview
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.file_dialogs import open_file, open_folder
 
 __all__ = ["FormView", "PreviewPane", "WatchTable"]
 
@@ -148,27 +145,27 @@ class FormView(QScrollArea):
                 combo.lineEdit().setPlaceholderText(reading)
 
     def _browse_model(self) -> None:
-        start = start_folder(self.editors["model"].get(), self._settings.last_dir("model") if self._settings else "")
-        path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or checkpoint)", start)
+        path = open_folder(self, "Model folder (save_pretrained output or checkpoint)", "model",
+                           self.editors["model"].get(), **self._where())
         if path:
             self.editors["model"].set(path)
-            if self._settings:
-                self._settings.set_last_dir("model", path)
 
     def _browse_data(self, which: str) -> None:
-        start = start_folder(self.editors[which].get(), self.editors["train"].get(),
-                             self._settings.last_dir("data") if self._settings else "", str(Path(sample_paths()[0]).parent))
-        path, _ = QFileDialog.getOpenFileName(self, f"{which} data", start,
-                                              "Data files (*.json *.jsonl *.tsv *.csv *.txt *.xlsx);;All files (*)")
+        path = open_file(self, f"{which} data", "data",
+                         "Data files (*.json *.jsonl *.tsv *.csv *.txt *.xlsx);;All files (*)",
+                         self.editors[which].get(), near=[self.editors["train"].get()], **self._where())
         if path:
             self.editors[which].set(path)
-            if self._settings:
-                self._settings.set_last_dir("data", str(Path(path).parent))
 
     def _browse_output(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Runs folder", start_folder(self.editors["output_dir"].get()))
+        path = open_folder(self, "Runs folder", "runs_dir", self.editors["output_dir"].get(), **self._where())
         if path:
             self.editors["output_dir"].set(path)
+
+    def _where(self) -> dict:
+        """The settings and runs folder a Browse… dialog's folder comes from (file_dialogs.dialog_folder): the form's
+        Output folder is its runs folder."""
+        return {"settings": self._settings, "runs_dir": self.editors["output_dir"].get().strip()}
 
 
 class PreviewPane(QWidget):

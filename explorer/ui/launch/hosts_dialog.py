@@ -327,7 +327,12 @@ class HostsDialog(QDialog):
 
 
 class RunOnPicker(QWidget):
-    """"Run on": this machine or one of the hosts, GPUs for a host run, and "Hosts…" (the dialog)."""
+    """"Run on": this machine or one of the hosts, GPUs for a host run, and "Hosts…" (the dialog). The choice is
+    remembered in the settings at each change (AppSettings.run_on) and chosen again at the next start; a remembered
+    host no longer in the list leaves this machine chosen, and ``note`` says so (the launcher's banner shows it
+    until the next choice). ``changed``: the user chose (the note is gone)."""
+
+    changed = Signal()
 
     def __init__(self, settings, parent=None):
         super().__init__(parent)
@@ -348,8 +353,28 @@ class RunOnPicker(QWidget):
         lay.addWidget(self.hosts_btn)
         self.hosts_btn.clicked.connect(self.edit_hosts)
         self.combo.currentIndexChanged.connect(lambda _i: self._gpus_enabled())
+        self.combo.activated.connect(lambda _i: self._chosen())
         self.dialog: HostsDialog | None = None
+        self.note = ""
         self.refresh()
+        self._restore()
+
+    def _restore(self) -> None:
+        """Choose the host remembered at the last change; one no longer in the Hosts list: this machine, and why."""
+        name = self.settings.run_on() if self.settings is not None else ""
+        index = self.combo.findText(name) if name else 0
+        if index > 0:
+            self.combo.setCurrentIndex(index)
+        elif name:
+            self.note = (f"Run on is {THIS_MACHINE.lower()}: the host {name} chosen last time is no longer in the "
+                         f"Hosts list.")
+
+    def _chosen(self) -> None:
+        """The user chose where runs train (or the host list changed under the choice): remember it, drop the note."""
+        if self.settings is not None:
+            self.settings.set_run_on(self.combo.currentText() if self.combo.currentIndex() > 0 else "")
+        self.note = ""
+        self.changed.emit()
 
     def refresh(self) -> None:
         """Reload the host list from the settings, keeping the choice when that host is still there."""
@@ -379,11 +404,18 @@ class RunOnPicker(QWidget):
         return next((h for h in self.settings.hosts() if h.name == self.combo.currentText()), None)
 
     def choose(self, name: str) -> None:
+        """Choose the host ``name`` (this machine when it is not listed), as the user would: remembered."""
         self.combo.setCurrentIndex(max(self.combo.findText(name), 0))
+        self._chosen()
 
     def edit_hosts(self) -> HostsDialog:
         """Open the Hosts dialog (non-modal); the list reloads when it is saved."""
         self.dialog = HostsDialog(self.settings, self.window())
-        self.dialog.saved.connect(self.refresh)
+        self.dialog.saved.connect(self._hosts_saved)
         self.dialog.show()
         return self.dialog
+
+    def _hosts_saved(self) -> None:
+        """The Hosts dialog saved: the list again, the choice kept when its host is still there (remembered as is)."""
+        self.refresh()
+        self._chosen()

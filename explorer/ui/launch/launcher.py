@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
 
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
-from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner
+from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
 from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.config_files import ConfigFiles
 from explorer.ui.launch.form_fields import Editor, mark_invalid, set_metric_choices
@@ -176,6 +176,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.save_btn.clicked.connect(self._ask_save)
         self.grid_btn.clicked.connect(lambda: self.queue_grid())   # clicked(bool) must not reach `confirm`
         self.launch_btn.clicked.connect(self.launch)
+        self.run_on.changed.connect(self._changed)   # its note leaves the banner
         for name in ("train", "dev", "task", "text_columns", "label_column", "id_column", "no_header", "encoding",
                      "label_names", "skip_invalid", "dev_fraction", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
@@ -272,7 +273,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.watch.setEnabled(is_qa_task(cfg.task))
         self.dev_preview.set_empty_note(self.form.plan.no_dev_note(cfg))
         self.command.setPlainText(self.form.command(cfg))
-        self.banner.show_text(*self.form.banner(cfg))
+        self.banner.show_text(*with_note(self.form.banner(cfg), self.run_on.note))   # a Run on host gone
         gate = self.form.gate
         refused = [gate.refusal(name, self.form.get(name), p.result)
                    for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]

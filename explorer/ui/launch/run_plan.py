@@ -99,7 +99,7 @@ class RunPlan:
         n = self.train_rows()
         if n and cfg.train_cap:
             n = min(n, cfg.train_cap)
-        return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.seed, n)
+        return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.dev_split_seed(), n)
 
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the

@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QProgressDialog, QPushButton, QVBoxLayout
 
 from explorer.core.remote.hosts import RemoteRun
+from explorer.core.remote.on_host import remember_on_host
 from explorer.core.runs.layout import config_file
 from explorer.ui.inspectors.components.job_meter import BYTES, JobMeter
 
@@ -139,6 +140,8 @@ class RemoteCheckpointOpener(QObject):
             if choice == ON_HOST and one_host:
                 from explorer.core.remote.ssh import inspector_argv
 
+                for _i, run, _p in remote:
+                    remember_on_host(run)
                 self.client_getter().set_place(inspector_argv(first.host), first.host.name)
                 self._set_place(self._on_host_text(first.host.name))
                 done(paths)
@@ -177,6 +180,7 @@ class RemoteCheckpointOpener(QObject):
         from explorer.core.remote.ssh import inspector_argv
 
         host = run.host
+        remember_on_host(run)   # the pages name its dev file as launched here, and read the host's copy
         self.client_getter().set_place(inspector_argv(host), host.name)
         config = self.run_config(run)
         self.open_on_host(remote_path, config.get("task"), config)

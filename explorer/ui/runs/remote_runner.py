@@ -23,7 +23,7 @@ from explorer.core.runs import status as run_status
 from explorer.core.errors import UserError
 from explorer.core.remote.follow import RemoteFollower
 from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, use_ssh_config
-from explorer.core.remote.launch import launch_run, request_remote
+from explorer.core.remote.launch import launch_run, launched_config, request_remote
 from explorer.core.remote.slurm import POLL_SECONDS as SLURM_POLL_SECONDS
 from explorer.core.remote.slurm import JobState, SlurmFollower, submit
 from explorer.core.runs.store import RunStore
@@ -226,7 +226,10 @@ class RemoteRunManager(QObject):
         state = self.states.get(run_id)
         if state is None:
             return
+        launched = dict(state.config) if ev.get("event") == "started" else None
         changed = state.apply(ev)
+        if launched is not None:   # the host's started event names its copies of the files: keep the names launched
+            state.config = launched_config(state.config, launched)
         self.changed.emit(run_id, changed)
 
     def _on_done(self, run_id: str) -> None:

@@ -13,6 +13,7 @@ from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds, undefined_best_text
+from explorer.ui.runs.step_zero import untrained_note
 
 __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
            "STATUS_TIPS", "RunCells", "status_text"]
@@ -154,7 +155,9 @@ class RunCells:
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             best = s.best_metric()
             rows = best_rows_note(s.evals, best[2]) if best else ""   # a dev sample's figure, or all rows'
+            untrained = untrained_note(s)   # a step-0 figure above the best: never a candidate
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
+                    + (f"\n{untrained}" if untrained else "")
                     + (f"\nnote: the last evaluation {note}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from explorer.ui.shell.file_dialogs import EXPORT_KIND, dialog_path, remember_folder
 from explorer.ui.shell.tasks import run_in_thread
 
 __all__ = ["CSV_FILTERS", "RunExportActions"]
@@ -24,10 +25,11 @@ class RunExportActions:
             self.message.emit("Select the runs to export first")
             return False
         if path is None:
-            path, chosen = QFileDialog.getSaveFileName(self, "Export the selected runs' scalars", "runs.csv",
-                                                       ";;".join(CSV_FILTERS))
+            path, chosen = QFileDialog.getSaveFileName(self, "Export the selected runs' scalars",
+                                                       dialog_path(EXPORT_KIND, "runs.csv"), ";;".join(CSV_FILTERS))
             if not path:
                 return False
+            remember_folder(EXPORT_KIND, path)
             wide = chosen == CSV_FILTERS[1] if wide is None else wide
         from explorer.core.runs.export import export_runs_csv
 

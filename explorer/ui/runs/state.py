@@ -111,6 +111,11 @@ class Series:
 
     def value_at(self, step: float) -> tuple[float, float] | None:
         """The point whose x is nearest to ``step`` (x is sorted: steps only grow)."""
+        i = self.index_at(step)
+        return None if i is None else (float(self._x[i]), float(self._y[i]))
+
+    def index_at(self, step: float) -> int | None:
+        """The index of the point whose x is nearest to ``step`` (the earlier one of a tie); None when empty."""
         if self._n == 0:
             return None
         xs = self.x
@@ -119,7 +124,7 @@ class Series:
             i = self._n - 1
         elif i > 0 and abs(xs[i - 1] - step) <= abs(xs[i] - step):
             i -= 1
-        return float(xs[i]), float(self._y[i])
+        return i
 
 
 def _num(value) -> float | None:
@@ -179,6 +184,7 @@ class RunState:
     last_event_at: float | None = None
     series: dict[str, Series] = field(default_factory=dict)
     evals: list[dict] = field(default_factory=list)
+    eval_points: dict[str, list[int]] = field(default_factory=dict)   # dev series key -> its points' evals index
     final_metrics: dict = field(default_factory=dict)
     checkpoints: dict[str, str] = field(default_factory=dict)   # kind ("last"/"best") -> path
     best_checkpoint: str | None = None
@@ -465,6 +471,8 @@ class RunState:
                     changed.add(DEV_PREFIX + name)
                 if self._point(DEV_PREFIX + name, step, value):
                     changed.add(DEV_PREFIX + name)
+            for key in changed:   # which evaluation (and so which dev rows: ui/runs/eval_rows) made each point
+                self.eval_points.setdefault(key, []).append(len(self.evals) - 1)
         elif kind == "checkpoint":
             kind_ = str(ev.get("kind", "last"))
             self.checkpoints[kind_] = str(ev.get("path", ""))

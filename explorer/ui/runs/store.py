@@ -13,6 +13,7 @@ from pathlib import Path
 
 from explorer.core.specs.metric_display import to_display
 from explorer.core.remote.hosts import read_remote_run
+from explorer.core.remote.launch import launched_config
 from explorer.core.runs.reading import OURS, RunRecord, load_run, read_runs, run_dirs
 from explorer.ui.curves.plotmath import prepare_curves
 from explorer.ui.runs.state import RunState
@@ -27,6 +28,8 @@ def state_from_record(rec: RunRecord, *, loaded: bool = True) -> RunState:
     state.kind, state.settings = rec.kind, dict(rec.settings)
     remote = read_remote_run(rec.path) if rec.kind == OURS else None   # a mirror of a run on a remote host
     state.host = remote.host.name if remote is not None else ""
+    if remote is not None:   # its started event names the host's copies of the files: the names it was launched with
+        state.config = launched_config(state.config, rec.config)
     if rec.kind != OURS:   # another tool's run: its own status and best; its notes are information
         state.status = rec.status
         if rec.best is not None:

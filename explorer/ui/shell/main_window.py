@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QVBoxLayout, QWidget)
 
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
@@ -45,6 +45,7 @@ from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.dock import RunsPanel
 from explorer.ui.shell.window_geometry import follow_window_width, open_window, restore_window, saved_window
 from explorer.ui.shell.settings import AppSettings, set_current_settings
+from explorer.ui.shell.file_dialogs import open_folder
 from explorer.ui.shell.tooltips import rich_tooltip
 from explorer.ui.inspectors.registry import (CLASSIFY, EMBEDDINGS, EXPLAIN, GROUPS, HUB, PROBE_KEYS, TAG, page,
                                              page_help, pages, wiring)
@@ -104,7 +105,7 @@ class MainWindow(HelpActions, QMainWindow):
         self._curves_prewarm_queued = False   # the Curves plots: built and rendered after the first paint
         self.runs_dir = Path(runs_dir)
         self.settings = settings or AppSettings()
-        set_current_settings(self.settings)   # pages that remember a measured rate (the τ study's estimate)
+        set_current_settings(self.settings, self.runs_dir)   # pages that remember a measured rate (the τ study's estimate)
         self._set_title()
         open_window(self)   # the screen's available area at a first start (_restore: the saved one)
         self.store = RunStore(self.runs_dir)
@@ -121,6 +122,7 @@ class MainWindow(HelpActions, QMainWindow):
         self.runs = RunsPanel()
         self.runs.follow(self.store_events)
         self.curves.follow(self.store_events)
+        self.door = None   # answers a new start on this runs folder (shell.single_instance.WindowDoor; set by main)
         self.tabs = RowTabWidget()   # its tabs shown as rows of buttons that wrap (tab_rows): all in view at 1280 px
         self.lazy_pages = LazyPages(self, self.tabs, placeholder, self._page_set_built)
         self.page_sets = PageMap(self.lazy_pages, "page_sets")   # registry provider -> its page set (built on use)
@@ -319,11 +321,9 @@ class MainWindow(HelpActions, QMainWindow):
         self.reading.look_for_new_runs()
 
     def ask_open_run(self) -> None:
-        start = self.settings.last_dir("run") or str(self.runs_dir)
-        path = QFileDialog.getExistingDirectory(self, "Open a run folder (ours, an HF Trainer output_dir or "
-                                                "checkpoint-N, TensorBoard event files)", start)
+        path = open_folder(self, "Open a run folder (ours, an HF Trainer output_dir or checkpoint-N, TensorBoard "
+                           "event files)", "run", settings=self.settings, runs_dir=self.runs_dir)
         if path:
-            self.settings.set_last_dir("run", str(Path(path).parent))
             self.open_run_folder(path)
 
     def _still_there(self, saved: list[str], exists, keep, what: str, verb: str) -> list[str]:
@@ -347,11 +347,14 @@ class MainWindow(HelpActions, QMainWindow):
         self.reading.open_folder(path)
 
     def ask_runs_dir(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Runs folder", str(self.runs_dir))
+        path = open_folder(self, "Runs folder", "runs_dir", str(self.runs_dir), settings=self.settings)
         if path:
             self.settings.set_runs_dir(path)
+            set_current_settings(self.settings, path)
             self.show_message(f"Runs folder: {path} (used for new runs after a restart; listed now)")
             self.runs_dir = Path(path)
+            if self.door is not None:   # a new start on this folder wakes this window
+                self.door.listen_on(path)
             self._set_title()
             self.reading.watch_runs_dir()
             self.scan_runs()

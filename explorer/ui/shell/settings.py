@@ -225,6 +225,14 @@ class AppSettings:
         use_ssh_config(path or None)
 
     # ---- the launcher form ---------------------------------------------------------------
+    def run_on(self) -> str:
+        """The host the launcher's Run on named at its last change; "" for this machine (or never chosen)."""
+        return str(self.qs.value("launcher/run_on", "") or "")
+
+    def set_run_on(self, host_name: str) -> None:
+        """Remember the Run on choice: a host's name, "" for this machine."""
+        self.qs.setValue("launcher/run_on", str(host_name or ""))
+
     def last_config(self) -> dict | None:
         """The saved launcher form as a dict, or None when there is none or it is unreadable."""
         return self.saved_form()[0]
@@ -295,18 +303,29 @@ class AppSettings:
 
 
 _current: AppSettings | None = None
+_runs_dir = ""   # the window's runs folder (set_current_settings)
 
 
-def set_current_settings(settings: AppSettings | None) -> None:
-    """The settings of this process's window (MainWindow sets its own), for pages that remember a measured
-    figure without being handed the settings (the τ study's questions/s)."""
-    global _current
-    _current = settings
+def set_current_settings(settings: AppSettings | None, runs_dir: str | Path = "") -> None:
+    """The settings of this process's window (MainWindow sets its own) and its runs folder (``runs_dir``, which a
+    command-line --runs-dir may have set apart from the settings), for pages that remember a measured figure or a
+    folder without being handed the settings (the τ study's questions/s, the file dialogs' folders)."""
+    global _current, _runs_dir
+    _current, _runs_dir = settings, str(runs_dir or "")
 
 
 def current_settings() -> AppSettings | None:
     """The settings :func:`set_current_settings` named; None outside the app (nothing is remembered)."""
     return _current
+
+
+def current_runs_dir(settings: AppSettings | None = None) -> str:
+    """The runs folder the window shows (:func:`set_current_settings`), else the one saved in ``settings`` (default:
+    :func:`current_settings`), else the default (explorer.paths.default_runs_dir); it may not exist yet."""
+    from explorer.paths import default_runs_dir
+
+    settings = settings if settings is not None else _current
+    return _runs_dir or (settings.runs_dir() if settings is not None else "") or str(default_runs_dir())
 
 
 class ShownRunNames:

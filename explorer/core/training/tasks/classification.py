@@ -114,15 +114,15 @@ class ClassificationTask(Task):
             notes = [("info", f"dev split read back from {path}: {len(dev_idx)} rows")]
         else:
             if train_examples.regression:   # scores have no classes to stratify by: a seeded random split
-                dev_idx, notes = random_split(len(train_examples), frac, config.seed)
+                dev_idx, notes = random_split(len(train_examples), frac, config.dev_split_seed())
             else:
-                dev_idx, notes = stratified_split(train_examples.labels, frac, config.seed,
+                dev_idx, notes = stratified_split(train_examples.labels, frac, config.dev_split_seed(),
                                                   train_examples.class_names())
             if path is not None:
                 write_dev_split(path, train_examples, dev_idx)
             how = "random" if train_examples.regression else "stratified"
             notes = notes + [("info", f"no dev file: {len(dev_idx)} of {len(train_examples)} training rows "
-                              f"({frac:.0%}, {how}, seed {config.seed}) held out as dev"
+                              f"({frac:.0%}, {how}, seed {config.dev_split_seed()}) held out as dev"
                               + (f"; their ids are in {path}" if path is not None else ""))]
         keep = sorted(set(range(len(train_examples))) - set(dev_idx))
         return train_examples.subset(keep), train_examples.subset(sorted(dev_idx)), notes

@@ -99,6 +99,14 @@ def head_flow(flow: np.ndarray, head: int, mode: int) -> tuple[np.ndarray, str]:
     return flow[:, head - 1], f"head {head - 1 + FIRST}"
 
 
+def flow_which_text(which: str) -> str:
+    """The line over the block flow table naming whose shares it holds (``which`` as :func:`head_flow` names it):
+    "Mean over heads" or "Head 3 only (the head box; choose mean for the layer's flow)"."""
+    if which.startswith("head "):
+        return f"{which.capitalize()} only (the head box; choose mean for the layer's flow)"
+    return which.capitalize()
+
+
 def export_title(result, window: int) -> str:
     """The HTML export's title: the question (or the tagged text) and which window."""
     text = getattr(result, "question", "") or getattr(result, "text", "")

@@ -89,14 +89,18 @@ class RunPrefill:
         self.path_from_run = ""                    # the dev path a run put in (replaced when the model changes)
         self.columns_from_run: dict[str, str] = {}   # "text" / "label" -> the columns a run put in
         self.best_rows: tuple[int, int] | None = None   # the rows the run's own figure of its best counted
+        self.dev_file = None   # the run's dev file as shown and as read (core.models.checkpoint_windows.RunDevFile)
 
     def plan(self, source: str, typed_path: str, shown: dict[str, str]) -> Prefill:
         """What to put in for the model ``source``, with ``typed_path`` in the file field and ``shown`` the
         pickers' texts ("text", "label"). The cap is the run's Dev cap when the file is the run's dev file (not
         "first 200" left from an earlier run while this run evaluated 300 rows: "pearson 0.66 (200 examples)"
         beside the Runs list's 0.648), all of the held-out rows of a run without one."""
+        from explorer.core.models.checkpoint_windows import run_dev_file
+
         settings = run_data_settings(source)
         self.prefilled_for = source
+        self.dev_file = run_dev_file(source) if settings.get("dev") else None
         if not settings:
             self.best_rows = None
             self.settings = {}            # another run's encoding, names, columns or dev split must not carry over
@@ -108,8 +112,9 @@ class RunPrefill:
         out = Prefill(found=True, no_header=bool(settings.get("no_header")), split=bool(settings.get("dev_split")))
         typed = typed_path.strip()
         path = typed
+        dev = self.dev_file.shown if self.dev_file is not None else str(settings.get("dev") or "").strip()
         if not typed or typed == self.path_from_run:   # empty, or put there for the previous model's run
-            out.path = str(settings.get("dev") or settings.get("train") or "")
+            out.path = dev or str(settings.get("train") or "")
             path = self.path_from_run = out.path.strip()
         values = {"text": ", ".join(str(c) for c in settings.get("text_columns") or []),
                   "label": str(settings.get("label_column") or "")}
@@ -121,9 +126,18 @@ class RunPrefill:
                 self.columns_from_run[key] = value
         if out.split:
             out.cap = 0   # the held-out rows are a tenth of the file: all of them, as the run's curves
-        elif settings.get("dev") and path == str(settings["dev"]).strip():
+        elif dev and path == dev:
             out.cap = int(settings.get("dev_cap") or 0)   # the rows the run's evaluations scored
         return out
+
+    def path_to_read(self, typed: str) -> str:
+        """The dev path a request carries for the file field's text ``typed``: the run's dev file as the inspector
+        reads it (a remote run's copy on its host) while the field names it as the user gave it."""
+        return self.dev_file.to_read(typed) if self.dev_file is not None else typed.strip()
+
+    def path_note(self, typed: str) -> str:
+        """The file field's tooltip: which copy is read, while the field names the run's dev file; else ""."""
+        return self.dev_file.note if self.dev_file is not None and typed.strip() == self.dev_file.shown else ""
 
     def table_settings(self, text_columns: str, label_column: str, no_header: bool, only_split: bool) -> dict:
         """The table settings sent with a request: the pickers' columns (text columns comma-separated), plus the

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.models.checkpoint_windows import run_task_of
 from explorer.core.qa.scores import grid_text, tau_sweep
 from explorer.core.qa.tau_study import questions_near
 
@@ -44,17 +43,23 @@ def no_answer_training_note(checkpoint: str) -> str:
             "them.")
 
 
-def run_dev_file(checkpoint: str) -> str:
-    """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
-    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side). Where the file is found:
-    explorer.core.models.checkpoint_windows.run_dev_path (a relative path as the run was launched)."""
-    from explorer.core.models.checkpoint_windows import run_dev_path
+def run_dev(checkpoint: str):
+    """The dev file of the run a checkpoint belongs to (explorer.core.models.checkpoint_windows.RunDevFile: as the
+    user gave it, and the file read, a remote run's copy on its host), when that run is SQuAD 2.0 (None otherwise:
+    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
+    from explorer.core.models.checkpoint_windows import checkpoint_run_config, run_dev_file as dev_file_of
     from explorer.core.specs.tasks import find_task_facts
 
-    facts = find_task_facts(run_task_of(checkpoint) or "") if checkpoint else None
+    facts = find_task_facts(str(checkpoint_run_config(checkpoint).get("task") or "")) if checkpoint else None
     if facts is None or facts.squad_version != "v2.0":
-        return ""
-    return run_dev_path(checkpoint)
+        return None
+    return dev_file_of(checkpoint)
+
+
+def run_dev_file(checkpoint: str) -> str:
+    """The dev file of :func:`run_dev` as the page shows it (as the user gave it); "" when there is none."""
+    dev = run_dev(checkpoint)
+    return dev.shown if dev is not None else ""
 
 
 def count_questions(path: str) -> int | None:
