@@ -96,12 +96,12 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
         for what, widget, page in (("span table", spans.table_map, spans.table_map),
                                    ("passage", spans.passage, spans.panes.passage_pane),
                                    ("windows list", spans.windows_list, spans.panes.passage_pane)):
-            if spans.panes.narrow:   # one click on its tab
+            if spans.panes.narrow:   # one click on its tab (the page laid out for it, and scrolled to the map)
                 tabs.setCurrentWidget(page)
-                app.processEvents()
+                settle(app)
             elif what == "span table":
                 tabs.setCurrentWidget(page)
-                app.processEvents()
+                settle(app)
             # whole at 1280x800 and 1920x1080; in the 1264x760 client area of a framed window its top
             why = out_of_view(widget, top=SPAN_TABLE_TOP if size == (1264, 760) else None)
             if why:
@@ -120,6 +120,43 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
 
 
 WINDOW_AT_1920 = (1500, 940)
+
+
+def test_the_chosen_scores_tab_gives_the_span_score_map_a_readable_height(qa_window):
+    """With the span score table's tab chosen, at 1280x800 and 1920x1080: its data area (the cells inside the axes,
+    as explorer.ui.shell.layout_check measures a plot) is at least MAP_DATA_MIN_HEIGHT px high and the whole map is
+    in view, with the question, the answer and the τ inequality (at 1280x800 the map got 217 px under the τ box,
+    a triangle with every third token labelled). Back on the n-best tab the page is unscrolled again."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.inspectors.spans_view import MAP_DATA_MIN_HEIGHT
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = qa_window, QApplication.instance()
+    spans, panel = w.hub.spans_view, w.hub.panel
+    report = []
+    for size in ((1280, 800), (1920, 1080)):
+        resize(w, size, app)
+        show_page(w, "Spans && τ", app)
+        spans.right_tabs.setCurrentWidget(spans.table_map)
+        settle(app)
+        data = spans.table_map.plot.getViewBox().size().height()
+        if data < MAP_DATA_MIN_HEIGHT:
+            report.append(f"{size[0]}x{size[1]} the span score map's data area is {data:.0f} px high")
+        for what, widget in (("span score map", spans.table_map), ("question", panel.question),
+                             ("answer", spans.best_label), ("τ inequality", spans.decision_label)):
+            why = out_of_view(widget)
+            if why:
+                report.append(f"{size[0]}x{size[1]} {what}: {why}")
+        if spans.panes.narrow:
+            spans.right_tabs.setCurrentWidget(spans.nbest)
+            settle(app)
+            why = out_of_view(spans.nbest, top=nbest_top(spans.nbest)) or out_of_view(spans.best_label)
+            if why:
+                report.append(f"{size[0]}x{size[1]} back on the n-best tab: {why}")
+    assert not report, "\n".join(report)
+
+
 
 
 def columns_cut(table) -> list[str]:

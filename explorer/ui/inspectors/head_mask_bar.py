@@ -67,6 +67,7 @@ class HeadMaskBar(QWidget):
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.table.setWordWrap(True)
         self.table.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table.hide()   # shown with its first words: empty, it kept a blank line over the page's plots
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
@@ -112,12 +113,14 @@ class HeadMaskBar(QWidget):
             result = with_class_names(result, self.class_names(result["base"]["names"]))
         self.result = result
         self.size = (int(result["layers"]), int(result["heads_per_layer"]))
-        self.table.setText(comparison_html(result))
+        self._say(comparison_html(result))
 
     def clear(self) -> None:
         """Forget the comparison (a new input or model makes it stale)."""
         self.result = None
-        self.table.clear()
+        self._say("")
 
     def _say(self, text: str) -> None:
+        """Show ``text`` (rich text) under the row; "" hides the line."""
         self.table.setText(text)
+        self.table.setVisible(bool(text))

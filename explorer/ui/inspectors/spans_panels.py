@@ -167,6 +167,9 @@ class StartEndBars(pg.PlotWidget):
             self.setToolTip(token_probs_tip(w, i))
 
 
+MAP_MARGINS = (4, 3, 4, 1)   # px left, top, right, bottom around the span score map's plot and colour bar
+
+
 class SpanScoreMap(TokenHeatmap):
     """The span score table S.T_i + E.T_j of one window's passage tokens (rows: start i, columns: end j); invalid
     cells are NaN and drawn empty; the best cell boxed, a long window zoomed around it first."""
@@ -182,6 +185,9 @@ class SpanScoreMap(TokenHeatmap):
                         "click a cell to see its span.")
         self.plot.setLabel("left", "start token i")
         self.plot.setLabel("bottom", "end token j")
+        # the cells take the height pyqtgraph's default 9 px frame kept blank above and below the plot (the map's
+        # tab under the decision at 1280x800 has little to spare)
+        self.ci.layout.setContentsMargins(*MAP_MARGINS)
 
     def show_table(self, table: np.ndarray, labels: list[str]) -> tuple[int, int] | None:
         """Draw ``table`` (n, n) with token ``labels``; returns its best cell (None: no valid cell, or no passage

@@ -12,7 +12,7 @@ explorer.ui.inspectors.components.spans; the panes are explorer.ui.inspectors.sp
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
                                QVBoxLayout, QWidget)
 
@@ -29,6 +29,9 @@ from .spans_panes import SpansPanes
 MAP_MIN_HEIGHT = 300   # px of the span score map: axes, colour bar and a data area of about 220 px
 MAP_TABBED_MIN_HEIGHT = 240   # as a tab under the decision, which fills the rest of the page: 283 px at 1280x800;
                               # the whole map in view also at 1264x760 (a data area of about 160 px there)
+MAP_SHOWN_MIN_HEIGHT = 344    # its Scores tab chosen under the decision: MAP_DATA_MIN_HEIGHT and 44 px of axes
+MAP_DATA_MIN_HEIGHT = 300     # px of the map's cells (inside its axes) when its tab is chosen: 217 px at 1280x800
+                              # and 150 px in a framed window read as a triangle with every third token labelled
 NBEST_MIN_ROWS = 5   # n-best rows the table keeps in view under its header
 
 
@@ -121,8 +124,8 @@ class SpansView(QWidget):
         # tab under the decision when the panes go into tabs at 1280x800)
         self.nbest.setMinimumHeight(rows_tall(self.nbest, NBEST_MIN_ROWS))
         self.panes = SpansPanes(left, self.nbest, tabs)
-        self.panes.arranged.connect(lambda narrow: self.table_map.setMinimumHeight(
-            MAP_TABBED_MIN_HEIGHT if narrow else MAP_MIN_HEIGHT))
+        self.panes.arranged.connect(lambda _narrow: self._fit_map_height())
+        tabs.currentChanged.connect(lambda _index: self._fit_map_height(reveal=True))
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
@@ -140,7 +143,42 @@ class SpansView(QWidget):
         # and the end of best_non_null_score out of sight behind a sideways scroll)
         self.body_scroll = scrolling(body, horizontal=False)
         layout.addWidget(self.body_scroll, 1)
+        # the page grown for the chosen Scores tab scrolls to the whole map once the new height is laid out
+        self.body_scroll.verticalScrollBar().rangeChanged.connect(lambda _lo, _hi: self._reveal_map())
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
+
+    def _fit_map_height(self, *, reveal: bool = False) -> None:
+        """The span score map's minimum height for the arrangement and the tab shown. Side by side:
+        MAP_MIN_HEIGHT. As tabs under the decision (1280x800): MAP_SHOWN_MIN_HEIGHT while the Scores tab is
+        chosen, the page scrolling beyond the room the decision leaves (``reveal``: to the whole map), else
+        MAP_TABBED_MIN_HEIGHT, so the n-best tab under the decision keeps the answer and the τ inequality in
+        view. One minimum for every tab (a tab widget is as tall as its tallest page's minimum) would push
+        the n-best tab's rows below the fold too."""
+        if not self.panes.narrow:
+            height = MAP_MIN_HEIGHT
+        elif self.right_tabs.currentWidget() is self.table_map:
+            height = MAP_SHOWN_MIN_HEIGHT
+        else:
+            height = MAP_TABBED_MIN_HEIGHT
+        self.table_map.setMinimumHeight(height)
+        if reveal:
+            self._reveal_map()
+
+    def _reveal_map(self) -> None:
+        """Scroll the page the least that brings the whole span score map into view, when it is the tab chosen
+        under the decision (the decision's top lines scroll out first; nothing moves when it is in view)."""
+        if not (self.panes.narrow and self.right_tabs.currentWidget() is self.table_map and self.table_map.isVisible()):
+            return
+        # by hand: QScrollArea.ensureWidgetVisible asks a graphics view for its input cursor's rectangle, and the
+        # plot's empty one counts as already in view
+        bar = self.body_scroll.verticalScrollBar()
+        top = self.table_map.mapTo(self.body_scroll.widget(), QPoint(0, 0)).y()
+        bottom = top + self.table_map.height()
+        seen = self.body_scroll.viewport().height()
+        if bottom > bar.value() + seen:
+            bar.setValue(min(top, bottom - seen))
+        elif top < bar.value():
+            bar.setValue(top)
 
     def set_abstain_note(self, text: str) -> None:
         """Show (or with "" hide) the note under the decision: e.g. a SQuAD v1.1 model never learnt to abstain
