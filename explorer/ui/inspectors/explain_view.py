@@ -176,6 +176,11 @@ class ExplainView(ModelPage):
     def set_task(self, task: str) -> None:
         self.task.setCurrentText(get_task_facts(task).label)
 
+    def take_task(self, task: str) -> None:
+        """An offered checkpoint's task, when this page lists it."""
+        if task in self._tasks.values():
+            self.set_task(task)
+
     def _task_changed(self) -> None:
         """The fields the task takes (components.explain.explain_fields), and its targets."""
         f = explain_fields(self.current_task())
@@ -313,13 +318,21 @@ class ExplainView(ModelPage):
 
 
 class ExplainPages:
-    """The registry's page set of Explain (registry.EXPLAIN): any fine-tuned checkpoint opens there as its task."""
+    """The registry's page set of Explain (registry.EXPLAIN): any fine-tuned checkpoint opens there as its task; the
+    checkpoint opened last in another page is filled in while the page has no model of its own, and loaded when
+    the page is first shown (components.offered_checkpoint)."""
 
     def __init__(self, view: ExplainView):
         self.pages = {EXPLAIN_PAGE: view}
 
     def open_checkpoint(self, title: str, path: str, task: str | None, _run_config: dict) -> None:
         self.pages[title].open_checkpoint(path, task)
+
+    def offer_checkpoint(self, title: str, offered) -> bool:
+        return self.pages[title].offer_checkpoint(offered)
+
+    def first_visit(self, title: str) -> None:
+        self.pages[title].load_offered()
 
 
 def page_set(window) -> ExplainPages:

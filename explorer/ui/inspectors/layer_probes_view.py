@@ -14,8 +14,9 @@ from explorer.ui.shell.file_dialogs import open_file, open_folder
 
 from .client import shared_client
 from .common import StatusLabel, header
-from .components.layer_probes import (DATA_HINT, MAJORITY_COLOUR, FormError, curve_series, request_from,
-                                      summary_line, table_rows)
+from .components.layer_probes import (DATA_HINT, MAJORITY_COLOUR, FormError, curve_series, offered_labels,
+                                      request_from, summary_line, table_rows)
+from .components.offered_checkpoint import CheckpointOffer, offered_note
 from .job_bar import JobBar
 from .remote import RemoteJob
 
@@ -32,6 +33,7 @@ class LayerProbesView(QWidget):
         super().__init__(parent)
         self.client = client or shared_client()
         self.study = None
+        self.offer = CheckpointOffer()
         self.job = RemoteJob(self.client, self)
         self.job.finished.connect(self.show_study)
         self.job.failed.connect(lambda msg, _tb: self._stopped(msg))
@@ -117,6 +119,21 @@ class LayerProbesView(QWidget):
         if path:
             field.setText(path)
 
+    def offer_checkpoint(self, offered) -> bool:
+        """Take ``offered`` (components.offered_checkpoint) while the checkpoint field holds nothing the person chose:
+        its path, and the label its head probes (a tagger's entity tags on its run's dev file). Nothing runs.
+        Whether it was taken."""
+        if not self.offer.takes(self.model.text(), False):
+            return False
+        labels, data = offered_labels(offered)
+        self.model.setText(offered.path)
+        self.labels.setCurrentIndex(self.labels.findData(labels))
+        if data and not self.data.text().strip():
+            self.data.setText(data)
+        self.offer.fill(offered.path)
+        self.status.setText(offered_note(offered.path, "press Run probes"))
+        return True
+
     def form_values(self) -> dict:
         """The form as the request's fields (components.layer_probes.request_from reads them)."""
         return {"model": self.model.text(), "base": self.base.text(), "labels": self.labels.currentData(),
@@ -185,10 +202,14 @@ class LayerProbesView(QWidget):
 
 
 class LayerProbesPages:
-    """The registry's page set of the Layer probes page."""
+    """The registry's page set of the Layer probes page: the checkpoint opened last in another page fills its
+    checkpoint field while the field holds nothing the person chose (components.offered_checkpoint)."""
 
     def __init__(self, view: LayerProbesView):
         self.pages = {PAGE_TITLE: view}
+
+    def offer_checkpoint(self, title: str, offered) -> bool:
+        return self.pages[title].offer_checkpoint(offered)
 
 
 def page_set(window) -> LayerProbesPages:

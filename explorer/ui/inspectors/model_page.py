@@ -8,8 +8,13 @@ knows its model as a ModelInfo (``loaded``), and has a status line whose text al
 results while another model loads; when that load fails the previous model is still the one, so its name goes
 back in the model box and its results lose their grey.
 
+A page without a model of its own takes the checkpoint opened last (:meth:`offer_checkpoint`: its model box and
+task filled, nothing loaded) and loads it when first shown (:meth:`load_offered`); the rule is
+explorer.ui.inspectors.components.offered_checkpoint.
+
 A page supplies :meth:`load_task` (the head the child loads the model as) and may refine :meth:`adopt_model`
-(before the model is announced), :meth:`describe_model`, :meth:`model_in` (after) and :meth:`mark_stale`.
+(before the model is announced), :meth:`describe_model`, :meth:`model_in` (after), :meth:`mark_stale` and
+:meth:`take_task` (an offered checkpoint's task).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from explorer.core.models.info import model_name
 
 from .client import shared_client
 from .common import StatusLabel, model_in_child, still_loaded_note
+from .components.offered_checkpoint import CheckpointOffer, offered_note
 from .latest import LatestOnly
 
 NO_MODEL = "no model loaded: press Load model first"
@@ -63,6 +69,7 @@ class ModelPage(QWidget):
         self.load_button = QPushButton("Load model")
         self.load_button.clicked.connect(self.load_model)
         self.status = StatusLabel(intro)
+        self.offer = CheckpointOffer()
 
     def model_row(self, *leading: QWidget, stretch_source: bool = False) -> QHBoxLayout:
         """The model box's row: ``leading`` widgets (a head or task picker), "Model", the source, Load model."""
@@ -96,6 +103,27 @@ class ModelPage(QWidget):
     def mark_stale(self, was: str, now: str) -> None:
         """Grey the results of model ``was`` while ``now`` loads."""
         self.stale_cover.mark(was, now)
+
+    def take_task(self, task: str) -> None:
+        """Show ``task`` (explorer.core.specs.tasks) in the page's task picker, for an offered checkpoint."""
+
+    # -- the checkpoint opened last --------------------------------------------------------------------------------
+    def offer_checkpoint(self, offered) -> bool:
+        """Take ``offered`` (an OfferedCheckpoint) when this page has no model of its own: its path in the model
+        box, its task in the picker, nothing loaded (:meth:`load_offered` loads it). Whether it was taken."""
+        if not self.offer.takes(self.source.text(), self.loaded is not None or self.loading):
+            return False
+        if offered.task:
+            self.take_task(offered.task)
+        self.source.setText(offered.path)
+        self.offer.fill(offered.path)
+        self.status.setText(offered_note(offered.path))   # the page's line only: the status bar says what opened
+        return True
+
+    def load_offered(self) -> None:
+        """The page is shown: load the offered checkpoint still in the model box (once)."""
+        if self.offer.due(self.source.text()):
+            self.load_model()
 
     # -- the model -------------------------------------------------------------------------------------------------
     def load_model(self) -> None:

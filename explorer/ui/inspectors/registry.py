@@ -10,7 +10,9 @@ and routes an opened checkpoint through :func:`page_for_checkpoint`; it never pi
 A provider is ``"module:function"``; ``function(window)`` builds a *page set*: an object with
 ``pages`` (title -> QWidget, one per page of this provider) and, where its pages declare them,
 ``open_checkpoint(title, path, task, run_config)`` (open a checkpoint folder of task ``task``; the run's
-config.json as a dict, {} when none), ``first_visit(title)`` (the first time the page is shown) and the
+config.json as a dict, {} when none), ``offer_checkpoint(title, offered)`` (the checkpoint opened last in another
+page, for a page without a model of its own: explorer.ui.inspectors.components.offered_checkpoint; the pages that
+take it: :meth:`InspectorPage.takes_offer`), ``first_visit(title)`` (the first time the page is shown) and the
 methods its shortcuts name. Several pages can share a provider (the three QA pages share one
 InspectorHub and its probe panel).
 
@@ -67,6 +69,8 @@ class InspectorPage:
             (explorer.core.specs.heads: model_head names such as "token_classification"), for a page added at
             run time; () = none beyond the spec's.
         shortcuts: keys bound while the page has focus.
+        any_head: it takes the checkpoint opened last whatever its head (a field of its form, as Layer probes'),
+            though no checkpoint is routed to it.
     """
 
     title: str
@@ -74,6 +78,7 @@ class InspectorPage:
     provider: str
     heads: tuple[str | None, ...] = ()
     shortcuts: tuple[Shortcut, ...] = ()
+    any_head: bool = False
 
     def is_compatible(self, head: str | None) -> bool:
         """Can this page open a checkpoint whose model head is ``head`` (a ``model_head``; None = a checkpoint
@@ -82,6 +87,11 @@ class InspectorPage:
         spec = for_model_head(head)
         pages = spec.pages if spec is not None else NO_HEAD_PAGES if head is None else ()
         return self.plain_title in pages or head in self.heads
+
+    def takes_offer(self, head: str | None) -> bool:
+        """Is the checkpoint opened last, of model head ``head``, offered to this page (when it has no model of its
+        own)? A checkpoint with a task head, to the pages that open that head or take any head."""
+        return for_model_head(head) is not None and (self.any_head or self.is_compatible(head))
 
     @property
     def plain_title(self) -> str:
@@ -206,7 +216,7 @@ _PAGES: list[InspectorPage] = [
         "line is the accuracy per layer, its band the 95 % t interval over the splits (one per seed, the same "
         "for both models); the dashed line is the majority class. Where the lines part is where fine-tuning "
         "changed what a linear reader finds in the encoder.",
-        LAYER_PROBES),
+        LAYER_PROBES, any_head=True),
 ]
 
 

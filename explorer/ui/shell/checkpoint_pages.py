@@ -1,11 +1,14 @@
 """Opening a checkpoint in the main window's inspector pages: the registry page that accepts its model head, with
 the config of the run it belongs to; a checkpoint of a run on a remote host through RemoteCheckpointOpener (on the
-host over SSH, or a local copy); two runs' checkpoints on one example in the Attention page's comparison.
+host over SSH, or a local copy); two runs' checkpoints on one example in the Attention page's comparison. The checkpoint opened last is offered to the
+other pages that can use it (explorer.ui.inspectors.components.offered_checkpoint: filled in where a page has no
+model of its own, loaded when that page is first shown), also to a page built later.
 """
 
 from __future__ import annotations
 
-from explorer.ui.inspectors.registry import page_for_checkpoint
+from explorer.ui.inspectors.components.offered_checkpoint import OfferedCheckpoint
+from explorer.ui.inspectors.registry import page_for_checkpoint, pages, providers
 
 __all__ = ["CheckpointPages"]
 
@@ -16,6 +19,7 @@ class CheckpointPages:
 
     def __init__(self, window):
         self.window = window
+        self.latest: OfferedCheckpoint | None = None   # the checkpoint opened last
 
     def open(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
@@ -42,8 +46,24 @@ class CheckpointPages:
             w.show_message(f"No page of this build opens {path}")
             return
         page_set.open_checkpoint(spec.title, path, task, run_config)
+        self.latest = OfferedCheckpoint(path=str(path), head=head, task=task, run_config=dict(run_config or {}))
+        for provider in providers():
+            built = w.page_sets.built(provider)
+            if built is not None:
+                self.offer(provider, built, opened=spec.title)
         w.show_page(spec.title)
         w.show_message(f"Opening {path} in {spec.plain_title} …")
+
+    def offer(self, provider: str, page_set, opened: str | None = None) -> None:
+        """Offer the checkpoint opened last to ``provider``'s pages that take it (registry
+        ``InspectorPage.takes_offer``), but the page it opened in (``opened``); each page decides whether it has a
+        model of its own (``page_set.offer_checkpoint``). Also called when a page set is built."""
+        take = getattr(page_set, "offer_checkpoint", None)
+        if self.latest is None or take is None:
+            return
+        for spec in pages():
+            if spec.provider == provider and spec.title != opened and spec.takes_offer(self.latest.head):
+                take(spec.title, self.latest)
 
     def open_on_host(self, path: str, task: str | None, run_config: dict) -> None:
         """A checkpoint path on a remote host, opened by its run's task (the folder is not here to read)."""

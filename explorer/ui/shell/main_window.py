@@ -223,7 +223,9 @@ class MainWindow(HelpActions, QMainWindow):
             getattr(importlib.import_module(module), function)(self)
 
     def _page_set_built(self, provider: str, page_set) -> None:
-        """A provider's pages are in their tabs: bind their shortcuts; the QA pages' busy sign in the status bar."""
+        """A provider's pages are in their tabs: bind their shortcuts; the QA pages' busy sign in the status bar;
+        the checkpoint opened last offered to them (CheckpointPages.offer)."""
+        self.checkpoint_pages.offer(provider, page_set)
         for spec in pages():
             if spec.provider == provider:
                 for shortcut in spec.shortcuts:

@@ -16,6 +16,21 @@ DATA_HINT = {"tokens": "a CoNLL or JSONL tagging file (e.g. conll2003/dev.txt)",
              "sentences": "the run's dev file when empty (or a file of the run's task)"}
 
 
+def offered_labels(offered) -> tuple[str, str]:
+    """(label, data) for the form from an offered checkpoint (components.offered_checkpoint.OfferedCheckpoint): a
+    tagger's checkpoint probes its entity tags on its run's dev file (explorer.core.models.checkpoint_windows
+    .run_dev_file, "" when the run has none); any other head the run's own classes, read from the run's dev file
+    when the data field stays empty."""
+    from explorer.core.models.checkpoint_windows import run_dev_file
+    from explorer.core.specs.heads import Inputs, for_model_head
+
+    head = for_model_head(offered.head)
+    if head is None or head.inputs is not Inputs.WORDS:
+        return "sentences", ""
+    dev = run_dev_file(offered.path)
+    return "tokens", (dev.shown if dev is not None else "")
+
+
 class FormError(ValueError):
     """The form cannot make a request: no checkpoint, no tagging file for the token label."""
 
