@@ -79,7 +79,7 @@ def test_a_step_zero_figure_above_the_best_is_said_never_saved_in_the_curves_and
     from explorer.ui.runs.step_zero import untrained_note
 
     tagger = RunState.from_events("tagger", _tagger_events())
-    text = "step 0 (the untrained model, 3.90) is never saved as best"
+    text = "step 0 (before training, 3.90) is never saved as best"
     assert tagger.best_metric()[1:] == (0.0, 16)
     assert untrained_note(tagger) == text
     model = CurvesModel()

@@ -1,6 +1,7 @@
 """What the displays of a run's best dev figure say of its step-0 evaluation (Qt-free).
 
-The evaluation at step 0 scores the untrained model and is never a best candidate (core/specs/best: the loop saves
+The evaluation at step 0 scores the model before any training step (the base encoder with a new head, or the
+checkpoint a run starts from) and is never a best candidate (core/specs/best: the loop saves
 no checkpoint there). A tagger whose untrained model scored 3.90 entity F1 and whose trained one scored 0.00 was
 listed "best entity F1 (%) 0.00 @16" beside a dev curve starting at 3.9, with nothing saying why. One sentence,
 used by the Curves page's run notes and the Runs list's Best dev tooltip.
@@ -14,7 +15,7 @@ __all__ = ["untrained_note"]
 
 
 def untrained_note(state) -> str:
-    """'step 0 (the untrained model, 3.90) is never saved as best' for a run (a RunState) whose step-0 evaluation
+    """'step 0 (before training, 3.90) is never saved as best' for a run (a RunState) whose step-0 evaluation
     of its best-by metric is better than its best (in the metric's direction); '' otherwise: without a best (a run
     just started has not been evaluated since; a metric undefined since has its own note), and for another tool's
     run, whose best is its own."""
@@ -30,4 +31,4 @@ def untrained_note(state) -> str:
     best = state.best_metric()
     if best is None or not is_improvement(untrained, best[1], name):
         return ""   # no best: nothing evaluated since, or the metric undefined since (that note says why)
-    return f"step 0 (the untrained model, {untrained:.2f}) is never saved as best"
+    return f"step 0 (before training, {untrained:.2f}) is never saved as best"
