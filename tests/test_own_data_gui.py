@@ -88,28 +88,36 @@ def test_classify_dev_view_is_prefilled_from_the_run(qtbot, tmp_path):
     assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
 
 
+def _run_holding_out(tmp_path, rows: str, config: dict, **read):
+    """A run folder "runs/r1" of a "single" run on the table ``rows`` (columns review, verdict) with no dev file,
+    its ``config`` extra settings, holding rows 1, 4 and 7 out as dev (dev_split.csv, the file read with ``read``):
+    (the table's path, the run's checkpoints/best)."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+
+    train = tmp_path / "t.csv"
+    train.write_text(rows, encoding="utf-8")
+    run = tmp_path / "runs" / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "single", "train": str(train), "dev": "",
+                                                 "text_columns": ["review"], "label_column": "verdict", **config}))
+    data = load_classification(str(train), text_columns=["review"], label_column="verdict", **read)
+    write_dev_split(run / "dev_split.csv", data, [1, 4, 7])
+    return train, str(run / "checkpoints" / "best")
+
+
 def test_a_run_that_skipped_invalid_rows_is_scored_as_it_read_its_file(qtbot, tmp_path):
     """A run trained with Skip invalid rows on a table with empty texts: Classify: dev set (and Compare, which
     scores through the same settings) reads the file as the run did, instead of refusing it ("empty text")."""
     from helpers import tiny_loaded_model
 
     from explorer.core.classify.dev_report import run_data_settings
-    from explorer.core.data.classification import load_classification
-    from explorer.core.data.split import write_dev_split
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
-    train = tmp_path / "t.csv"
-    train.write_text("review,verdict\n" + "".join(f"{'' if i == 5 else f'text {i}'},{'pos' if i % 2 else 'neg'}\n"
-                                                    for i in range(12)), encoding="utf-8")
-    run = tmp_path / "runs" / "r1"
-    (run / "checkpoints" / "best").mkdir(parents=True)
-    (run / "config.json").write_text(json.dumps({"task": "single", "train": str(train), "dev": "",
-                                                 "text_columns": ["review"], "label_column": "verdict",
-                                                 "skip_invalid": True}))
-    data = load_classification(str(train), text_columns=["review"], label_column="verdict", skip_invalid=True)
-    write_dev_split(run / "dev_split.csv", data, [1, 4, 7])
-    ckpt = str(run / "checkpoints" / "best")
+    rows = "review,verdict\n" + "".join(f"{'' if i == 5 else f'text {i}'},{'pos' if i % 2 else 'neg'}\n"
+                                        for i in range(12))
+    train, ckpt = _run_holding_out(tmp_path, rows, {"skip_invalid": True}, skip_invalid=True)
     assert run_data_settings(ckpt)["skip_invalid"] is True
     dev = ClassifyDevView(lambda: None, lambda: "single")
     qtbot.addWidget(dev)
@@ -127,21 +135,11 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
 
     from explorer.core.classify.dev_report import run_data_settings
     from explorer.core.training.dev_scoring import score_classification_dev
-    from explorer.core.data.classification import load_classification
-    from explorer.core.data.split import write_dev_split
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
-    train = tmp_path / "t.csv"
-    train.write_text("id,review,verdict\n" + "".join(f"r{i},text {i},{'pos' if i % 2 else 'neg'}\n"
-                                                     for i in range(12)), encoding="utf-8")
+    rows = "id,review,verdict\n" + "".join(f"r{i},text {i},{'pos' if i % 2 else 'neg'}\n" for i in range(12))
+    train, ckpt = _run_holding_out(tmp_path, rows, {"id_column": "id", "f1_classes": ["pos"]}, id_column="id")
     run = tmp_path / "runs" / "r1"
-    (run / "checkpoints" / "best").mkdir(parents=True)
-    (run / "config.json").write_text(json.dumps({"task": "single", "train": str(train), "dev": "",
-                                                 "text_columns": ["review"], "label_column": "verdict",
-                                                 "id_column": "id", "f1_classes": ["pos"]}))
-    data = load_classification(str(train), text_columns=["review"], label_column="verdict", id_column="id")
-    write_dev_split(run / "dev_split.csv", data, [1, 4, 7])
-    ckpt = str(run / "checkpoints" / "best")
     settings = run_data_settings(ckpt)
     assert settings["dev_split"] == str(run / "dev_split.csv")
     dev = ClassifyDevView(lambda: None, lambda: "single")
