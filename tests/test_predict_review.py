@@ -85,6 +85,24 @@ def test_finetune_data_combines_the_training_file_and_the_corrections(tmp_path):
     assert len(data) == 10 and data.labels[-2:] == [0, 1]
 
 
+def test_finetune_data_reads_the_training_file_with_the_runs_label_names(tmp_path):
+    """A run whose classes are written -1 and 1 was trained with Label names "-1,1": the combined file reads its
+    training file the same way, instead of refusing "label -1 is negative … --label-names=-1,1"."""
+    train = tmp_path / "train.tsv"
+    train.write_text("sentence\tlabel\n" + "".join(f"text {i}\t{'1' if i % 2 else '-1'}\n" for i in range(8)),
+                     encoding="utf-8")
+    cols = ["text", "predicted_label", "p_-1", "p_1", "margin", "error"]
+    path = write_table(tmp_path / "p.csv", cols, [{"text": f"t{i}", "predicted_label": "1", "p_-1": 0.4, "p_1": 0.6,
+                                                   "margin": 0.2, "error": ""} for i in range(3)])
+    review = Review.from_summary({"out": str(path), "kind": "classification", "label_names": ["-1", "1"],
+                                  "input_columns": ["text"], "text_columns": ["text"], "model": "m"})
+    review.set_label(1, "-1")
+    fields, _ = finetune_data(load_predictions(path), review, {"train": str(train), "task": "single", "model": "m",
+                                                               "label_names": ["-1", "1"]}, tmp_path / "c")
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    assert len(rows) == 9 and rows[-1]["label"] == "-1" and {r["label"] for r in rows} == {"-1", "1"}
+
+
 def test_finetune_data_of_a_capped_run_holds_its_rows_and_every_reviewed_row_uncapped(tmp_path):
     """A first run capped at 5 rows trained on the file's first 5: the combined file holds those 5 and the two
     reviewed rows after them, and the fields clear the cap (a cap of 5 left in the launcher would train on the

@@ -366,8 +366,8 @@ LABEL_SOURCE = "label_source"   # the column saying where a row's label came fro
 
 
 def _original_rows(source: str, run_config: dict, pair: bool, names: list[str], split: str = "train"):
-    """The rows of a run's data file as the run read them (its text/label/id columns, no_header, encoding,
-    skip_invalid): (the file's columns, one dict per example with every column of the file and the label as a
+    """The rows of a run's data file as the run read them (its text/label/id columns, no_header, encoding, label
+    names, skip_invalid): (the file's columns, one dict per example with every column of the file and the label as a
     class name (integer ids as the head's ``names``), the ClassificationData). Raises ClassificationDataError."""
     from explorer.core.data.classification import _open_table, load_classification
 
@@ -375,6 +375,7 @@ def _original_rows(source: str, run_config: dict, pair: bool, names: list[str], 
     data = load_classification(source, pair=pair, text_columns=run_config.get("text_columns") or None,
                                label_column=run_config.get("label_column") or "", split=split,
                                id_column=run_config.get("id_column") or "",
+                               label_names=run_config.get("label_names") or None,   # "-1,1": classes, not ids
                                skip_invalid=bool(run_config.get("skip_invalid")), **how)
     table, _ = _open_table(source, split, how["no_header"], how["encoding"])
     columns = list(table.columns)
