@@ -370,3 +370,43 @@ def test_best_is_a_model_folder_without_the_optimizer_state(tmp_path):
     assert checkpoint_bytes(1000) == {"model": 4000, "last": 12000, "best": 4000, "total": 16000}
     assert checkpoint_size_note(22_700_000) == ("checkpoints: about 272 MB in last (model 91 MB + optimizer state, "
                                                 "for --resume) and 91 MB in best (model only); 363 MB in all")
+
+
+def test_a_checkpoint_save_that_fails_on_a_full_disk_names_the_free_space_and_the_size(tmp_path, monkeypatch):
+    """torch's zip writer reports a full disk only as "[enforce fail at inline_container.cc] unexpected pos": the
+    failed save becomes a disk-full error naming the free space, the checkpoint's size and what to do, and the
+    previous checkpoint stays. With room on the disk the same error is left as it is (an internal error)."""
+    import collections
+
+    import torch
+    from helpers import tiny_loaded_model
+
+    from explorer.core.errors import DiskFullError
+    from explorer.core.training import checkpoints
+    from explorer.worker.train import describe_error, is_internal_error
+
+    loaded = tiny_loaded_model("qa")
+    checkpoints.save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=1, training_state={"step": 1})
+
+    def torn_write(*args, **kwargs):
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 4928 vs 4816")
+
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(torch, "save", torn_write)
+    monkeypatch.setattr(checkpoints.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 35_000, 35_000))
+    with pytest.raises(DiskFullError) as caught:
+        checkpoints.save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=2, training_state={"step": 2})
+    needed = checkpoints.megabytes(checkpoints.checkpoint_bytes(loaded.model.num_parameters())["last"])
+    message = describe_error(caught.value, None, 2)
+    assert message == (f"disk full while writing {tmp_path / 'checkpoints'} (checkpoints/last at step 2): 35 KB free "
+                       f"on that disk, and the checkpoint needs about {needed}. The previous checkpoint is kept; free "
+                       "space on that disk, choose another output folder (--output-dir), or turn off Save checkpoints "
+                       "(--no-save-checkpoints)")
+    assert not is_internal_error(caught.value)
+    assert checkpoints.load_training_state(tmp_path)[1]["step"] == 1
+    assert not list((tmp_path / "checkpoints").glob(".tmp-*"))
+
+    monkeypatch.setattr(checkpoints.shutil, "disk_usage", lambda path: usage(10**12, 0, 10**12))
+    with pytest.raises(RuntimeError, match="unexpected pos") as other:
+        checkpoints.save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=3, training_state={"step": 3})
+    assert not isinstance(other.value, DiskFullError) and is_internal_error(other.value)

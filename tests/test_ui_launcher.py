@@ -473,3 +473,32 @@ def test_a_form_from_reviewed_rows_switched_to_a_spam_file_loses_the_stance_clas
     assert "--f1-classes" not in command and "f_avg" not in command
     assert "F1 classes (FAVOR, AGAINST)" in w.preset_label.text() and "cleared" in w.preset_label.text()
     assert "f1_classes" not in w.problem.text() and "F1 classes" not in w.problem.text()
+
+
+def test_launch_warns_when_the_output_disk_is_short_of_the_runs_checkpoints(qtbot, tmp_path, monkeypatch):
+    """The Base model's weight files give the checkpoints' size; a disk with less free space asks before the run
+    starts (it would fail at its first save), and saying no keeps the form with the figures; with Save
+    checkpoints off nothing is asked."""
+    import collections
+
+    from explorer.core.models.sources import weight_bytes
+    from explorer.core.training import checkpoints
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(checkpoints.shutil, "disk_usage", lambda path: usage(10**12, 10**12 - 138_000_000, 138_000_000))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    launched, asked = [], []
+    w.launch_requested.connect(lambda cfgs, _s: launched.extend(cfgs))
+    w.set_config(offline_default(tmp_path / "runs"))
+    w.ask_yes_no = lambda title, text: asked.append(text) or False
+    assert w.launch() is False and launched == []
+    need = checkpoints.megabytes(checkpoints.checkpoint_bytes(weight_bytes("bundled:minilm") // 4)["total"])
+    assert need == "363 MB"
+    assert asked == [f"The disk that holds {tmp_path / 'runs'} has 138 MB free, and this run's checkpoints (last with "
+                     f"the optimizer state, and best) need about {need}: saving them will fail. Launch anyway? "
+                     "(Untick Save checkpoints or choose another Output folder to avoid it.)"]
+    assert "Not launched: the disk that holds" in w.problem.text() and "138 MB free" in w.problem.text()
+    w.editors["save_checkpoints"].set(False)
+    assert w.launch() is True and len(asked) == 1 and launched[-1].save_checkpoints is False

@@ -22,6 +22,8 @@ swallow it.
 
 from __future__ import annotations
 
+import errno
+
 
 class UserError(ValueError):
     """Bad input with a message written for the user (which file / record / setting, what was wrong)."""
@@ -58,6 +60,18 @@ class ModelSourceError(UserError, RuntimeError):
 
 class CheckpointError(UserError, RuntimeError):
     """A checkpoint is missing or unreadable; the message names the folder."""
+
+
+class DiskFullError(OSError):
+    """A checkpoint could not be written because its disk is full (``errno`` ENOSPC); the message names the
+    file, the free space and the size the write needed, and what to do. Not a UserError: a run that fails
+    on it exits 1, as for any full disk, with this message instead of the bare OS one."""
+
+    def __init__(self, message: str, filename: str = ""):
+        super().__init__(errno.ENOSPC, message, filename or None)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class ProbeError(UserError):

@@ -38,8 +38,8 @@ import traceback
 from pathlib import Path
 
 from explorer.core.runs import status as run_status
-from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USER, Cancelled, ConfigError, UserError,
-                                  exits_on_user_error, user_message)
+from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USER, Cancelled, ConfigError, DiskFullError,
+                                  UserError, exits_on_user_error, user_message)
 from explorer.core.protocol.events import EVENTS_FILE, EventWriter, make_event, read_events
 from explorer.core.priorities import TRAIN_NICE, worker_niceness
 from explorer.core.threads import TRAINING
@@ -228,6 +228,8 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
                     "lower --batch-size (raise --gradient-accumulation-steps to keep the effective batch) "
                     "or --max-seq-length")
         return f"out of memory at step {step}{hint}. Detail: {text.splitlines()[0][:200] if text else type(exc).__name__}"
+    if isinstance(exc, DiskFullError):
+        return text
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"disk full while writing {exc.filename or 'the run folder'}: free space or use another --output-dir"
     return f"internal error {type(exc).__name__}: {text}".strip()

@@ -54,3 +54,39 @@ def resolve_source(source: str) -> str:
     if looks_like_path or not _HUB_ID.match(source):
         raise ModelSourceError(f"model folder {source!r} does not exist")
     return source
+
+
+WEIGHT_FILES = ("*.safetensors", "*.bin")
+
+
+def local_folder(source: str) -> Path | None:
+    """The folder on this machine that holds ``source``'s files: a local folder, the bundled model's, or a hub
+    id's snapshot in the local cache (its config.json found there); None when there is none (a hub model not
+    downloaded yet, a bad source). Reads nothing but file names."""
+    try:
+        path = resolve_source(source)
+    except ModelSourceError:
+        return None
+    folder = Path(path)
+    if folder.is_dir():
+        return folder
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        hit = try_to_load_from_cache(path, "config.json")
+    except Exception:  # noqa: BLE001 - no cache, bad id: not on this machine
+        return None
+    return Path(hit).parent if isinstance(hit, str) else None
+
+
+def weight_bytes(source: str) -> int | None:
+    """Bytes of ``source``'s weight files on this machine (``*.safetensors``, else ``*.bin``, in its
+    :func:`local_folder`); None when they are not here. An fp32 checkpoint of the model is about this size."""
+    folder = local_folder(source)
+    if folder is None:
+        return None
+    for pattern in WEIGHT_FILES:
+        sizes = [f.stat().st_size for f in folder.glob(pattern) if f.is_file()]
+        if sizes:
+            return sum(sizes)
+    return None

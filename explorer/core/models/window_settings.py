@@ -225,24 +225,11 @@ def source_limits(source: str) -> WindowLimits | None:
     """WindowLimits of a model source (local folder, ``bundled:...``, or a hub id already in the local
     cache) read from its JSON files, without loading the model; None when they cannot be read (the model
     load itself then reports the problem)."""
-    from explorer.core.errors import ModelSourceError
-    from explorer.core.models.sources import resolve_source
+    from explorer.core.models.sources import local_folder
 
-    try:
-        path = resolve_source(source)
-    except ModelSourceError:
+    folder = local_folder(source)
+    if folder is None:
         return None
-    folder = Path(path)
-    if not folder.is_dir():
-        try:
-            from huggingface_hub import try_to_load_from_cache
-
-            hit = try_to_load_from_cache(path, "config.json")
-        except Exception:  # noqa: BLE001 - no cache, bad id: unknown limits
-            return None
-        if not isinstance(hit, str):
-            return None
-        folder = Path(hit).parent
     return folder_limits(folder, name=source)
 
 

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from explorer.core.errors import CheckpointError
+from explorer.core.errors import CheckpointError, DiskFullError
 from explorer.core.protocol.events import json_safe
 from explorer.core.runs.layout import CHECKPOINTS, INFO_FILE, checkpoint_dir
 
@@ -159,18 +159,79 @@ def save_checkpoint(run_dir: str | Path, model, tokenizer, *, step: int, metrics
     base.mkdir(parents=True, exist_ok=True)
     global _saves_done
     _saves_done += 1
-    with _atomic_dir(base, kind) as tmp:
-        tmp.mkdir()
-        model.save_pretrained(tmp, safe_serialization=True)
-        if tokenizer is not None:
-            tokenizer.save_pretrained(tmp)
-        _fault_point("model-written", tmp)
-        if training_state is not None:
-            torch.save(training_state, tmp / STATE_FILE)
-        info = {"step": int(step), "kind": kind, "metrics": metrics or {}}
-        (tmp / INFO_FILE).write_text(json.dumps(json_safe(info), indent=2, default=float, allow_nan=False), encoding="utf-8")
-        _fault_point("written", tmp)
+    try:
+        with _atomic_dir(base, kind) as tmp:
+            tmp.mkdir()
+            model.save_pretrained(tmp, safe_serialization=True)
+            if tokenizer is not None:
+                tokenizer.save_pretrained(tmp)
+            _fault_point("model-written", tmp)
+            if training_state is not None:
+                torch.save(training_state, tmp / STATE_FILE)
+            info = {"step": int(step), "kind": kind, "metrics": metrics or {}}
+            (tmp / INFO_FILE).write_text(json.dumps(json_safe(info), indent=2, default=float, allow_nan=False),
+                                         encoding="utf-8")
+            _fault_point("written", tmp)
+    except Exception as exc:
+        needed = checkpoint_bytes(_parameter_count(model))["last" if training_state is not None else "model"]
+        full = disk_full_error(exc, base, needed, f"checkpoints/{kind} at step {int(step)}")
+        if full is None:
+            raise
+        raise full from exc
     return base / kind
+
+
+def _parameter_count(model) -> int:
+    """The model's parameters (transformers' ``num_parameters``, else the sum over ``parameters()``)."""
+    count = getattr(model, "num_parameters", None)
+    if callable(count):
+        return int(count())
+    return int(sum(p.numel() for p in model.parameters()))
+
+
+def free_bytes(folder: str | Path) -> int | None:
+    """Free bytes for an unprivileged writer on the disk that holds ``folder`` (its nearest existing parent
+    when it does not exist yet); None when the disk cannot be asked."""
+    path = Path(folder).expanduser().absolute()
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    try:
+        return int(shutil.disk_usage(path).free)
+    except OSError:
+        return None
+
+
+def megabytes(n: int) -> str:
+    """``n`` bytes in words: "271 MB", "1,350 MB", "35 KB" (decimal units, as disk tools report them)."""
+    return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.0f} KB"
+
+
+def disk_shortfall(folder: str | Path, needed: int, what: str) -> str:
+    """A sentence when the disk holding ``folder`` has less than ``needed`` bytes free for ``what`` ("this
+    run's checkpoints"), naming both figures and the folder; "" when it has enough or cannot be asked."""
+    free = free_bytes(folder)
+    if free is None or free >= needed:
+        return ""
+    return (f"the disk that holds {folder} has {megabytes(free)} free, and {what} need about {megabytes(needed)}")
+
+
+def disk_full_error(exc: BaseException, folder: Path, needed: int, what: str) -> DiskFullError | None:
+    """A :class:`DiskFullError` for a failed write of ``what`` (about ``needed`` bytes) into ``folder``, when the
+    failure is a full disk: an ENOSPC / EDQUOT OSError, or any failure while the disk has less than ``needed``
+    free (torch's zip writer reports a full disk only as "RuntimeError: [enforce fail at
+    inline_container.cc] . unexpected pos", safetensors as its own error type). None otherwise."""
+    if isinstance(exc, DiskFullError):
+        return exc
+    is_full = isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    free = free_bytes(folder)
+    if not is_full and (free is None or free >= needed):
+        return None
+    free_text = f"{megabytes(free)} free" if free is not None else "no free space"
+    written = getattr(exc, "filename", None) or folder
+    return DiskFullError(f"disk full while writing {written} ({what}): {free_text} on that disk, and the checkpoint "
+                         f"needs about {megabytes(needed)}. The previous checkpoint is kept; free space on that disk, "
+                         "choose another output folder (--output-dir), or turn off Save checkpoints "
+                         "(--no-save-checkpoints)", str(written))
 
 
 @contextlib.contextmanager

@@ -35,7 +35,7 @@ import torch
 from explorer.core.errors import Cancelled, ConfigError, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
 from explorer.core.training.budget import no_time_to_train
-from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
+from explorer.core.training.checkpoints import checkpoint_bytes, disk_shortfall, set_rng_state
 from explorer.core.training.eval_budget import expect_ahead, plan_evaluations_now
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import EvaluationStopped, evaluate
@@ -119,6 +119,9 @@ def emit_started(run: TrainingRun) -> None:
         **dev_baseline_field(run), **task.started_info(run.train_ex, run.config))
     if run.config.save_checkpoints:
         run.writer.emit("log", level="info", message=checkpoint_size_note(num_parameters))
+        short = disk_shortfall(run.run_dir, checkpoint_bytes(num_parameters)["total"], "this run's checkpoints")
+        if short:
+            run.writer.emit("log", level="warning", message=f"{short}: saving them will fail")
     every = run.config.eval_every
     if every > 0 and run.dev_ex is not None and every >= run.steps_total:   # e.g. 90 for a 60-step run
         run.writer.emit("log", level="warning", message=f"eval_every {every} is not below the run's "

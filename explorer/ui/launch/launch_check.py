@@ -115,6 +115,20 @@ class LaunchGate:
             return LaunchCheck(problem=str(exc), windows=windows)
         return LaunchCheck(problem="", windows=windows)
 
+    def disk_shortfall(self, cfg: TrainConfig) -> str:
+        """A sentence when the disk of the run's output folder has less free space than the run's checkpoints
+        need (core.training.checkpoints.checkpoint_bytes of the Base model's weight files, read here); "" when it
+        has enough, when checkpoints are off, or while the model's size is unknown (a hub model not downloaded)."""
+        from explorer.core.models.sources import weight_bytes
+        from explorer.core.training.checkpoints import checkpoint_bytes, disk_shortfall
+
+        weights = weight_bytes(cfg.model) if cfg.save_checkpoints else None
+        if not weights:
+            return ""
+        needed = checkpoint_bytes(weights // 4)["total"]   # fp32: 4 bytes a parameter
+        return disk_shortfall(Path(cfg.output_dir or self.runs_dir).expanduser(), needed,
+                              "this run's checkpoints (last with the optimizer state, and best)")
+
     def taken_name(self, cfg: TrainConfig) -> tuple[str, str] | None:
         """(the typed Run name, the next free one: "stance", "stance-2") when a run already has the name
         (explorer.core.runs.naming.free_run_id over the runs folder and this machine's runs); None when it is free or

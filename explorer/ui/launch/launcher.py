@@ -363,7 +363,7 @@ class LauncherPanel(ConfigFiles, QWidget):
                 or self.form.gate.head_refusal(cfg, self.train_preview.result):
             return False   # _changed already says why (the data preview rejected the data, the head its labels)
         cfg = self._free_run_name(cfg)
-        if cfg is None:
+        if cfg is None or not self._room_for_checkpoints(cfg):
             return False
         self._remember(cfg)
         if self.download.needed(cfg.model):   # the run starts once the model is in the cache
@@ -396,6 +396,17 @@ class LauncherPanel(ConfigFiles, QWidget):
             return None
         self.editors["run_id"].set(free)
         return dataclasses.replace(cfg, run_id=free)
+
+    def _room_for_checkpoints(self, cfg: TrainConfig) -> bool:
+        """False when the output folder's disk is short of the run's checkpoints (LaunchGate.disk_shortfall) and
+        the person chose not to launch; a run on a host is checked there, not here."""
+        short = "" if self.run_on.host() is not None else self.form.gate.disk_shortfall(cfg)
+        if short and not self.ask_yes_no("Little disk space", f"{short[0].upper()}{short[1:]}: saving them will "
+                                         "fail. Launch anyway? (Untick Save checkpoints or choose another Output "
+                                         "folder to avoid it.)"):
+            self.problem.setText(f"Not launched: {short}.")
+            return False
+        return True
 
     def queue_grid(self, confirm: bool = True) -> bool:
         """Queue the paper grid around the form, after a confirmation with the count and the estimated
