@@ -324,3 +324,37 @@ def test_folds_start_from_the_model_a_run_checkpoint_started_from(tmp_path):
     elsewhere = tmp_path / "saved-model"
     elsewhere.mkdir()
     assert cv_runs.fold_start_model(str(elsewhere)) == (str(elsewhere), "")
+
+
+def test_folds_save_checkpoints_even_when_the_base_settings_turn_them_off(tmp_path):
+    """Each fold's held-out rows are predicted with its checkpoints/last: a cross-validation planned with Save
+    checkpoints off saves them in every fold and says why, or its pooled figure would never come."""
+    data = _write_table(tmp_path / "d.csv", n=12)
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       model="bundled:minilm", save_checkpoints=False)
+    _group, configs, note = cv_runs.start_cv_group(base, tmp_path / "runs", "cvg", 3)
+    assert [c.save_checkpoints for c in configs] == [True, True, True]
+    assert "each fold saves its checkpoints although Save checkpoints is off" in note
+    on = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                     model="bundled:minilm")
+    assert "Save checkpoints" not in cv_runs.start_cv_group(on, tmp_path / "runs", "cvh", 3)[2]
+
+
+def test_a_fold_run_without_checkpoints_is_named_as_never_predicted(tmp_path):
+    """A fold that ran with checkpoints off (a group made before folds kept them) is said to need a re-run,
+    not to be waiting for a checkpoint that never comes."""
+    from explorer.core.runs.layout import CONFIG_FILE
+
+    data = _write_table(tmp_path / "d.csv", n=12)
+    runs = tmp_path / "runs"
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       model="bundled:minilm")
+    group, configs, _ = cv_runs.start_cv_group(base, runs, "cvg", 3)
+    for i, c in enumerate(configs):
+        (runs / c.run_id).mkdir(parents=True)
+        (runs / c.run_id / CONFIG_FILE).write_text(json.dumps({"save_checkpoints": i != 1}), encoding="utf-8")
+    result = cv_runs.collect_oof(runs, group, predict=lambda *a, **k: pytest.fail("nothing to predict"))
+    assert result.metrics in (None, {}) and result.folds_done == 0
+    assert result.notes[1] == ("cvg-02 ran with Save checkpoints off, so fold 2's held-out rows cannot be predicted: "
+                               "re-run that fold with checkpoints on")
+    assert result.notes[0] == "cvg-01: no complete checkpoints/last yet; fold 1 not predicted"

@@ -199,6 +199,19 @@ def fold_start_model(model: str) -> tuple[str, str]:
                    "to it")
 
 
+def fold_checkpoints(base):
+    """``base`` with checkpoints saved, and why it changed ("" when Save checkpoints was already on).
+
+    A fold's held-out rows are predicted with that fold's final model, ``checkpoints/last``
+    (:func:`predict_fold`), so a fold run without checkpoints leaves the pooled out-of-fold figure
+    missing for good. Cross-validation therefore saves them whatever the base settings say, and says so."""
+    if getattr(base, "save_checkpoints", True):
+        return base, ""
+    return (dataclasses.replace(base, save_checkpoints=True),
+            "each fold saves its checkpoints although Save checkpoints is off: its final model "
+            "(checkpoints/last) predicts its held-out rows for the pooled out-of-fold figure")
+
+
 def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: str = "") -> tuple[Group, list, str]:
     """Plan a new cross-validation group and write it: group.json, folds.json, every fold's train / dev file
     and each member's config (``.groups/<name>/configs/<run_id>.json``, as :func:`explorer.core.studies.groups.
@@ -211,6 +224,8 @@ def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: 
 
     start, why = fold_start_model(base.model)
     base = dataclasses.replace(base, model=start)
+    base, kept = fold_checkpoints(base)
+    why = "; ".join(w for w in (why, kept) if w)
     group, configs, data, folds = plan_cv(base, runs_dir, name, k, group_column)
     configs = [dataclasses.replace(c, output_dir=str(runs_dir)) for c in configs]
     write_group(runs_dir, group)
@@ -438,7 +453,7 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
         if progress is not None:
             progress(before, plan.n)
         if path is None:
-            notes.append(f"{member.run_id}: no complete checkpoints/last yet; fold {f.index + 1} not predicted")
+            notes.append(_unpredicted_note(Path(runs_dir) / member.run_id, f.index))
             per_fold.append(None)
             continue
         cols, rows = _read_csv(path)
@@ -455,6 +470,21 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
     result.metrics = pooled_metrics(plan, oof, f1_classes=group.base.get("f1_classes") or ())
     (folder / OOF_METRICS_FILE).write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
     return result
+
+
+def _unpredicted_note(run_dir: Path, index: int) -> str:
+    """Why fold ``index`` (0-based) has no out-of-fold predictions yet: its run has not saved checkpoints/last
+    yet, or it ran with checkpoints off (then it never will: re-run that fold)."""
+    from explorer.core.runs.layout import config_file
+
+    try:
+        saves = json.loads(config_file(run_dir).read_text(encoding="utf-8")).get("save_checkpoints", True)
+    except (OSError, ValueError, AttributeError):
+        saves = True
+    if saves is False:
+        return (f"{run_dir.name} ran with Save checkpoints off, so fold {index + 1}'s held-out rows cannot be "
+                "predicted: re-run that fold with checkpoints on")
+    return f"{run_dir.name}: no complete checkpoints/last yet; fold {index + 1} not predicted"
 
 
 def read_oof(runs_dir: str | Path, name: str) -> OofResult | None:
