@@ -132,3 +132,31 @@ def test_the_member_tree_shows_where_a_groups_run_names_differ(qtbot, tmp_path):
     shown = [metrics.elidedText(n, tab.tree.textElideMode(), width) for n in names]
     assert all(s != n for s, n in zip(shown, names)) and len(set(shown)) == len(names), shown
     assert [top.child(i).toolTip(0) for i in range(top.childCount())] == names
+
+
+def test_the_queue_buttons_stay_put_as_the_message_under_them_grows(qtbot, tmp_path):
+    """A message of one line, then of six (a refusal, a queued group's note), then none: Cross-validate… and Queue
+    restarts keep their place, so a click aimed at one never lands on the other."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.groups.tabs import GroupsTab
+
+    (tmp_path / "runs").mkdir()
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    tab.resize(1280, 700)
+    tab.show()
+    app = QApplication.instance()
+    settle(app)
+
+    def places():
+        settle(app)
+        return [b.mapTo(tab, b.rect().topLeft()).y() for b in (tab.queue_restarts, tab.queue_cv)]
+
+    tab.message.setText("Reading group cv…")
+    before = places()
+    tab.message.setText(" ".join(["Queued group stock-cv: 5 runs (5,781 examples, fold sizes 1157, 1156, 1156, 1156, "
+                                  "1156; each fold saves its checkpoints although Save checkpoints is off)"] * 3))
+    assert places() == before
+    tab.message.setText("")
+    assert places() == before

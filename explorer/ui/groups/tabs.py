@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
-    QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, \
+    QSpinBox, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
@@ -62,6 +62,8 @@ class GroupsTab(QWidget):
         self.view = GroupView()
         self.message = QLabel("")
         self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.group_bar = JobBar("runs", cancel_tip=CANCEL_TIP)   # a group queued here: its progress and Cancel
         self.follower: GroupFollower | None = None
         self.oof_bar = JobBar("held-out rows", cancel_tip="Stop predicting; the folds or sizes predicted so far "
@@ -119,7 +121,7 @@ class GroupsTab(QWidget):
         row.addWidget(refresh)
         row.addWidget(export)
         lay.addLayout(row)
-        lay.addWidget(self.message)
+        lay.addWidget(self._message_area())
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         split.addWidget(self.view)
@@ -145,6 +147,16 @@ class GroupsTab(QWidget):
         group = self.view.group
         if group is not None and run_id in {m.run_id for m in group.members}:
             self.refresh()
+
+    def _message_area(self) -> QScrollArea:
+        """The message under the buttons in a box of fixed height (four lines, a longer one scrolls), so a
+        message that grows or goes never moves the Queue buttons under the pointer."""
+        area = QScrollArea()
+        area.setWidget(self.message)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setFixedHeight(4 * self.message.fontMetrics().lineSpacing() + 6)
+        return area
 
     def refresh(self) -> int:
         """Re-read the groups on a worker thread (a broken group.json is a line under the list, never an
