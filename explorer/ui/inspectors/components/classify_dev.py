@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from explorer.core.classify.dev_report import run_data_settings
+from explorer.core.classify.dev_report import TABLE_SETTINGS, run_data_settings
 from explorer.core.runs.layout import run_dir_of
 from explorer.core.specs.metric_display import format_metric, metric_label, to_display
 from explorer.core.specs.tasks import find_task_facts
@@ -20,6 +20,10 @@ EXAMPLE_HEADERS = ["#", "gold", "predicted", "P", "text"]   # short titles: the 
 HEADER_TIPS = {"#": "the row's number in the dev file", "P": "the probability of the predicted class",
                "error": "predicted - gold"}
 ERROR_HEADERS = ["#", "gold", "predicted", "error", "text"]
+
+PICKED_SETTINGS = ("text_columns", "label_column", "no_header")   # what the page's own pickers set
+# the run's settings a request carries as they are: how the run read its table, and the classes its F_avg averages
+RUN_TABLE_SETTINGS = tuple(k for k in TABLE_SETTINGS if k not in PICKED_SETTINGS) + ("f1_classes",)
 
 
 def report_kind(rep) -> str:
@@ -144,8 +148,7 @@ class RunPrefill:
         run's encoding, id column, label names, the classes its F_avg averages (f1_classes) and whether it skipped
         invalid rows (skip_invalid: a file with empty texts the run skipped is read as the run read it), and its
         held-out rows when ``only_split``."""
-        out = {k: self.settings[k] for k in ("encoding", "id_column", "label_names", "f1_classes", "skip_invalid")
-               if self.settings.get(k)}
+        out = {k: self.settings[k] for k in RUN_TABLE_SETTINGS if self.settings.get(k)}
         texts = [c.strip() for c in text_columns.split(",") if c.strip()]
         if texts:
             out["text_columns"] = texts
