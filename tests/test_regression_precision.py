@@ -29,6 +29,17 @@ def _dev(path, n=40):
     return path
 
 
+def _bf16_accelerator():
+    """A bf16 Accelerator whatever precision an earlier run of this process chose (accelerate keeps one state per
+    process and refuses another precision; make_accelerator resets it the same way for a run)."""
+    from accelerate import Accelerator
+    from accelerate.state import AcceleratorState, GradientState
+
+    AcceleratorState._reset_state()
+    GradientState._reset_state()
+    return Accelerator(mixed_precision="bf16", cpu=True)
+
+
 @pytest.fixture
 def near_constant():
     """A tiny regression head whose scores span a few hundredths around 2.47 (an undertrained STS-B run)."""
@@ -42,7 +53,6 @@ def near_constant():
 
 def test_training_evaluation_and_classify_dev_set_give_the_same_pearson_under_bf16(tmp_path, near_constant,
                                                                                      monkeypatch):
-    from accelerate import Accelerator
 
     import explorer.core.training.dev_scoring as dev_scoring
     from explorer.core.specs.train_config import TrainConfig
@@ -60,7 +70,7 @@ def test_training_evaluation_and_classify_dev_set_give_the_same_pearson_under_bf
                          label_column="score", max_seq_length=128)
     data = task.load(config, "dev")
     features = task.featurize(data, tok, config, train=False)
-    accelerator = Accelerator(mixed_precision="bf16", cpu=True)
+    accelerator = _bf16_accelerator()
     prepared = accelerator.prepare(model)
     trained = evaluate(accelerator, prepared, tok, task, data, features, eval_loader(accelerator, features, 7),
                        config)["metrics"]
@@ -87,7 +97,6 @@ def _fp32_scores(model, tok, dev, settings):
 def test_a_classifiers_training_evaluation_runs_in_fp32_under_a_bf16_run(tmp_path):
     """The logits a bf16 run's evaluation records (dev_outputs.json, Best dev) are the fp32 logits that
     Classify: dev set computes, not bf16 ones whose rounding moves with the batch."""
-    from accelerate import Accelerator
 
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.evaluation import eval_loader, gather_outputs
@@ -102,7 +111,7 @@ def test_a_classifiers_training_evaluation_runs_in_fp32_under_a_bf16_run(tmp_pat
     with torch.inference_mode():     # before prepare, which puts the autocast into the module's forward
         ref = [loaded.model(**task.model_inputs(feats.collate([i]))).logits.float()[0].numpy()
                for i in range(len(feats))]
-    accelerator = Accelerator(mixed_precision="bf16", cpu=True)
+    accelerator = _bf16_accelerator()
     prepared = accelerator.prepare(loaded.model)
     got = gather_outputs(accelerator, prepared, task, feats, eval_loader(accelerator, feats, 4))
     name = next(iter(got))
