@@ -46,6 +46,7 @@ class GroupsTab(QWidget):
     queue_requested = Signal(str)
     group_shown = Signal(str)   # a group read by show_group is on screen
     listed = Signal()           # the list of groups was re-read
+    folds_predicted = Signal(str)   # a group's held-out rows are predicted: its pooled figures are on disk
 
     def __init__(self, runs_dir: str | Path, parent=None):
         super().__init__(parent)
@@ -386,6 +387,7 @@ class GroupsTab(QWidget):
 
     def _folds_predicted(self, name: str) -> None:
         self.message.setText(f"Held-out folds of {name} predicted.")
+        self.folds_predicted.emit(name)
         if self.view.group is not None and self.view.group.name == name:
             self.show_group(name)
 
@@ -669,6 +671,7 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     wired at start, before the pages are built (explorer.ui.groups.hooks.wire)."""
     groups, compare = GroupsTab(window.runs_dir), CompareTab()
     groups.watch_runs(window.store_events)   # members queued or running read so, not "missing"
+    groups.folds_predicted.connect(lambda _name: window.runs.reload_groups())   # the group row's pooled figure
 
     def open_question(source: str, question: str, passage: str) -> None:
         """One side of the A | B page in the Spans & τ inspector (its model loaded first when another)."""
