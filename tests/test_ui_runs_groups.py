@@ -185,6 +185,30 @@ def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
     assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
 
 
+def test_a_group_queued_in_the_window_reads_queued_on_the_groups_page_not_missing(qtbot, tmp_path):
+    """The members the window's runner has queued have no folder yet: the Groups page's list reads them
+    "queued", as the Runs list does."""
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    tab = w.groups_tab
+    tab.group_name.setText("q")
+    tab.seeds.setText("4,5")
+    tab.queue_restarts.click()
+
+    def statuses():
+        top = tab.tree.topLevelItem(0) if tab.tree.topLevelItemCount() else None
+        return [top.child(i).text(1) for i in range(top.childCount())] if top is not None else []
+    qtbot.waitUntil(lambda: len(statuses()) == 2, timeout=10_000)
+    assert statuses() == ["queued", "queued"]
+
+
 def test_best_dev_stays_whole_and_the_names_give_way_in_a_narrow_dock(panel, qtbot):
     panel.show()
     panel.table.setFixedWidth(250)   # narrower than the panel's buttons allow the dock
