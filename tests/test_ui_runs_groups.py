@@ -209,6 +209,34 @@ def test_a_group_queued_in_the_window_reads_queued_on_the_groups_page_not_missin
     assert statuses() == ["queued", "queued"]
 
 
+def test_the_window_shows_a_cross_validations_pooled_figure_once_its_folds_are_predicted(qtbot, tmp_path):
+    """The Groups page's end of the held-out folds' prediction re-reads the Runs list's groups: the cv group's
+    row shows the pooled out-of-fold figure."""
+    import dataclasses
+
+    from explorer.core.studies.cv_runs import OOF_METRICS_FILE, OofResult
+    from explorer.core.studies.groups import group_dir
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from test_groups import _fake_run
+
+    runs = tmp_path / "runs"
+    restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "cv5", [1, 2])
+    write_group(runs, dataclasses.replace(restarts, kind="cv", cv={"k": 2, "source": "train.tsv"}))
+    _fake_run(runs, "cv5-01", [(0, 0.5), (10, 0.8)])
+    _fake_run(runs, "cv5-02", [(0, 0.5), (10, 0.7)])
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 2 and not w.runs.loading, timeout=10_000)
+    m = w.runs.model
+    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"
+    (group_dir(runs, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(OofResult(None, 200, 2, 2,
+                                                                               {"accuracy": 77.79}).to_dict()))
+    w.groups_tab.folds_predicted.emit("cv5")
+    assert _text(m, m.group_index("cv5"), "Best dev") == "77.79% acc"
+
+
 def test_best_dev_stays_whole_and_the_names_give_way_in_a_narrow_dock(panel, qtbot):
     panel.show()
     panel.table.setFixedWidth(250)   # narrower than the panel's buttons allow the dock
