@@ -96,8 +96,29 @@ def test_never_the_working_folder(places):
 
     root, settings = places
     settings.set_runs_dir(str(root / "not made yet"))
-    assert dialog_folder("data", "", settings=settings) == str(root / "home")
+    assert dialog_folder("data", "", settings=settings) == str(root)   # the folder the runs folder would be in
+    assert dialog_folder("data", "bert-base-uncased", settings=settings) == str(root)
     assert dialog_folder("data", "", settings=settings, runs_dir=str(root / "runs")) == str(root / "runs")
+
+
+def test_a_folder_that_no_longer_exists_opens_its_nearest_existing_parent_not_home(places):
+    """A deleted runs folder or last folder of a kind: the dialog opens in the nearest folder above it that
+    exists (where it was), not in the home folder; the home folder only when no such folder is known."""
+    import shutil
+
+    from explorer.ui.shell.file_dialogs import dialog_folder
+
+    root, settings = places
+    runs = root / "work" / "bert" / "runs"
+    runs.mkdir(parents=True)
+    settings.set_runs_dir(str(runs))
+    settings.set_last_dir("data", str(root / "data" / "tweets" / "2024"))   # two levels below an existing folder
+    assert dialog_folder("data", "", settings=settings) == str(runs)      # the runs folder exists: it wins
+    shutil.rmtree(runs)
+    assert dialog_folder("model", "", settings=settings) == str(root / "work" / "bert")
+    assert dialog_folder("data", "", settings=settings) == str(root / "data")   # the last folder's parent first
+    assert dialog_folder("data", "", settings=settings, runs_dir="relative/runs") == str(root / "data")
+    assert dialog_folder("model", "", settings=settings, runs_dir="relative/runs") == str(root / "home")
 
 
 def test_a_chosen_file_s_folder_is_the_next_start_of_its_kind(places, monkeypatch):

@@ -312,3 +312,37 @@ def _one_restart_running(runs):
     live = _fake_run(runs, "g-02", [(0, 0.5), (5, 0.2)], finished=False)
     _worker_of(live)
     return live
+
+
+def test_the_groups_page_shows_members_the_runner_holds_as_queued_or_running_not_missing(qtbot, tmp_path):
+    """A member the window's runner has queued has no folder yet: the Groups page lists it "queued" (then
+    "running" once it starts), in the tree and beside it, without a "no run folder" note; a member with no
+    folder that the runner does not hold stays "missing"."""
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.runs.bridge import StoreBridge
+    from explorer.ui.runs.state import RunState
+
+    runs = tmp_path / "runs"
+    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2, 3])
+    groups.write_group(runs, group)
+    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
+    store = RunStore(runs)
+    bridge = StoreBridge(store)
+    store.add(RunState(run_id="g-02", status="queued"))   # queued by the window's runner: no folder yet
+    tab = GroupsTab(runs)
+    qtbot.addWidget(tab)
+    tab.watch_runs(bridge)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1 and tab.tree.topLevelItem(0).childCount() == 3,
+                    timeout=10_000)
+    top = tab.tree.topLevelItem(0)
+    assert [top.child(i).text(1) for i in range(3)] == ["finished", "queued", "missing"]
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.tree.setCurrentItem(top)
+    assert [m.status for m in tab.view.members] == ["finished", "queued", "missing"]
+    assert not any(n.startswith("g-02:") for n in tab.view.notes) and any(n.startswith("g-03:") for n in tab.view.notes)
+    store.get("g-02").status = "running"   # the runner starts it
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        store.changed("g-02")
+    assert tab.tree.topLevelItem(0).child(1).text(1) == "running"
+    assert [m.status for m in tab.view.members] == ["finished", "running", "missing"]

@@ -106,9 +106,24 @@ def test_the_info_line_counts_rows_errors_corrections_and_names_the_keys(tmp_pat
     state.set_label(1, "pos")
     info = state.info(6)
     assert info.startswith("<b>p.csv</b>: 6 rows (6 shown), classification, model ")
-    assert ("1 with an error; <b>1 corrected</b>, 1 reviewed. Sorted least certain first; keys 1..2 set the "
-            "label") in info
+    assert ("1 with an error; <b>1 corrected</b>, 1 reviewed. Sorted least certain first; keys 1 = neg, 2 = pos "
+            "set the label") in info
     assert "τ +0.50" in qa(tmp_path).info(2) and "nearest τ first" in qa(tmp_path).info(2)
+
+
+def test_the_review_keys_name_their_labels_when_the_labels_are_numbers(tmp_path):
+    """Classes named "-1" and "1" are keys 1 and 2 in id order: the info line says which key is which class
+    ("1 = -1, 2 = 1"), as for any other names; past nine labels the digits end."""
+    from explorer.ui.inspectors.components.predictions import review_keys
+
+    state = classification(tmp_path)
+    state.review.label_names = ["-1", "1"]
+    assert review_keys(state.choices()) == "1 = -1, 2 = 1"
+    assert "keys 1 = -1, 2 = 1 set the label" in state.info(6)
+    assert state.key_label("1") == "-1" and state.key_label("2") == "1"
+    many = [f"c{k}" for k in range(12)]
+    assert review_keys(many).startswith("1 = c0, 2 = c1") and "9 = c8, … (the others: the Label box)" in review_keys(many)
+    assert review_keys([]) == ""
 
 
 def test_agreements_with_the_gold_and_a_persons_column(tmp_path):

@@ -142,3 +142,30 @@ def test_a_folder_read_at_start_names_its_runs_once_with_the_same_names(tmp_path
             batch.upsert(s)
         assert calls == [] and batch.names == {}
     assert len(calls) == 1 and batch.names == one_by_one.names and len(batch.names) == 3
+
+
+def test_a_run_on_the_tasks_default_learning_rate_is_named_by_that_rate():
+    """A run launched with the Learning rate left empty (None in its config: the task's default) is named and
+    described by the rate it trains with, never "lrNone"; a run on the default beside one on the same rate set
+    by hand differs only by what else differs."""
+    from explorer.core.specs.tasks import get_task_facts
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+
+    default = get_task_facts("single").default_learning_rate
+    base = {"model": "bundled:minilm", "task": "single", "train": "/d/sst2_train.tsv", "batch_size": 32}
+    got = run_names.short_names({"20261130-101500-minilm-single-sst2_train": dict(base, learning_rate=None),
+                                 "20261130-101600-minilm-single-sst2_train": dict(base, learning_rate=1e-4)})
+    assert "None" not in " ".join(got.values())
+    assert got["20261130-101500-minilm-single-sst2_train"] == f"lr{default:g}"
+    assert got["20261130-101600-minilm-single-sst2_train"] == "lr0.0001"
+    same = run_names.short_names({"20261130-101500-minilm-single-sst2_train": dict(base, learning_rate=None, seed=1),
+                                  "20261130-101600-minilm-single-sst2_train": dict(base, learning_rate=default,
+                                                                                   seed=2)})
+    assert sorted(same.values()) == ["seed1", "seed2"]
+    assert run_names.effective_setting(dict(base, max_seq_length=None), "max_seq_length") == \
+        get_task_facts("single").default_max_seq_length
+    assert run_names.effective_setting({"task": "no-such-task", "learning_rate": None}, "learning_rate") == ""
+    model = RunsModel()
+    state = RunState(run_id="r1", config=dict(base, learning_rate=None))
+    assert "None" not in model.cells._run_tooltip(state) and f"lr {default}" in model.cells._run_tooltip(state)

@@ -325,6 +325,21 @@ def test_an_empty_row_has_no_label_in_the_review(qtbot, tmp_path):
     assert page.label_box.currentText() == "NONE" and page.label_box.isEnabled()
 
 
+def test_the_review_page_says_which_key_sets_which_label(qtbot, tmp_path):
+    """The Label box's tooltip and the line over the table name each key's label in id order ("1 = AGAINST, 2 =
+    FAVOR, 3 = NONE"), so classes named by numbers ("-1", "1") are told apart from their keys too."""
+    from explorer.ui.inspectors.predictions_view import PredictionsView
+
+    table, review = _classification_predictions(tmp_path)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(table, review)
+    assert "keys 1 = AGAINST, 2 = FAVOR, 3 = NONE" in page.label_box.toolTip()
+    assert "keys 1 = AGAINST, 2 = FAVOR, 3 = NONE set the label" in page.info.text()
+    page.side.set_file(["-1", "1"], [], [])
+    assert "keys 1 = -1, 2 = 1" in page.label_box.toolTip()
+
+
 def test_the_fine_tune_button_says_which_rows_go_in(qtbot):
     from explorer.ui.inspectors.predictions_view import PredictionsView
 

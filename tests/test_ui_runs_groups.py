@@ -185,6 +185,58 @@ def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
     assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
 
 
+def test_a_group_queued_in_the_window_reads_queued_on_the_groups_page_not_missing(qtbot, tmp_path):
+    """The members the window's runner has queued have no folder yet: the Groups page's list reads them
+    "queued", as the Runs list does."""
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    tab = w.groups_tab
+    tab.group_name.setText("q")
+    tab.seeds.setText("4,5")
+    tab.queue_restarts.click()
+
+    def statuses():
+        top = tab.tree.topLevelItem(0) if tab.tree.topLevelItemCount() else None
+        return [top.child(i).text(1) for i in range(top.childCount())] if top is not None else []
+    qtbot.waitUntil(lambda: len(statuses()) == 2, timeout=10_000)
+    assert statuses() == ["queued", "queued"]
+
+
+def test_the_window_shows_a_cross_validations_pooled_figure_once_its_folds_are_predicted(qtbot, tmp_path):
+    """The Groups page's end of the held-out folds' prediction re-reads the Runs list's groups: the cv group's
+    row shows the pooled out-of-fold figure."""
+    import dataclasses
+
+    from explorer.core.studies.cv_runs import OOF_METRICS_FILE, OofResult
+    from explorer.core.studies.groups import group_dir
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from test_groups import _fake_run
+
+    runs = tmp_path / "runs"
+    restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "cv5", [1, 2])
+    write_group(runs, dataclasses.replace(restarts, kind="cv", cv={"k": 2, "source": "train.tsv"}))
+    _fake_run(runs, "cv5-01", [(0, 0.5), (10, 0.8)])
+    _fake_run(runs, "cv5-02", [(0, 0.5), (10, 0.7)])
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 2 and not w.runs.loading, timeout=10_000)
+    m = w.runs.model
+    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"
+    (group_dir(runs, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(OofResult(None, 200, 2, 2,
+                                                                               {"accuracy": 77.79}).to_dict()))
+    w.groups_tab.folds_predicted.emit("cv5")
+    assert _text(m, m.group_index("cv5"), "Best dev") == "77.79% acc"
+
+
 def test_best_dev_stays_whole_and_the_names_give_way_in_a_narrow_dock(panel, qtbot):
     panel.show()
     panel.table.setFixedWidth(250)   # narrower than the panel's buttons allow the dock
@@ -225,3 +277,40 @@ def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, q
     header = table.header()
     assert header.sectionSize(col) >= header.sectionSizeHint(col)     # the header itself is whole
     assert "@10" in table.model().index(0, col).data(3) or "@10" in cells[-1].data(3)   # the step: in the tooltip
+
+
+def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predicted(qtbot, tmp_path):
+    """A cv group's row reads the folds' mean ± sd of their best dev until its held-out folds are predicted; then
+    the pooled out-of-fold figure of the ranking metric (the Groups page's answer), said so in the tooltip with
+    the folds' spread beside it; it sorts by that figure."""
+    import dataclasses
+
+    from explorer.core.studies.cv_runs import OOF_METRICS_FILE, OofResult
+    from explorer.core.studies.groups import group_dir
+    from explorer.ui.runs.dock import RunsPanel
+    from test_groups import _fake_run
+
+    restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "cv5", [1, 2])
+    group = dataclasses.replace(restarts, kind="cv", cv={"k": 2, "source": "train.tsv"})
+    write_group(tmp_path, group)
+    _fake_run(tmp_path, "cv5-01", [(0, 0.5), (10, 0.8)])
+    _fake_run(tmp_path, "cv5-02", [(0, 0.5), (10, 0.7)])
+    p = RunsPanel()
+    qtbot.addWidget(p)
+    p.runs_dir_getter = lambda: tmp_path
+    p.set_loading(True)
+    for rid in ("cv5-01", "cv5-02"):
+        p.upsert(load_summary(tmp_path / rid))
+    p.set_loading(False)
+    m = p.model
+    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"   # the folds' best dev, before
+    assert "pooled out-of-fold" not in m.data(m.group_index("cv5"), 3)
+    pooled = OofResult(None, 200, 2, 2, {"accuracy": 77.79, "f1": 80.1})
+    (group_dir(tmp_path, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(pooled.to_dict()))
+    p.reload_groups()
+    grp = m.group_index("cv5")
+    assert _text(m, grp, "Best dev") == "77.79% acc"
+    tip = m.data(grp, 3)
+    assert "pooled out-of-fold accuracy: 77.79% acc (n 200" in tip and "2 of 2 folds" in tip
+    assert "best dev accuracy over 2 fold run(s): 75.00 ± 7.07" in tip
+    assert p.model.cells.group_sort_key(m.group_row("cv5"), COLUMNS.index("Best dev")) == 77.79

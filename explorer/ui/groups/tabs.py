@@ -28,6 +28,7 @@ from explorer.ui.groups.compare_words import SWAP_KEYS
 from explorer.ui.groups.cv_dialog import CrossValidateDialog
 from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
+from explorer.ui.groups.live_members import shown_status, with_live_status
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
@@ -45,6 +46,7 @@ class GroupsTab(QWidget):
     queue_requested = Signal(str)
     group_shown = Signal(str)   # a group read by show_group is on screen
     listed = Signal()           # the list of groups was re-read
+    folds_predicted = Signal(str)   # a group's held-out rows are predicted: its pooled figures are on disk
 
     def __init__(self, runs_dir: str | Path, parent=None):
         super().__init__(parent)
@@ -54,6 +56,9 @@ class GroupsTab(QWidget):
         self._cv_said: set[str] = set()   # the refusal shown under the list for the Launch tab's form then
         self.oof_started: set[str] = set()   # cv groups whose held-out folds were sent to the inspector child
         self.oof_client = None               # the InspectClient for that (shared_client() on first use)
+        self.live_of = None   # run id -> the window's run list's status (watch_runs), for queued and live members
+        self._watched = None  # the StoreBridge watched
+        self._member_items: dict[str, list[QTreeWidgetItem]] = {}   # run id -> its rows in the tree
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         # a group's runs share its name as a prefix ("tweets-cv-1", "tweets-cv-2"): cut in the middle, the end shows
@@ -135,17 +140,41 @@ class GroupsTab(QWidget):
     def follow_group(self, name: str, run_ids: list[str], store_events) -> None:
         """Show the progress of group ``name`` just queued (members ``run_ids``) above the page, with Cancel;
         ``store_events``: the window's run store signals (explorer.ui.runs.bridge.StoreBridge)."""
+        self.watch_runs(store_events)
         if self.follower is None:
             self.follower = GroupFollower(self.group_bar, store_events, self)
             self.follower.ended.connect(lambda text: (self.message.setText(text), self.refresh()))
-            store_events.ended.connect(lambda run_id, _status: self._member_ended(run_id))
         self.follower.follow(name, run_ids)
 
-    def _member_ended(self, run_id: str) -> None:
-        """A run ended: the group shown is read again when it is one of its members (its summary, and the
-        held-out folds predicted once the last fold has ended)."""
+    def watch_runs(self, store_events) -> None:
+        """Show the members the window's runner has queued or runs with its status ("queued", "running"), not the
+        folder's ("missing" before the folder exists), and follow them as they start and end; ``store_events``:
+        the window's run store signals (explorer.ui.runs.bridge.StoreBridge). Once per bridge."""
+        if self._watched is store_events:
+            return
+        self._watched = store_events
+        self.live_of = lambda run_id: getattr(store_events.store.get(run_id), "status", None)
+        store_events.added.connect(lambda state: self._live_changed(state.run_id))
+        store_events.changed.connect(lambda run_id, _series: self._live_changed(run_id))
+        store_events.ended.connect(lambda run_id, _status: self._member_ended(run_id))
+
+    def _live_changed(self, run_id: str) -> None:
+        """A run was listed or moved on: its rows in the tree read the status now shown (a queued member that
+        starts reads "running"); the group shown beside them is read again when the member's status changed."""
+        for item in self._member_items.get(run_id, ()):
+            status = shown_status(run_id, item.data(1, Qt.UserRole), self.live_of)
+            if item.text(1) != status:
+                item.setText(1, status)
         group = self.view.group
-        if group is not None and run_id in {m.run_id for m in group.members}:
+        member = next((m for m in self.view.members if m.run_id == run_id), None) if group is not None else None
+        if member is not None and shown_status(run_id, member.status, self.live_of) != member.status:
+            self.show_group(group.name)
+
+    def _member_ended(self, run_id: str) -> None:
+        """A run ended: the groups are read again when it is a member of one (the tree's status, the summary
+        of the group shown, and the held-out folds predicted once the last fold has ended)."""
+        group = self.view.group
+        if run_id in self._member_items or (group is not None and run_id in {m.run_id for m in group.members}):
             self.refresh()
 
     def _message_area(self) -> QScrollArea:
@@ -175,6 +204,7 @@ class GroupsTab(QWidget):
         keep = current.data(0, Qt.UserRole) if current is not None else None
         self.tree.blockSignals(True)
         self.tree.clear()
+        self._member_items = {}
         from explorer.core.specs.metric_display import to_display, undefined_text, value_then_metric
 
         for g, states in listing:
@@ -186,7 +216,10 @@ class GroupsTab(QWidget):
                 shown = (value_then_metric(st.summary.metric_name, to_display(st.summary.metric_name, best,
                                                                              st.summary.task), st.summary.task)
                          if best is not None else "undefined" if undefined else "")   # the Runs list's form
-                child = QTreeWidgetItem([st.member.run_id, st.status, shown])
+                child = QTreeWidgetItem([st.member.run_id, shown_status(st.member.run_id, st.status, self.live_of),
+                                         shown])
+                child.setData(1, Qt.UserRole, st.status)   # the folder's status, under the runner's while it runs
+                self._member_items.setdefault(st.member.run_id, []).append(child)
                 child.setToolTip(0, st.member.run_id)
                 if undefined:
                     child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
@@ -298,6 +331,7 @@ class GroupsTab(QWidget):
         if request != self.request:
             return
         group, members, notes, pooled = data
+        members, notes = with_live_status(members, notes, self.live_of)
         self.view.set_group(group, members, notes, pooled=pooled)
         if group.kind == "cv":   # the share of suspected label errors, once label_issues.json is written (small)
             from explorer.core.studies.label_issues import read_group_label_issues
@@ -353,6 +387,7 @@ class GroupsTab(QWidget):
 
     def _folds_predicted(self, name: str) -> None:
         self.message.setText(f"Held-out folds of {name} predicted.")
+        self.folds_predicted.emit(name)
         if self.view.group is not None and self.view.group.name == name:
             self.show_group(name)
 
@@ -635,6 +670,8 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     registry says); a disagreement opens in Spans & τ. The Runs dock's and the launcher's group actions are
     wired at start, before the pages are built (explorer.ui.groups.hooks.wire)."""
     groups, compare = GroupsTab(window.runs_dir), CompareTab()
+    groups.watch_runs(window.store_events)   # members queued or running read so, not "missing"
+    groups.folds_predicted.connect(lambda _name: window.runs.reload_groups())   # the group row's pooled figure
 
     def open_question(source: str, question: str, passage: str) -> None:
         """One side of the A | B page in the Spans & τ inspector (its model loaded first when another)."""

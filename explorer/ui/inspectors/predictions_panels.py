@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
 
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 
-from .components.predictions import AnnotatorRow
+from .components.predictions import AnnotatorRow, review_keys
 
 SIDE_MIN_PX = 280    # the side pane (label, the row's text, metrics, annotators) never narrower beside the table
 
@@ -65,6 +65,9 @@ class ReviewSplit(QSplitter):
         super().resizeEvent(event)
 
 
+LABEL_TIP = "The label of this row"
+
+
 class ReviewPane(QWidget):
     """Beside the table: ``label_box`` and ``reviewed_box`` (the current row's), ``text`` (the row in full),
     ``metrics`` and ``confusion`` (the model against the gold and a person's labels), ``annotator_list`` (the
@@ -74,7 +77,7 @@ class ReviewPane(QWidget):
         super().__init__(parent)
         self.label_box = QComboBox()
         self.label_box.setPlaceholderText("none")   # a row the model could not read (labelable)
-        self.label_box.setToolTip("The label of this row (keys 1..K do the same)")
+        self.label_box.setToolTip(LABEL_TIP)
         self.reviewed_box = QCheckBox("Reviewed (R)")
         self.text = QTextBrowser()
         self.metrics = QLabel("")
@@ -119,6 +122,8 @@ class ReviewPane(QWidget):
         self.annotator_list.blockSignals(False)
         self.label_box.clear()
         self.label_box.addItems(choices)
+        keys = review_keys(choices)
+        self.label_box.setToolTip(f"The label of this row (keys {keys} do the same)" if keys else LABEL_TIP)
         self.label_box.setEnabled(bool(choices))
 
     def ticked(self) -> list[str]:

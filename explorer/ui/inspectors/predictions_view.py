@@ -8,7 +8,8 @@ least certain first (classification: smallest margin; QA: nearest τ by |score_d
 current row in a side pane; with a gold label column the metrics (accuracy, macro F1) and the confusion matrix,
 and Cohen's κ with a person's label column; with two or more annotator columns ticked, one agreement table
 (Krippendorff's α among the annotators, each annotator's Cohen's κ against the model and the others:
-core.predict.review.annotator_agreement). Keys 1..K set the current row's label (or the drop-down), R marks
+core.predict.review.annotator_agreement). Keys 1..K (1..9) set the current row's label in the labels' id order, named
+in the info line and the Label box's tooltip ("1 = -1, 2 = 1"), or the drop-down does; R marks
 it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
 reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source`` + the class probabilities;
 "Fine-tune on reviewed rows" fills the launcher (:func:`fill_launcher`): the training file plus the rows a person

@@ -58,6 +58,7 @@ class RunsModel(QAbstractItemModel):
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
         self._names_deferred = self._names_pending = False   # names_deferred: many runs added, names once at the end
         self.groups: list = []                # core.studies.groups.Group, oldest first
+        self.pooled: dict = {}                # cv group name -> its OofResult, once its folds are predicted
         self.group_names: list[str] = []
         self.group_of: dict[str, str] = {}    # member run_id -> group name
         self.top: list[tuple[str, str]] = []  # ("run", run_id) | ("group", name)
@@ -65,10 +66,12 @@ class RunsModel(QAbstractItemModel):
         self.cells = RunCells(self)           # each cell's text, sort key and tooltip (Qt-free)
 
     # ---- tree structure ------------------------------------------------------------------
-    def set_groups(self, groups: list) -> None:
-        """Replace the groups (a model reset: the panel keeps the selection and expansion)."""
+    def set_groups(self, groups: list, pooled: dict | None = None) -> None:
+        """Replace the groups (a model reset: the panel keeps the selection and expansion); ``pooled``: group name
+        -> a cross-validation's pooled out-of-fold figures (core.studies.cv_runs.OofResult), shown on its row."""
         self.beginResetModel()
         self.groups = list(groups)
+        self.pooled = dict(pooled or {})
         self.group_names = [g.name for g in self.groups]
         self.group_of = group_of(self.groups)
         self._rebuild()
@@ -88,7 +91,7 @@ class RunsModel(QAbstractItemModel):
     def group_row(self, name: str) -> GroupRow | None:
         """The group with its members' listed RunStates (None for a member not listed), or None."""
         g = self.group(name)
-        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members])
+        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members], self.pooled.get(name))
 
     def node(self, index) -> tuple[str, object] | None:
         """("run", RunState) or ("group", GroupRow) of a source index; None when invalid."""
@@ -466,22 +469,24 @@ class RunsPanel(RunFolderActions, RunExportActions, QWidget):
     def reload_groups(self) -> list[str]:
         """Re-read the group files of the runs folder (small JSON files); returns the notes about
         unreadable ones (also sent as a message). Keeps the selection and the expanded groups."""
+        from explorer.core.studies.cv_runs import read_oof
         from explorer.core.studies.groups import list_groups
 
         folder = self.runs_dir()
         groups, notes = list_groups(folder) if folder is not None else ([], [])
-        self.set_groups(groups)
+        # a cross-validation's pooled out-of-fold figures (a small JSON file once its folds are predicted)
+        self.set_groups(groups, {g.name: read_oof(folder, g.name) for g in groups if g.kind == "cv"})
         if notes:
             self.message.emit(f"{len(notes)} group file(s) unreadable: {notes[0]}")
         return notes
 
-    def set_groups(self, groups: list) -> None:
-        """Show these groups (core.studies.groups.Group) as expandable rows."""
+    def set_groups(self, groups: list, pooled: dict | None = None) -> None:
+        """Show these groups (core.studies.groups.Group) as expandable rows (``pooled``: RunsModel.set_groups)."""
         selected, chosen = self.selected_ids(), self.selected_groups()
         expanded = {n for n in self.model.group_names if self.table.isExpanded(self._view_index(
             self.model.group_index(n)))}
         known = set(self.model.group_names)
-        self.model.set_groups(groups)
+        self.model.set_groups(groups, pooled)
         for name in self.model.group_names:   # new groups open; the user's collapsed ones stay closed
             if name in expanded or name not in known:
                 self.table.expand(self._view_index(self.model.group_index(name)))

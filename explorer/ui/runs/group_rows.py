@@ -3,7 +3,9 @@
 A group (explorer/core/studies/groups.py) is one expandable row with its member runs as children. The group row
 reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as
 mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/studies/group_stats.py; a
-learning curve: its largest size's, as its members train on different rows), the total size, and the group's task and model from the group file's base settings.
+learning curve: its largest size's, as its members train on different rows; a cross-validation whose held-out folds
+are predicted: the pooled out-of-fold figure of the ranking metric, its answer as on the Groups page, with the folds'
+spread in the tooltip), the total size, and the group's task and model from the group file's base settings.
 """
 
 from __future__ import annotations
@@ -27,6 +29,23 @@ class GroupRow:
 
     group: Group
     states: list   # RunState | None per member, in group order
+    pooled: object | None = None   # a cv group's core.studies.cv_runs.OofResult (oof_metrics.json), None before it
+
+    def pooled_figure(self) -> tuple[str, float] | None:
+        """A cross-validation's (ranking metric, pooled out-of-fold value on the display scale): every example
+        predicted once by the fold model that never saw it; the metric is the members' (their best dev's), else
+        the task's. None for other kinds, before oof_metrics.json exists, or when it lacks that metric."""
+        metrics = getattr(self.pooled, "metrics", None) if self.group.kind == "cv" else None
+        if not metrics:
+            return None
+        name = self.best()[0]
+        if name is None:
+            from explorer.core.specs.tasks import find_task_facts
+
+            facts = find_task_facts(self.task)
+            name = facts.best_metric if facts else None
+        value = metrics.get(name) if name else None
+        return (name, float(value)) if isinstance(value, (int, float)) else None
 
     @property
     def name(self) -> str:
@@ -73,6 +92,9 @@ class GroupRow:
         if self.group.kind == "curve":
             largest = self.largest_size()
             return (f"{value_then_metric(largest[0], largest[1], self.task)} at {largest[2]}" if largest else "")
+        pooled = self.pooled_figure()
+        if pooled is not None:   # the cross-validation's answer; the folds' mean ± sd is in the tooltip
+            return value_then_metric(pooled[0], pooled[1], self.task)
         name, st = self.best()
         if name is None or not st.n:   # no member has a best; one whose metric was undefined throughout says so
             return next((text for s in self.states if s is not None and (text := undefined_best_text(s, short=True))),
@@ -96,6 +118,9 @@ class GroupRow:
         if self.group.kind == "curve":
             largest = self.largest_size()
             return largest[1] if largest else -1.0
+        pooled = self.pooled_figure()
+        if pooled is not None:
+            return pooled[1]
         _, st = self.best()
         return st.mean if st.n else -1.0
 
@@ -121,7 +146,12 @@ class GroupRow:
             lines.append(f"best dev {name} of the largest size evaluated: {self.best_text()} (each size trains on "
                          "other rows: no mean across sizes)")
         elif st.n:
-            lines.append(f"best dev {name} over {st.n} run(s): {st.text()}")
+            pooled = self.pooled_figure()
+            if pooled is not None:
+                lines.append(f"pooled out-of-fold {pooled[0]}: {self.best_text()} (n {self.pooled.n}, each example "
+                             f"predicted once by the fold model that never saw it, {self.pooled.folds_done} of "
+                             f"{self.pooled.k} folds): the cross-validation's answer")
+            lines.append(f"best dev {name} over {st.n} {'fold run' if pooled else 'run'}(s): {st.text()}")
         for m, s in zip(g.members, self.states):
             params = ", ".join(f"{k} {v}" for k, v in m.params.items())
             undefined = undefined_best_text(s) if s is not None else ""

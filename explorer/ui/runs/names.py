@@ -2,11 +2,12 @@
 
 Run ids are ``YYYYmmdd-HHMMSS-<model>-<task>[suffix]``; a list of them elides to the same text.
 :func:`short_names` names each run by the settings in which it differs from the other runs of its
-group (same model, task and train data) - learning rate, batch size, epochs, seed, max_seq_length -
-plus its start time; a run alone in its group by model, task and train data file ("minilm · pair ·
-mrpc_train"). The Run name the user typed in the launcher (the run id, kept in config.json and every
-event) is shown as it is, and a name given later (:func:`set_display_name`, stored as ``run.json``
-"name" in the run folder) wins over both. The full id stays in the tooltip.
+group (same model, task and train data) - learning rate, batch size, epochs, seed, max_seq_length, a setting
+left to the task's default named by that default (:func:`effective_setting`) - plus its start time; a run
+alone in its group by model, task and train data file ("minilm · pair · mrpc_train"). The Run name the user
+typed in the launcher (the run id, kept in config.json and every event) is shown as it is, and a name given
+later (:func:`set_display_name`, stored as ``run.json`` "name" in the run folder) wins over both. The full id
+stays in the tooltip.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 from pathlib import Path
 
 from explorer.core.runs.naming import data_short_name, is_generated_run_id, model_short_name
+from explorer.core.specs.tasks import find_task_facts
 
 RUN_INFO = "run.json"          # {"name": "..."}: the user's name for the run (Runs dock: Rename…)
 # config field -> short label, in the order shown
@@ -60,6 +62,21 @@ def _fmt(value) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+# config fields a run may leave unset (None: "the task's default") -> the task fact the run uses instead
+TASK_DEFAULTED = {"learning_rate": "default_learning_rate", "max_seq_length": "default_max_seq_length"}
+
+
+def effective_setting(cfg: dict, field: str):
+    """The value of ``field`` the run uses: the config's, or for a field left unset (None) that the task
+    defaults (TASK_DEFAULTED: learning_rate, max_seq_length) the task's default; "" when neither is known, so
+    that a name or a tooltip never reads "None"."""
+    value = cfg.get(field)
+    if value in (None, "") and field in TASK_DEFAULTED:
+        facts = find_task_facts(str(cfg.get("task") or ""))
+        value = getattr(facts, TASK_DEFAULTED[field]) if facts else None
+    return "" if value in (None, "") else value
 
 
 def _start_time(run_id: str) -> str:
@@ -110,11 +127,12 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     base = {}
     for members in groups.values():
         varying = [(f, lab) for f, lab in DIFF_FIELDS
-                   if len({_fmt(runs[r].get(f, "")) for r in members}) > 1]
+                   if len({_fmt(effective_setting(runs[r], f)) for r in members}) > 1]
         for run_id in members:
             cfg = runs[run_id]
             if varying:
-                parts = [f"{lab}{_fmt(cfg.get(f, ''))}" for f, lab in varying]
+                parts = [f"{lab}{_fmt(effective_setting(cfg, f))}" for f, lab in varying
+                         if effective_setting(cfg, f) != ""]
             else:
                 parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") and "model" in telling else "",
                          str(cfg.get("task", "")) if "task" in telling else "",

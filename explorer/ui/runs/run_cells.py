@@ -12,6 +12,7 @@ from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
+from explorer.ui.runs.names import effective_setting
 from explorer.ui.runs.state import RunState, format_seconds, undefined_best_text
 from explorer.ui.runs.step_zero import untrained_note
 
@@ -176,7 +177,7 @@ class RunCells:
         cfg = s.config
         return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
                 + f"task: {s.task}\nmodel: {s.model}\n"
-                f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
+                f"lr {effective_setting(cfg, 'learning_rate') or '-'} · batch {cfg.get('batch_size', '-')} · "
                 f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
                 f"duration: {self.text(s, COLUMNS.index('Duration')) or '-'}\n"
                 f"step: {self.text(s, COLUMNS.index('Step')) or '-'}\n"

@@ -3,8 +3,10 @@
 The rule (:func:`dialog_folder`): the folder of the file or folder the field names now, when it names one; else the
 folder of a file the form names beside it (the training file for the dev file); else the last folder used for that
 kind of file (``kind``: "data", "model", "config", "run", "export", …; kept in the settings across sessions); else
-the runs folder; else the home folder. Never the process's working folder: a dialog given no folder opened where the
-app was started from (the clone folder), and the user walked from there to their data every time.
+the runs folder; when none of these exists (the runs folder or the last folder deleted), the nearest existing folder
+above one of them, in the same order (start_folder.nearest_existing_parent); else the home folder. Never the
+process's working folder as Qt's default: a dialog given no folder opened where the app was started from (the clone
+folder), and the user walked from there to their data every time.
 
 Every QFileDialog call of explorer/ui passes :func:`dialog_folder` or :func:`dialog_path` as its folder
 (tests/test_file_dialogs.py scans for it); :func:`open_file`, :func:`open_folder` and :func:`save_file` are the
@@ -20,7 +22,7 @@ from typing import Iterable
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explorer.ui.shell.settings import AppSettings, current_runs_dir, current_settings
-from explorer.ui.shell.start_folder import start_folder
+from explorer.ui.shell.start_folder import nearest_existing_parent, start_folder
 
 __all__ = ["EXPORT_KIND", "dialog_folder", "dialog_path", "open_file", "open_folder", "remember_folder", "save_file"]
 
@@ -47,7 +49,8 @@ def dialog_folder(kind: str, current: str = "", *, near: Iterable[str] = (), set
     last = settings.last_dir(kind) if settings is not None else ""
     runs = str(runs_dir or current_runs_dir(settings))
     home = str(Path.home())
-    folder = start_folder(current, *near, last, runs, home) or home
+    # none of them exists (the runs folder deleted): the nearest folder above one of them, before the home folder
+    folder = start_folder(current, *near, last, runs) or nearest_existing_parent(current, *near, last, runs) or home
     return os.path.abspath(folder)
 
 

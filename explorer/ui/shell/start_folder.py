@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["start_folder"]
+__all__ = ["nearest_existing_parent", "start_folder"]
 
 
 def start_folder(current: str, *fallbacks: str) -> str:
@@ -29,4 +29,19 @@ def start_folder(current: str, *fallbacks: str) -> str:
             return str(path)
         if path.exists():
             return str(path.parent)
+    return ""
+
+
+def nearest_existing_parent(*paths: str) -> str:
+    """The nearest folder that exists above the first of ``paths`` that has one: a deleted runs folder
+    ``~/bert/runs`` opens ``~/bert``, where it was, not the home folder. Only absolute paths (after ``~``) count,
+    so a hub id or a relative name never leads to the process's working folder; a file system root counts as no
+    folder (it says nothing of where the files were). "" when none has such a parent."""
+    for text in paths:
+        path = Path((text or "").strip()).expanduser()
+        if not text or not path.is_absolute():
+            continue
+        for parent in path.parents:
+            if parent.is_dir() and parent != Path(parent.anchor):
+                return str(parent)
     return ""

@@ -44,6 +44,18 @@ def uncertainty_header(review) -> str:
     return how.value if how not in (Uncertainty.MARGIN, Uncertainty.NONE) else ""
 
 
+KEYED = 9   # the digit keys 1..9 set a label; a tenth class and on only through the Label drop-down
+
+
+def review_keys(choices: list[str]) -> str:
+    """Which digit key sets which label, in the labels' id order: "1 = -1, 2 = 1" (a class named by a number, "-1"
+    and "1", or by anything else, reads unambiguously); past nine labels the rest are "… (the others: the Label
+    box)"; "" without labels."""
+    pairs = ", ".join(f"{k} = {label}" for k, label in enumerate(choices[:KEYED], start=1))
+    more = ", … (the others: the Label box)" if len(choices) > KEYED else ""
+    return pairs + more
+
+
 def is_number_column(name: str) -> bool:
     """A column of the model's numbers (p_<label>, margin, score_diff, ...): shown with 4 decimals, beside the
     text."""
@@ -130,8 +142,8 @@ class ReviewState:
         return not self.error(i)
 
     def key_label(self, text: str) -> str | None:
-        """The label key ``text`` ("1".."K") stands for, or None."""
-        choices = self.choices()
+        """The label key ``text`` ("1".."9", :func:`review_keys`) stands for, or None."""
+        choices = self.choices()[:KEYED]
         return choices[int(text) - 1] if text.isdigit() and 1 <= int(text) <= len(choices) else None
 
     def set_label(self, i: int, label: str) -> str:
@@ -182,8 +194,7 @@ class ReviewState:
         t, r = self.table, self.review
         errors = sum(bool(v) for v in t.column("error"))
         tau = f", τ {r.tau:+.2f}" if prediction_spec(r).answers_with_tau and r.tau is not None else ""
-        k = len(self.choices())
-        keys = f"keys 1..{k} set the label, " if k else ""
+        keys = f"keys {html.escape(review_keys(self.choices()))} set the label, " if self.choices() else ""
         how = prediction_spec(r).uncertainty if r.head is not None else None
         first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
         if "suspect_rank" in t.columns:
