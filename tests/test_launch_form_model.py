@@ -290,6 +290,25 @@ def test_evaluate_every_follows_the_training_rows_unless_the_user_set_it(tmp_pat
     assert not form.fit_eval_every() and form.get("eval_every") == 7
 
 
+def test_a_dev_file_taken_away_by_hand_leaves_the_usual_held_out_share_too(tmp_path):
+    """The same form, its dev file cleared with the field's clear button before another training file is chosen
+    (from any folder): the share of 0 that came with the dev file goes too, so the run still holds rows out; a 0
+    the user typed stays, and the form then says the run is never evaluated."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "reviewed.tsv", "run"),
+                 dev=_table(tmp_path, "dev_split.tsv", "run"), dev_fraction=0.0)
+    form.edit("dev", "")
+    form.edit("train", _table(tmp_path, "own.csv", "own"))
+    cfg = form.config()
+    assert cfg.dev == "" and cfg.resolved_dev_fraction() == 0.1
+    assert form.plan.no_dev_warning(cfg) == ""
+    form.edit("dev_fraction", 0.0)
+    cfg = form.config()
+    assert cfg.resolved_dev_fraction() == 0.0
+    warning = ("No dev file and Dev fraction 0: the run will not be evaluated (no dev curve, no best checkpoint: its "
+               "result is checkpoints/last).")
+    assert form.plan.no_dev_warning(cfg) == warning and form.plan.eval_preview(cfg) == warning
+
+
 def test_an_evaluate_every_not_below_the_planned_steps_is_noted(tmp_path):
     form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"),
                  max_steps=60, eval_every=90)

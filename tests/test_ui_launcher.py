@@ -502,3 +502,21 @@ def test_launch_warns_when_the_output_disk_is_short_of_the_runs_checkpoints(qtbo
     assert "Not launched: the disk that holds" in w.problem.text() and "138 MB free" in w.problem.text()
     w.editors["save_checkpoints"].set(False)
     assert w.launch() is True and len(asked) == 1 and launched[-1].save_checkpoints is False
+
+
+def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_path):
+    """No dev file and a Dev fraction of 0: the Evaluation line and the line beside Launch say the run is never
+    evaluated and keeps no best checkpoint, and Dev fraction is amber with the reason; a share above 0 clears it."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    train = write_file(tmp_path / "own.tsv", "sentence\tlabel\n" + "".join(f"row {i}\t{i % 2}\n" for i in range(40)))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(train), output_dir=str(tmp_path / "runs"), dev_fraction=0.0))
+    said = "No dev file and Dev fraction 0: the run will not be evaluated"
+    qtbot.waitUntil(lambda: said in w.problem.text(), timeout=5000)
+    assert w.problem.text().startswith("<span") and "Note: " + said in w.problem.text()
+    assert w.eval_plan.text().startswith(said) and said in w.editors["dev_fraction"].widget.toolTip()
+    w.editors["dev_fraction"].set(0.2)
+    qtbot.waitUntil(lambda: said not in w.problem.text(), timeout=5000)
+    assert said not in w.editors["dev_fraction"].widget.toolTip()

@@ -168,6 +168,7 @@ class LaunchForm:
             self._compose_note()
         if name == "dev":
             self._dev_partner()
+            self._dev_taken_away()
         if name in ("model", "task", "train", "learning_rate"):
             self._fit_learning_rate()
         if name in ("train", "dev") and self.switch_note is not None:
@@ -335,6 +336,13 @@ class LaunchForm:
         """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
         train, dev = self.values["train"], self.values["dev"]
         self.dev_home = str(Path(train).parent) if train and dev else None
+
+    def _dev_taken_away(self) -> None:
+        """The user emptied Dev data: a Dev fraction of 0 that came with the dev file (Fine-tune on reviewed rows
+        sets one beside the first run's dev rows; the field is off beside a dev file) gives way to the usual
+        held-out share, so the run is not left without dev rows; a 0 the user typed stays."""
+        if not self.values["dev"] and self.values.get("dev_fraction") == 0 and "dev_fraction" not in self.edited:
+            self.set("dev_fraction", None)
 
     def _forget_the_previous_files_dev(self) -> str:
         """A new training file from another folder than the one the dev file was chosen with: a dev file that sat

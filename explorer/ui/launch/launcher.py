@@ -295,10 +295,14 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.eval_plan.setText(self.form.plan.eval_preview(cfg))
 
     def _show_eval_note(self, cfg: TrainConfig) -> None:
-        """Evaluate every above the run's planned steps (eval_note): the field in amber with the reason, and the
-        sentence on the problem line when nothing blocks the launch (it does not block it)."""
+        """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the
+        field in amber with the reason, and the sentence on the problem line when nothing blocks the launch (it
+        does not block it)."""
         note = self.form.plan.eval_note(cfg)
         mark_invalid(self.editors["eval_every"], note, "warning")
+        no_dev = self.form.plan.no_dev_warning(cfg)   # a run that is never evaluated: Dev fraction in amber too
+        mark_invalid(self.editors["dev_fraction"], no_dev, "warning")
+        note = (note or no_dev).rstrip(".")
         if note and not self.problem.text():
             self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>")
 

@@ -146,10 +146,17 @@ class RunPlan:
         sizes = Counter(ids[:n]).values() if res.get("ok") and n and len(ids) >= n else None
         return held_out_rows(n, fraction, sizes)
 
+    def no_dev_warning(self, cfg: TrainConfig) -> str:
+        """The sentence of :meth:`no_dev_note` when the run will have no dev rows at all (no dev file, and a Dev
+        fraction of 0 or a task that holds none out): never evaluated, no best checkpoint; "" otherwise."""
+        if cfg.dev or (cfg.resolved_dev_fraction() > 0 and task_dev_split(cfg.task)):
+            return ""
+        return self.no_dev_note(cfg)
+
     def eval_preview(self, cfg: TrainConfig) -> str:
-        """What the run will evaluate on, how often and why, before launch (eval_plan_preview); '' without dev
-        data or before it is counted."""
-        return eval_plan_preview(self._preview_input(cfg))
+        """What the run will evaluate on, how often and why, before launch (eval_plan_preview), or that it will
+        never be evaluated (:meth:`no_dev_warning`); '' before the dev data is counted."""
+        return self.no_dev_warning(cfg) or eval_plan_preview(self._preview_input(cfg))
 
     def _preview_input(self, cfg: TrainConfig) -> EvalPreviewInput:
         """The form's numbers and past runs' rates the evaluation preview and note read."""
