@@ -542,3 +542,42 @@ def test_a_corrected_label_in_bold_is_not_cut(qtbot, tmp_path):
     row = next(r for r in range(page.model.rowCount()) if page.model.predicted[int(page.model.order[r])] == "NONE")
     page.set_label(int(page.model.order[row]), "AGAINST")
     assert page.view.columnWidth(col) >= page.view.sizeHintForColumn(col)
+
+
+def test_the_review_table_keeps_its_rows_in_view_at_1280x800_with_a_gold_column_and_two_pages(qtbot, tmp_path):
+    """At 1280x800 the side pane goes under the table; with a gold label column (its confusion matrix), the
+    annotator columns and a second Predictions page (the tab bar on three rows) the table still shows at least
+    eight rows, the pane scrolls instead of squeezing it, and the splitter between them follows a drag."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    first, review = _classification_predictions(tmp_path / "a")
+    review.save()
+    classes = ["AGAINST", "FAVOR", "NONE"]
+    rows = [{"id": str(i), "text": f"a question of some length number {i}", "label": classes[(i + 1) % 3],
+             "predicted_label": classes[i % 3], "p_AGAINST": "0.4165", "p_FAVOR": "0.5306", "p_NONE": "0.0529",
+             "margin": f"{0.1 + i / 100:.4f}", "error": ""} for i in range(1, 40)]
+    gold, gold_review = _classification_predictions(tmp_path / "b", rows=rows)
+    gold_review.input_columns, gold_review.gold_column = ["id", "text", "label"], "label"
+    gold_review.save()
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    w.open_predictions(first.path)
+    page = w.open_predictions(gold.path)
+    qtbot.waitUntil(lambda: getattr(page, "_split_fitted", False))
+    qtbot.waitUntil(lambda: page.confusion.isVisible())
+    QApplication.processEvents()
+    assert page.split.orientation() == Qt.Orientation.Vertical
+    row_px = page.view.verticalHeader().defaultSectionSize()
+    assert page.view.viewport().height() >= 8 * row_px, (page.view.viewport().height(), row_px)
+    table, side = page.split.sizes()
+    page.split.setSizes([table - 60, side + 60])
+    QApplication.processEvents()
+    assert page.split.sizes()[0] == table - 60

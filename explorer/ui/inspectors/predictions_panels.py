@@ -9,9 +9,9 @@ from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget,
-                               QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel,
+                               QListWidget, QListWidgetItem, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
+                               QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 
@@ -30,7 +30,13 @@ class ReviewSplit(QSplitter):
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.table_need = table_need
         self.addWidget(table)
-        self.addWidget(side)
+        # the side pane scrolls rather than squeeze the table: stacked at 1280x800 with a gold column's confusion
+        # matrix and the annotator boxes, its own minimum height left the table two rows and the handle stuck
+        area = QScrollArea()
+        area.setWidget(side)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        self.addWidget(area)
         self.setChildrenCollapsible(False)
         # the table first: its text, label and the model's numbers; the side pane repeats the row
         self.setStretchFactor(0, 2)
@@ -167,9 +173,11 @@ class ReviewPane(QWidget):
                 self.confusion.setItem(i, j, item)
 
     def show_annotators(self, note: str, rows: list[AnnotatorRow]) -> None:
-        """The annotators' note and table (components.predictions.ReviewState.annotators)."""
+        """The annotators' note and table (components.predictions.ReviewState.annotators); the table only while it
+        has rows (two or more columns ticked), so an empty one takes no height from the rest."""
         self.annotator_table.setRowCount(0)
         self.annotator_note.setText(note)
+        self.annotator_table.setVisible(bool(rows))
         if not rows:
             return
         self.annotator_table.setRowCount(len(rows))
