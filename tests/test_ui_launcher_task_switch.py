@@ -204,12 +204,12 @@ def test_a_task_switch_reads_the_training_file_again_for_the_new_task(qtbot, tmp
     w.editors["task"].set("single")
     w.editors["train"].set(str(data))
     w.refresh_previews()
-    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90_000)
     single = w.train_preview.result
     w.editors["task"].set("pair")            # the user's file stays; its reading must follow the task
     assert w.train_preview._args[1] == "pair" and w.train_preview.result is None   # read again at once
     assert w.dev_preview._args[1] == "pair"
-    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90_000)
     assert w.train_preview.result is not single
 
 
