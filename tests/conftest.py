@@ -177,6 +177,22 @@ def _no_tooltip_filter_left():
         shell_settings.set_current_settings(None)
 
 
+@pytest.fixture
+def queued_window(qtbot, tmp_path):
+    """The main window over an empty runs folder in tmp_path whose runner starts nothing (runs stay queued), its
+    runs list read; cancelled and closed after the test."""
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    return w
+
+
 @pytest.fixture(scope="session")
 def sshd_server(tmp_path_factory):
     """A real OpenSSH server on 127.0.0.1 with a generated key (tests/sshd.py), for the whole session;

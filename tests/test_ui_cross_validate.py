@@ -14,17 +14,8 @@ from test_cv_group import _write_table
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0                     # queued, never started
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
-    return w
+def window(queued_window):
+    return queued_window
 
 
 def _past_run(tmp_path):

@@ -164,16 +164,8 @@ def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
     json.dumps(w.runs.model.group("r").to_dict())   # the group stays plain data
 
 
-def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0                     # queued, never started
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, queued_window):
+    w = queued_window
     w.groups_tab.group_name.setText("q")
     w.groups_tab.seeds.setText("4,5")
     w.groups_tab.queue_restarts.click()
@@ -185,18 +177,10 @@ def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
     assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
 
 
-def test_a_group_queued_in_the_window_reads_queued_on_the_groups_page_not_missing(qtbot, tmp_path):
+def test_a_group_queued_in_the_window_reads_queued_on_the_groups_page_not_missing(qtbot, queued_window):
     """The members the window's runner has queued have no folder yet: the Groups page's list reads them
     "queued", as the Runs list does."""
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0                     # queued, never started
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    w = queued_window
     tab = w.groups_tab
     tab.group_name.setText("q")
     tab.seeds.setText("4,5")
