@@ -296,7 +296,11 @@ def test_a_dev_file_taken_away_by_hand_leaves_the_usual_held_out_share_too(tmp_p
     the user typed stays, and the form then says the run is never evaluated."""
     form = _form(tmp_path, task="single", train=_table(tmp_path, "reviewed.tsv", "run"),
                  dev=_table(tmp_path, "dev_split.tsv", "run"), dev_fraction=0.0)
+    form.show_note("The dev rows are the first run's: the 281 training rows it held out (Dev data: dev_split.tsv)")
     form.edit("dev", "")
+    assert form.config().resolved_dev_fraction() == 0.1
+    assert form.note == ("Dev data dev_split.tsv cleared: the run's dev rows now come from Dev fraction (held out of "
+                         "the training file), not from it")
     form.edit("train", _table(tmp_path, "own.csv", "own"))
     cfg = form.config()
     assert cfg.dev == "" and cfg.resolved_dev_fraction() == 0.1

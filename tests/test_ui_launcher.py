@@ -520,3 +520,24 @@ def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_pat
     w.editors["dev_fraction"].set(0.2)
     qtbot.waitUntil(lambda: said not in w.problem.text(), timeout=5000)
     assert said not in w.editors["dev_fraction"].widget.toolTip()
+
+
+def test_clearing_dev_data_replaces_a_note_that_named_it(qtbot, tmp_path):
+    """A form filled from reviewed rows says where its dev rows come from; the person clears Dev data with its
+    button: the banner no longer says the dev rows are that file's (the Evaluation line then counts held-out
+    rows), and Dev fraction is the usual share again."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    train = write_file(tmp_path / "run" / "reviewed.tsv", "sentence\tlabel\n" + "".join(f"row {i}\t{i % 2}\n"
+                                                                                       for i in range(40)))
+    dev = write_file(tmp_path / "run" / "dev_split.tsv", "sentence\tlabel\nok\t1\nno\t0\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(train), dev=str(dev), output_dir=str(tmp_path / "runs"),
+                             dev_fraction=0.0))
+    w.show_note("The dev rows are the first run's: the rows it held out (Dev data: dev_split.tsv)")
+    w.editors["dev"].set("")
+    assert "The dev rows are the first run's" not in w.banner.whole_text()
+    assert ("Dev data dev_split.tsv cleared: the run's dev rows now come from Dev fraction (held out of the training "
+            "file), not from it") in w.banner.whole_text()
+    assert w.config().resolved_dev_fraction() == 0.1

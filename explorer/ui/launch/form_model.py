@@ -99,6 +99,7 @@ class LaunchForm:
         self.file_task: dict[str, str] = {}   # "train" / "dev" -> the task the form had when that file was set
         self.file_note = ""             # what a new training file reset
         self.dev_home: str | None = None   # the training file's folder when the dev file was set
+        self.dev_named = ""                # the last dev file set (the one a cleared Dev data held)
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
@@ -168,7 +169,7 @@ class LaunchForm:
             self._compose_note()
         if name == "dev":
             self._dev_partner()
-            self._dev_taken_away()
+            self._dev_taken_away(previous)
         if name in ("model", "task", "train", "learning_rate"):
             self._fit_learning_rate()
         if name in ("train", "dev") and self.switch_note is not None:
@@ -336,13 +337,24 @@ class LaunchForm:
         """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
         train, dev = self.values["train"], self.values["dev"]
         self.dev_home = str(Path(train).parent) if train and dev else None
+        self.dev_named = dev or self.dev_named
 
-    def _dev_taken_away(self) -> None:
-        """The user emptied Dev data: a Dev fraction of 0 that came with the dev file (Fine-tune on reviewed rows
-        sets one beside the first run's dev rows; the field is off beside a dev file) gives way to the usual
-        held-out share, so the run is not left without dev rows; a 0 the user typed stays."""
-        if not self.values["dev"] and self.values.get("dev_fraction") == 0 and "dev_fraction" not in self.edited:
+    def _dev_taken_away(self, previous: str | None) -> None:
+        """The user emptied Dev data (``previous``: the file it held, else the last one set): a Dev fraction of 0 that came with the dev
+        file (Fine-tune on reviewed rows sets one beside the first run's dev rows; the field is off beside a dev
+        file) gives way to the usual held-out share, so the run is not left without dev rows; a 0 the user typed
+        stays. A banner note that names that file (where the dev rows came from) would now say the opposite of
+        the Evaluation line, so it gives way to a sentence that the file is cleared."""
+        if self.values["dev"]:
+            return
+        if self.values.get("dev_fraction") == 0 and "dev_fraction" not in self.edited:
             self.set("dev_fraction", None)
+        name = Path(str(previous or self.dev_named or "")).name
+        self.dev_named = ""
+        if name and html.escape(name) in self.note:
+            self.switch_note, self.file_note = None, (f"Dev data {name} cleared: the run's dev rows now come from "
+                                                      "Dev fraction (held out of the training file), not from it")
+            self._compose_note()
 
     def _forget_the_previous_files_dev(self) -> str:
         """A new training file from another folder than the one the dev file was chosen with: a dev file that sat
