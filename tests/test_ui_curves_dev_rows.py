@@ -93,3 +93,31 @@ def test_a_step_zero_figure_above_the_best_is_said_never_saved_in_the_curves_and
     assert no_best.best_metric() is None and untrained_note(no_best) == ""   # just started: nothing to explain yet
     learned = RunState.from_events("learned", _tagger_events("learned", at_zero=0.0))
     assert untrained_note(learned) == ""   # step 0 not above the best: nothing to say
+
+
+def test_a_best_dev_figure_of_a_dev_sample_says_so_in_the_runs_list():
+    """A regression run's best checkpoint was picked on the 200-row sample of its 300 dev rows (Pearson -0.060),
+    while Classify: dev set scores all 300 (-0.13): the Runs list's Best dev cell says "(sample)", and its tooltip
+    which rows; a best figure on all rows has no mark."""
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells
+    from explorer.ui.runs.state import RunState
+
+    def events(run_id, best_rows):
+        return [{"event": "started", "run_id": run_id, "config": {"task": "regression"}, "steps_total": 94},
+                {"event": "eval", "run_id": run_id, "step": 0, "metrics": {"pearson": -0.2},
+                 "dev_rows": 200, "dev_total": 300},
+                {"event": "eval", "run_id": run_id, "step": 14, "metrics": {"pearson": -0.0596},
+                 "dev_rows": best_rows, "dev_total": 300},
+                {"event": "checkpoint", "run_id": run_id, "step": 14, "kind": "best", "metric": "pearson",
+                 "path": "b"},
+                {"event": "eval", "run_id": run_id, "step": 94, "metrics": {"pearson": -0.104},
+                 "dev_rows": 300, "dev_total": 300}]
+
+    class Source:
+        names, sizes = {}, {}
+    cells, col = RunCells(Source()), COLUMNS.index("Best dev")
+    sampled = RunState.from_events("stsb", events("stsb", 200))
+    assert cells.text(sampled, col).endswith(" (sample)")
+    assert "measured on the 200-row stratified sample of the 300 dev rows" in cells.tooltip(sampled, col)
+    whole = RunState.from_events("stsb-all", events("stsb-all", 300))
+    assert "sample" not in cells.text(whole, col) and cells.text(whole, col)

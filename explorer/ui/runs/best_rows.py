@@ -8,7 +8,7 @@ stance run: 49.85 F_avg on the 200-row sample, 49.61 on all 281 held-out rows), 
 
 from __future__ import annotations
 
-__all__ = ["best_checkpoint_rows", "best_rows_note", "rows_at", "scored_rows_note"]
+__all__ = ["best_checkpoint_rows", "best_rows_note", "rows_at", "sample_mark", "scored_rows_note"]
 
 
 def rows_at(evals: list[dict], step: int) -> tuple[int, int] | None:
@@ -32,6 +32,14 @@ def best_rows_note(evals: list[dict], step: int) -> str:
         return f"measured on all {total:,} dev rows"
     return (f"measured on the {rows:,}-row stratified sample of the {total:,} dev rows that every evaluation during "
             f"training scores; Classify: dev set scores all {total:,} rows, so its figure differs by those rows")
+
+
+def sample_mark(evals: list[dict], step: int) -> str:
+    """" (sample)" after a Best dev figure whose evaluation at ``step`` scored a stratified dev sample, not all dev
+    rows (Classify: dev set, which scores them all, then gives another figure for the same checkpoint); "" for
+    one on all rows or when the events do not say. The tooltip's :func:`best_rows_note` says which rows."""
+    found = rows_at(evals, step)
+    return " (sample)" if found is not None and found[0] < found[1] else ""
 
 
 def best_checkpoint_rows(run_dir) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
 from explorer.ui.runs.baseline_cells import BaselineCells
-from explorer.ui.runs.best_rows import best_rows_note
+from explorer.ui.runs.best_rows import best_rows_note, sample_mark
 from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
@@ -106,7 +106,10 @@ class RunCells:
         if name == "Task":
             return s.task
         if name == "Best dev":
-            return s.best_cell_text() or undefined_best_text(s, short=True)
+            best = s.best_metric()
+            if best is None:
+                return s.best_cell_text() or undefined_best_text(s, short=True)
+            return s.best_cell_text() + sample_mark(s.evals, best[2])   # a dev sample's figure says so
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
