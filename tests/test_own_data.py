@@ -430,6 +430,14 @@ def test_a_utf8_file_with_a_few_undecodable_lines_stays_utf8_and_names_them(tmp_
     out = preview_data(str(p), "single", n_records=5, label_column="Language", options={"skip_invalid": True})
     assert out["ok"] and out["counts"]["examples"] == 297
     assert any("3 rows skipped: bytes that are not UTF-8 on lines 50, 120, 200" in n for n in out["notes"])
+    # a table too big to read whole in the preview is counted in pieces by the same rule
+    from explorer.core.data.table_stream import count_rows
+
+    with pytest.raises(ClassificationDataError, match=r"3 rows hold bytes that are not UTF-8 \(lines 50, 120, 200\) "
+                                                      r"while the rest of the file is UTF-8"):
+        count_rows(p, label_index=1)
+    count = count_rows(p, label_index=1, skip_invalid=True)
+    assert count.n_rows == 297 and count.note == "3 rows skipped: bytes that are not UTF-8 on lines 50, 120, 200"
     # predict reads it as UTF-8 too, those rows coming out with an error
     from explorer.core.predict.reading import iter_rows
 

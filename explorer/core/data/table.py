@@ -245,6 +245,15 @@ _MULTIBYTE = ("utf_16", "utf_32", "big5", "gb", "hz", "shift_jis", "euc", "cp932
               "iso2022", "johab", "utf_7")
 
 
+def codecs_name(label: str) -> str:
+    """The codec to open a file with for an encoding's usual name (:func:`encoding_label`'s output): "UTF-8" ->
+    "utf-8-sig" (a BOM dropped), "Windows-1252" -> "cp1252"."""
+    if label == "UTF-8":
+        return "utf-8-sig"
+    back = {v: k for k, v in _ENCODING_NAMES.items() if k != "utf_8_sig"}
+    return back.get(label, label)
+
+
 def _guess_encoding(matches, data: bytes) -> str:
     """charset-normalizer's best guess, except that Windows-1252 (the usual Western single-byte code page,
     what Excel on Windows writes) wins over any single-byte guess whenever it decodes the bytes: on a few
@@ -369,26 +378,36 @@ def drop_rows_not_utf8(table: Table, data: bytes, skip_invalid: bool) -> Table:
     bad = [line for line, values in table.rows if any(has_bad_bytes(v) for v in values)]
     if not bad:
         return table
-    many = len(bad) != 1
-    rows = f"{len(bad)} row{'s' if many else ''}"
     lines = _not_utf8_lines(data)   # the lines themselves: a quoted CSV field's row starts lines earlier
-    where = f"line{'s' if len(lines) != 1 else ''} {_lines(lines, 10)}"
     if not skip_invalid:
         line, byte = _first_bad_byte(data)
-        mostly = bool(utf8_bad_lines(data))
-        raise ClassificationDataError(
-            f"{table.path} line {line}: byte {byte:#04x} is not UTF-8 text; {rows} "
-            f"{'hold' if many else 'holds'} bytes that are not UTF-8 ({where})"
-            + (" while the rest of the file is UTF-8, so no other encoding would read the file right" if mostly
-               else "")
-            + f": skip {'those rows' if many else 'that row'} with --skip-invalid, or fix "
-            f"{'those lines' if many else 'that line'} in the file"
-            + ("" if mostly else ", or give the file's encoding (--encoding, e.g. cp1252)"))
+        raise not_utf8_error(table.path, line, byte, len(bad), lines, bool(utf8_bad_lines(data)))
     drop = set(bad)
     table.rows = [(n, values) for n, values in table.rows if n not in drop]
     table.n_rows -= len(bad)
-    table.notes.append(f"{rows} skipped: bytes that are not UTF-8 on {where}")
+    table.notes.append(not_utf8_skipped(len(bad), lines))
     return table
+
+
+def not_utf8_error(path, line: int, byte: int, n_rows: int, lines: list[int], mostly: bool) -> ClassificationDataError:
+    """The error of a table whose ``n_rows`` rows, on ``lines``, hold bytes that are not UTF-8 (the first ``byte`` on
+    ``line``): what to do, skip those rows (--skip-invalid) or fix those lines, and give the file's encoding only
+    when the rest of the file is not UTF-8 (not ``mostly``)."""
+    many = n_rows != 1
+    return ClassificationDataError(
+        f"{path} line {line}: byte {byte:#04x} is not UTF-8 text; {n_rows} row{'s' if many else ''} "
+        f"{'hold' if many else 'holds'} bytes that are not UTF-8 (line{'s' if len(lines) != 1 else ''} "
+        f"{_lines(lines, 10)})"
+        + (" while the rest of the file is UTF-8, so no other encoding would read the file right" if mostly else "")
+        + f": skip {'those rows' if many else 'that row'} with --skip-invalid, or fix "
+        f"{'those lines' if len(lines) != 1 else 'that line'} in the file"
+        + ("" if mostly else ", or give the file's encoding (--encoding, e.g. cp1252)"))
+
+
+def not_utf8_skipped(n_rows: int, lines: list[int]) -> str:
+    """"6 rows skipped: bytes that are not UTF-8 on lines 2342, 10787, ..." (the note of every reader)."""
+    return (f"{n_rows} row{'s' if n_rows != 1 else ''} skipped: bytes that are not UTF-8 on "
+            f"line{'s' if len(lines) != 1 else ''} {_lines(lines, 10)}")
 
 
 def _not_utf8_lines(data: bytes) -> list[int]:
