@@ -390,3 +390,66 @@ def test_the_data_report_says_which_figure_the_stance_field_quotes_and_how_to_ge
     assert any(m.endswith("this run reports it as f_avg") for _, m in task.load(config, "train").notes)
     other = _write(tmp_path / "pn.tsv", "sentence\tlabel\na\tneg\nb\tpos\n")
     assert not any("F_avg" in m for _, m in task.load(TrainConfig(task="single", train=str(other)), "train").notes)
+
+
+def _mostly_utf8_file(tmp_path: Path) -> Path:
+    """A few hundred UTF-8 rows in Latin, Cyrillic and Devanagari script; line 50 holds a UTF-8 character cut in the
+    middle, lines 120 and 200 a Latin-1 byte each."""
+    texts = ["plain words here", "\u043f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440",
+             "\u0928\u092e\u0938\u094d\u0924\u0947 \u0926\u0941\u0928\u093f\u092f\u093e"]
+    lines = [b"Text,Language"]
+    for i in range(2, 302):
+        lines.append(f"{texts[i % 3]} {i},{['English', 'Russian', 'Hindi'][i % 3]}".encode())
+    lines[49] = "\u0928\u092e".encode()[:-1] + b" cut,Hindi"
+    lines[119] = b"K\xf6ln,German"
+    lines[199] = b"gar\xe7on,French"
+    p = tmp_path / "langs.csv"
+    p.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    return p
+
+
+def test_a_utf8_file_with_a_few_undecodable_lines_stays_utf8_and_names_them(tmp_path):
+    p = _mostly_utf8_file(tmp_path)
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(p), label_column="Language")
+    msg = str(exc.value)
+    assert "line 50: byte 0xe0 is not UTF-8 text" in msg and "3 rows hold bytes that are not UTF-8 (lines 50, 120, 200)" in msg
+    assert "--skip-invalid, or fix those lines" in msg and "give the file's encoding" not in msg
+    d = load_classification(str(p), label_column="Language", skip_invalid=True)
+    assert len(d) == 297 and 50 not in d.lines and 120 not in d.lines and d.texts_a[2].startswith("\u043f\u0440")
+    assert any("3 rows skipped: bytes that are not UTF-8 on lines 50, 120, 200" in m for _, m in d.notes)
+    t = read_table(p, skip_invalid=True, max_rows=5)
+    assert t.encoding == "UTF-8" and t.n_rows == 297 and len(t.rows) == 5
+    with pytest.raises(ClassificationDataError, match="line 50: byte 0xe0 is not UTF-8 text; 3 rows"):
+        read_table(p, encoding="utf-8")
+    # the launcher's preview reads it the same way: refused with the way out named, or the rows left out and counted
+    from explorer.ui.launch.data_preview import preview_data
+
+    out = preview_data(str(p), "single", n_records=5, label_column="Language")
+    assert not out["ok"] and "“Skip invalid rows”" in out["error"] and out["columns"] == ["Text", "Language"]
+    out = preview_data(str(p), "single", n_records=5, label_column="Language", options={"skip_invalid": True})
+    assert out["ok"] and out["counts"]["examples"] == 297
+    assert any("3 rows skipped: bytes that are not UTF-8 on lines 50, 120, 200" in n for n in out["notes"])
+    # a table too big to read whole in the preview is counted in pieces by the same rule
+    from explorer.core.data.table_stream import count_rows
+
+    with pytest.raises(ClassificationDataError, match=r"3 rows hold bytes that are not UTF-8 \(lines 50, 120, 200\) "
+                                                      r"while the rest of the file is UTF-8"):
+        count_rows(p, label_index=1)
+    count = count_rows(p, label_index=1, skip_invalid=True)
+    assert count.n_rows == 297 and count.note == "3 rows skipped: bytes that are not UTF-8 on lines 50, 120, 200"
+    # predict reads it as UTF-8 too, those rows coming out with an error
+    from explorer.core.predict.reading import iter_rows
+
+    info, rows = iter_rows(p)
+    rows = list(rows)
+    assert "UTF-8 but for a few lines" in info.note and rows[2].values["Text"].startswith("\u043f\u0440")
+    assert [r.line for r in rows if r.error] == [50, 120, 200]
+
+
+def test_a_windows_1252_file_with_a_few_utf8_lookalikes_stays_windows_1252(tmp_path):
+    p = tmp_path / "w.tsv"
+    p.write_bytes(("text\tlabel\n" + "".join(f"caf\u00e9 {i}\tpos\n" for i in range(30))
+                   + "\u00c3\u00a9 twice\tneg\n").encode("cp1252"))
+    t = read_table(p)
+    assert t.encoding == "Windows-1252" and t.rows[0][1][0] == "caf\u00e9 0"

@@ -336,7 +336,7 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
             negative, mixed), empty texts or missing labels (unless skip_invalid), empty data, unreachable hub
             dataset; each naming the file, line and column.
     """
-    table, hub_names = _open_table(source, split, no_header, encoding)
+    table, hub_names = _open_table(source, split, no_header, encoding, skip_invalid)
     notes: list[tuple[str, str]] = [("info", f"{table.path}: {n}") for n in table.notes if not n.startswith("sheet")]
     texts, label_col, id_col = _pick_columns(table, pair, text_columns, label_column, id_column)
     if not table.rows:
@@ -375,14 +375,17 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
                               raw_labels=raw, notes=notes)
 
 
-def _open_table(source: str, split: str, no_header: bool, encoding: str) -> tuple[Table, list[str] | None]:
-    """(the table of a local file or hub dataset, the hub's class names or None). Raises ClassificationDataError."""
+def _open_table(source: str, split: str, no_header: bool, encoding: str,
+                skip_invalid: bool = False) -> tuple[Table, list[str] | None]:
+    """(the table of a local file or hub dataset, the hub's class names or None; ``skip_invalid``: rows with bytes
+    that are not UTF-8 are left out, core.data.table.drop_rows_not_utf8). Raises ClassificationDataError."""
     source = (source or "").strip()
     if not source:
         raise ClassificationDataError("no data source given")
     path = Path(source).expanduser()
     if path.exists() or source.startswith((".", "/", "~")) or path.suffix.lower() in TABLE_SUFFIXES:
-        table = read_table(path if path.exists() else source, no_header=no_header, encoding=encoding)
+        table = read_table(path if path.exists() else source, no_header=no_header, encoding=encoding,
+                           skip_invalid=skip_invalid)
         require_labels(table)
         table.path = source if not path.exists() else str(path)
         return table, None

@@ -166,9 +166,10 @@ class MultiLabelData(ClassificationData):
                               list(self.problems), self.label_columns, self.row_where[:n])
 
 
-def _rows(source: str, split: str, no_header: bool = False, encoding: str = ""):
+def _rows(source: str, split: str, no_header: bool = False, encoding: str = "", skip_invalid: bool = False):
     """(where, header, [(line, row dict)], line word) of a local file (read by core/data/table.read_table:
-    encodings, BOM, CRLF, no header, xlsx) or a hub dataset."""
+    encodings, BOM, CRLF, no header, xlsx; ``skip_invalid``: rows with bytes that are not UTF-8 left out) or a
+    hub dataset."""
     source = (source or "").strip()
     if not source:
         raise ClassificationDataError("no data source given")
@@ -179,7 +180,7 @@ def _rows(source: str, split: str, no_header: bool = False, encoding: str = ""):
             raise ClassificationDataError(f"data file {source} does not exist")
         if path.is_dir():
             raise ClassificationDataError(f"{source} is a folder; give a .tsv, .csv, .jsonl or .xlsx file")
-        table = read_table(path, no_header=no_header, encoding=encoding)
+        table = read_table(path, no_header=no_header, encoding=encoding, skip_invalid=skip_invalid)
         require_labels(table)
         header = list(table.columns)
         rows = [(line, dict(zip(header, values))) for line, values in table.rows]
@@ -220,8 +221,8 @@ def _text(where: str, value) -> str:
     return (value if isinstance(value, str) else str(value)).rstrip("\r")
 
 
-def _read(source, split, text_columns, cap, no_header=False, encoding=""):
-    where, header, rows, word, table = _rows(source, split, no_header, encoding)
+def _read(source, split, text_columns, cap, no_header=False, encoding="", skip_invalid=False):
+    where, header, rows, word, table = _rows(source, split, no_header, encoding, skip_invalid)
     texts, pair = _texts(where, header, text_columns, table)
     if not rows:
         raise ClassificationDataError(f"{where}: no examples (only a header, or an empty split)")
@@ -234,14 +235,16 @@ def _read(source, split, text_columns, cap, no_header=False, encoding=""):
 
 
 def load_regression(source: str, *, text_columns=None, label_column: str = "", split: str = "train",
-                    cap: int = 0, no_header: bool = False, encoding: str = "") -> ClassificationData:
+                    cap: int = 0, no_header: bool = False, encoding: str = "",
+                    skip_invalid: bool = False) -> ClassificationData:
     """A regression file (one float score per text or pair, GLUE STS-B): ClassificationData with
     ``regression=True`` and float ``labels``.
 
     Raises:
         ClassificationDataError: missing file, unknown columns, a score that is not a number (file, line).
     """
-    where, header, rows, at, texts, a, b, table = _read(source, split, text_columns, cap, no_header, encoding)
+    where, header, rows, at, texts, a, b, table = _read(source, split, text_columns, cap, no_header, encoding,
+                                                                        skip_invalid)
     label = (_column_name(where, header, label_column, table, "label column") if str(label_column or "").strip()
              else _one_label_column(where, header, "", KNOWN_LABELS))
     scores = parse_scores((w, row.get(label)) for w, (_, row) in zip(at, rows))
@@ -287,7 +290,7 @@ def label_column_list(label_column) -> list[str]:
 
 def load_multilabel(source: str, *, text_columns=None, label_column="", separator: str = DEFAULT_SEPARATOR,
                     split: str = "train", cap: int = 0, label_names: Sequence[str] | None = None,
-                    no_header: bool = False, encoding: str = "") -> MultiLabelData:
+                    no_header: bool = False, encoding: str = "", skip_invalid: bool = False) -> MultiLabelData:
     """A multi-label file: labels as a delimited list in one column (``econ;politics``, ``separator``), or one
     0/1 column per label when ``label_column`` names several columns ("econ,politics,sport").
 
@@ -298,7 +301,8 @@ def load_multilabel(source: str, *, text_columns=None, label_column="", separato
         ClassificationDataError: missing file or columns, a cell that is not 0/1, a label the training data
             does not have, or no label at all.
     """
-    where, header, rows, at, texts, a, b, table = _read(source, split, text_columns, cap, no_header, encoding)
+    where, header, rows, at, texts, a, b, table = _read(source, split, text_columns, cap, no_header, encoding,
+                                                                        skip_invalid)
     columns = [_column_name(where, header, c, table, "label column") for c in label_column_list(label_column)]
     cells = list(zip(at, (row for _, row in rows)))
     if len(columns) > 1:

@@ -13,7 +13,9 @@ Formats (:func:`table_kind`, the one rule every command and page reads a table b
 
 Text: UTF-8 by default (a BOM is dropped). A file that is not UTF-8 is decoded in the encoding
 charset-normalizer detects and the table says so ("read as Windows-1252: 12 bytes are not UTF-8");
-``encoding`` forces one. Line ends: rows end only at ``\\n`` or ``\\r\\n``; a lone ``\\r`` inside a field is
+``encoding`` forces one. A file that is UTF-8 but for a handful of lines (:func:`utf8_bad_lines`) stays UTF-8:
+the rows on those lines are refused with their lines, or left out and counted with ``skip_invalid``
+(:func:`drop_rows_not_utf8`). Line ends: rows end only at ``\\n`` or ``\\r\\n``; a lone ``\\r`` inside a field is
 kept as text (csv's ``newline=""`` rule), and no field ever ends with the ``\\r`` of a CRLF.
 
 Columns are named by the header, or, with ``no_header``, by 1-based position ("1", "2", ...); a column
@@ -129,20 +131,28 @@ def _count_bad_utf8(data: bytes) -> int:
     return bad
 
 
-def decode_bytes(data: bytes, path: str, encoding: str = "") -> tuple[str, str, list[str]]:
+def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool = False) -> tuple[str, str, list[str]]:
     """(text, encoding's usual name, notes). UTF-8 (BOM dropped) unless ``encoding`` is given; a file that is
-    not UTF-8 is decoded as charset-normalizer's best guess, and a note names it.
+    UTF-8 but for a few lines (:func:`utf8_bad_lines`) stays UTF-8 and a note names those lines; any other file
+    that is not UTF-8 is decoded as charset-normalizer's best guess, and a note names it.
+
+    The bytes that are not UTF-8 in such a UTF-8 file (and, with ``keep_bad``, in a file read with ``encoding``
+    utf-8) become lone surrogates with ``keep_bad`` (:func:`read_table` finds their rows by them:
+    :func:`has_bad_bytes`), else U+FFFD.
 
     Raises:
         ClassificationDataError: the forced encoding is unknown or does not fit the bytes; the file is not
             text in any encoding found.
     """
     notes: list[str] = []
+    errors = "surrogateescape" if keep_bad else "replace"
     if encoding:
         try:
-            codecs.lookup(encoding)
+            codec = codecs.lookup(encoding).name
         except LookupError:
             raise ClassificationDataError(f"{path}: unknown encoding {encoding!r} (e.g. utf-8, cp1252, latin-1)") from None
+        if keep_bad and codec in ("utf-8", "utf-8-sig"):
+            return data.decode("utf-8-sig", errors).lstrip("\ufeff"), "UTF-8", notes
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError as exc:
@@ -158,6 +168,12 @@ def decode_bytes(data: bytes, path: str, encoding: str = "") -> tuple[str, str, 
         first = exc.start
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data.decode("utf-16"), "UTF-16", notes
+    bad_lines = utf8_bad_lines(data)
+    if bad_lines:
+        many = len(bad_lines) != 1
+        notes.append(f"UTF-8 but for {len(bad_lines)} line{'s' if many else ''} with bytes that are not UTF-8 "
+                     f"(line{'s' if many else ''} {_lines(bad_lines, 10)})")
+        return data.decode("utf-8-sig", errors), "UTF-8", notes
     from charset_normalizer import from_bytes
 
     # the guess needs the non-UTF-8 bytes: look at the start and around the first bad byte
@@ -176,10 +192,50 @@ def decode_bytes(data: bytes, path: str, encoding: str = "") -> tuple[str, str, 
     return text, encoding_label(guess), notes
 
 
+MOSTLY_UTF8_BAD_LINES = 10   # at most this many lines (or 1 % of the lines) may fail in a file still read as UTF-8,
+MOSTLY_UTF8_PER_BAD = 10     # while its other lines hold this many UTF-8 multi-byte characters per failing line
+
+
+def utf8_bad_lines(data: bytes) -> list[int] | None:
+    """The 1-based lines (split at ``\\n``) that are not UTF-8 in bytes that are UTF-8 but for a handful of
+    lines ([] when every line is UTF-8), else None (text in another encoding). A handful: at most
+    MOSTLY_UTF8_BAD_LINES lines or 1 % of them, while the lines that decode hold real UTF-8 (at least
+    MOSTLY_UTF8_PER_BAD multi-byte characters per failing line). A UTF-8 file with a cut character or a few
+    Latin-1 bytes pasted in is still UTF-8: a code page that decodes every byte would turn all its Cyrillic,
+    Greek or Devanagari into mojibake. A Windows-1252 file holds no UTF-8 multi-byte characters (SemEval's
+    stance train.txt: none beside its 2 failing lines), so it stays Windows-1252."""
+    bad: list[int] = []
+    multibyte = 0
+    lines = data.split(b"\n")
+    most = max(MOSTLY_UTF8_BAD_LINES, len(lines) // 100)
+    for number, line in enumerate(lines, 1):
+        if line.isascii():
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            bad.append(number)
+            if len(bad) > most:
+                return None
+            continue
+        multibyte += sum(1 for c in text if ord(c) > 127)
+    if bad and multibyte < MOSTLY_UTF8_PER_BAD * len(bad):
+        return None
+    return bad
+
+
+def has_bad_bytes(value) -> bool:
+    """``value`` holds bytes that were not UTF-8 (the lone surrogates of :func:`decode_bytes` with ``keep_bad``)."""
+    return isinstance(value, str) and not value.isascii() and any("\udc80" <= c <= "\udcff" for c in value)
+
+
 def guess_encoding(data: bytes) -> str:
-    """The codec of bytes that are not UTF-8: charset-normalizer's guess, Windows-1252 winning over any other
-    single-byte guess that it decodes (see :func:`_guess_encoding`). The one rule for every reader (this
+    """The codec of bytes that are not UTF-8: "utf-8" for bytes that are UTF-8 but for a handful of lines
+    (:func:`utf8_bad_lines`), else charset-normalizer's guess, Windows-1252 winning over any other single-byte
+    guess that it decodes (see :func:`_guess_encoding`). The one rule for every reader (this
     module's tables and predict's streaming reader, core/predict/reading.py)."""
+    if utf8_bad_lines(data):
+        return "utf-8"
     from charset_normalizer import from_bytes
 
     return _guess_encoding(from_bytes(data[:200_000]), data)
@@ -187,6 +243,15 @@ def guess_encoding(data: bytes) -> str:
 
 _MULTIBYTE = ("utf_16", "utf_32", "big5", "gb", "hz", "shift_jis", "euc", "cp932", "cp936", "cp949", "cp950",
               "iso2022", "johab", "utf_7")
+
+
+def codecs_name(label: str) -> str:
+    """The codec to open a file with for an encoding's usual name (:func:`encoding_label`'s output): "UTF-8" ->
+    "utf-8-sig" (a BOM dropped), "Windows-1252" -> "cp1252"."""
+    if label == "UTF-8":
+        return "utf-8-sig"
+    back = {v: k for k, v in _ENCODING_NAMES.items() if k != "utf_8_sig"}
+    return back.get(label, label)
 
 
 def _guess_encoding(matches, data: bytes) -> str:
@@ -250,7 +315,8 @@ def _restore(values: list[str]) -> list[str]:
 
 
 # ---- reading ---------------------------------------------------------------------------------------------
-def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "", max_rows: int = 0) -> Table:
+def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "", max_rows: int = 0,
+               skip_invalid: bool = False) -> Table:
     """Read a table file.
 
     Args:
@@ -259,6 +325,8 @@ def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "
         encoding: force this encoding (e.g. "cp1252"); "" = UTF-8, else the detected one.
         max_rows: keep only the first ``max_rows`` data rows in ``rows`` (0 = all); the rest are counted
             (``n_rows``) and their field counts checked without being kept.
+        skip_invalid: leave out the rows of a UTF-8 file whose lines hold bytes that are not UTF-8 (counted and
+            named in ``notes``) instead of refusing the file (:func:`drop_rows_not_utf8`).
 
     Returns:
         Table.
@@ -276,13 +344,91 @@ def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "
         return _read_xlsx(path, str(source), no_header, max_rows)
     table_kind(path)   # an unknown suffix fails before the file is read
     data = path.read_bytes()
-    text, enc, notes = decode_bytes(data, str(source), encoding)
+    text, enc, notes = decode_bytes(data, str(source), encoding, keep_bad=True)
     kind = table_kind(path, text[:65536])
+    bad = has_bad_bytes(text)
+    keep = 0 if bad else max_rows   # the rows not kept must still be looked at for bytes that are not UTF-8
     if kind == "jsonl":
-        return _read_jsonl(text, str(source), enc, notes, max_rows)
-    if kind == "lines":
-        return _read_lines(text, str(source), enc, notes, max_rows)
-    return _read_delimited(text, str(source), kind, enc, notes, no_header, max_rows)
+        table = _read_jsonl(text, str(source), enc, notes, keep)
+    elif kind == "lines":
+        table = _read_lines(text, str(source), enc, notes, keep)
+    else:
+        table = _read_delimited(text, str(source), kind, enc, notes, no_header, keep)
+    if bad:
+        table = drop_rows_not_utf8(table, data, skip_invalid)
+        if max_rows:
+            table.rows = table.rows[:max_rows]
+    return table
+
+
+def drop_rows_not_utf8(table: Table, data: bytes, skip_invalid: bool) -> Table:
+    """``table`` (read from the bytes ``data``) without its rows that hold bytes that are not UTF-8
+    (:func:`has_bad_bytes`), with a note saying how many and on which lines ("6 rows skipped: bytes that are not
+    UTF-8 on lines 2342, 10787, ..."); a header name with such bytes shows U+FFFD for them. Every reader of a table
+    goes through it: training, the launcher's preview, Classify's dev set (core/predict/reading.py, which never drops
+    a row, gives such rows an error instead).
+
+    Raises:
+        ClassificationDataError: without ``skip_invalid``: the first bad byte and its line, the rows' lines, and what
+            to do: skip those rows (--skip-invalid) or fix those lines; and, only when the rest of the file is not
+            UTF-8, give the file's encoding.
+    """
+    table.columns = [c.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if has_bad_bytes(c) else c
+                     for c in table.columns]
+    bad = [line for line, values in table.rows if any(has_bad_bytes(v) for v in values)]
+    if not bad:
+        return table
+    lines = _not_utf8_lines(data)   # the lines themselves: a quoted CSV field's row starts lines earlier
+    if not skip_invalid:
+        line, byte = _first_bad_byte(data)
+        raise not_utf8_error(table.path, line, byte, len(bad), lines, bool(utf8_bad_lines(data)))
+    drop = set(bad)
+    table.rows = [(n, values) for n, values in table.rows if n not in drop]
+    table.n_rows -= len(bad)
+    table.notes.append(not_utf8_skipped(len(bad), lines))
+    return table
+
+
+def not_utf8_error(path, line: int, byte: int, n_rows: int, lines: list[int], mostly: bool) -> ClassificationDataError:
+    """The error of a table whose ``n_rows`` rows, on ``lines``, hold bytes that are not UTF-8 (the first ``byte`` on
+    ``line``): what to do, skip those rows (--skip-invalid) or fix those lines, and give the file's encoding only
+    when the rest of the file is not UTF-8 (not ``mostly``)."""
+    many = n_rows != 1
+    return ClassificationDataError(
+        f"{path} line {line}: byte {byte:#04x} is not UTF-8 text; {n_rows} row{'s' if many else ''} "
+        f"{'hold' if many else 'holds'} bytes that are not UTF-8 (line{'s' if len(lines) != 1 else ''} "
+        f"{_lines(lines, 10)})"
+        + (" while the rest of the file is UTF-8, so no other encoding would read the file right" if mostly else "")
+        + f": skip {'those rows' if many else 'that row'} with --skip-invalid, or fix "
+        f"{'those lines' if len(lines) != 1 else 'that line'} in the file"
+        + ("" if mostly else ", or give the file's encoding (--encoding, e.g. cp1252)"))
+
+
+def not_utf8_skipped(n_rows: int, lines: list[int]) -> str:
+    """"6 rows skipped: bytes that are not UTF-8 on lines 2342, 10787, ..." (the note of every reader)."""
+    return (f"{n_rows} row{'s' if n_rows != 1 else ''} skipped: bytes that are not UTF-8 on "
+            f"line{'s' if len(lines) != 1 else ''} {_lines(lines, 10)}")
+
+
+def _not_utf8_lines(data: bytes) -> list[int]:
+    """The 1-based lines of ``data`` (split at ``\\n``) that are not UTF-8."""
+    out = []
+    for number, line in enumerate(data.split(b"\n"), 1):
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                out.append(number)
+    return out
+
+
+def _first_bad_byte(data: bytes) -> tuple[int, int]:
+    """(1-based line, the byte) of the first byte of ``data`` that is not UTF-8."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data[:exc.start].count(b"\n") + 1, data[exc.start]
+    return 1, 0
 
 
 def require_labels(table: Table) -> Table:
@@ -695,12 +841,14 @@ class TablePreview:
 
 
 def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, encoding: str = "",
-                  pair: bool = False, texts: tuple[int, int] | None = None, score: bool = False) -> TablePreview:
-    """The first ``n`` rows of a table, every row counted (the rest are not kept); column guesses: by the
+                  pair: bool = False, texts: tuple[int, int] | None = None, score: bool = False,
+                  skip_invalid: bool = False) -> TablePreview:
+    """The first ``n`` rows of a table, every row counted (the rest are not kept; ``skip_invalid``: rows with bytes
+    that are not UTF-8 left out, :func:`drop_rows_not_utf8`, else refused); column guesses: by the
     usual names with a header, else by the first GUESS_ROWS rows' values (:func:`guess_columns_from_values`;
     ``texts``: the fewest and most text columns the task reads, default 2 for ``pair`` else 1; ``score``: the
     label is a number, regression); an id column is guessed only when its values are unique in the whole file."""
-    table = read_table(source, no_header=no_header, encoding=encoding)
+    table = read_table(source, no_header=no_header, encoding=encoding, skip_invalid=skip_invalid)
     return preview_of(table, n=n, pair=pair, texts=texts, score=score)
 
 

@@ -23,6 +23,8 @@ from typing import Callable
 from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, check_field_count, decode_bytes, preview_of,
                                       table_kind)
 from explorer.core.data.table import _read_delimited as read_delimited_text
+from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, has_bad_bytes, not_utf8_error,
+                                      not_utf8_skipped)
 from explorer.core.errors import ClassificationDataError
 
 STREAM_BYTES = 16 << 20   # tables larger than this are previewed in pieces (a 100k-row CSV is about 6 MB)
@@ -76,13 +78,18 @@ class RowCount:
     n_rows: int
     class_counts: dict[str, int] = field(default_factory=dict)
     empty_labels: int = 0
+    not_utf8_lines: list[int] = field(default_factory=list)
+    note: str = ""
 
 
 def count_rows(path: str | Path, *, label_index: int | None = None, no_header: bool = False, encoding: str = "",
-               chunk_rows: int = CHUNK_ROWS, progress: Callable[[int], None] | None = None) -> RowCount:
+               chunk_rows: int = CHUNK_ROWS, progress: Callable[[int], None] | None = None,
+               skip_invalid: bool = False) -> RowCount:
     """Count the data rows of a CSV or TSV table and, with ``label_index`` (0-based column), the rows per label
     value, keeping one row in memory at a time; ``progress(rows so far)`` is called after every ``chunk_rows``
-    rows.
+    rows. The file is read in ``encoding``, else in the one its head is read in (core.data.table.decode_bytes);
+    rows with bytes that are not in it are refused or, with ``skip_invalid``, left out and counted in ``note``, as
+    core.data.table.drop_rows_not_utf8 does.
 
     Raises:
         ClassificationDataError: a row with another number of fields than the header (file, line, both counts),
@@ -96,16 +103,24 @@ def count_rows(path: str | Path, *, label_index: int | None = None, no_header: b
     n_rows = empty = 0
     started = no_header
     line = 0
+    bad: list[int] = []
+    first_bad = (0, 0)
     try:
-        with open(p, encoding=encoding or "utf-8-sig", newline="") as fh:
+        with open(p, encoding=encoding or codecs_name(head.encoding), errors="surrogateescape", newline="") as fh:
             reader = (csv.reader(fh) if kind == "csv"
                       else csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
             for values in reader:
-                line = reader.line_num
+                start, line = line + 1, reader.line_num
                 if not values or all(not v.strip() for v in values):
                     continue
                 if not started:
                     started = True
+                    continue
+                if any(has_bad_bytes(v) for v in values):
+                    row = "\t".join(values)   # the line of its first bad byte: a quoted field's row starts earlier
+                    at = next(i for i, c in enumerate(row) if "\udc80" <= c <= "\udcff")
+                    bad.append(start + row.count("\n", 0, at))
+                    first_bad = first_bad if first_bad[0] else (bad[-1], ord(row[at]) - 0xDC00)
                     continue
                 if len(values) != width and not (no_header and len(values) > width):
                     check_field_count(where, line, len(values), width, kind, header=not no_header,
@@ -124,4 +139,8 @@ def count_rows(path: str | Path, *, label_index: int | None = None, no_header: b
                                       "file's encoding") from None
     except csv.Error as exc:
         raise ClassificationDataError(f"{where} line {line + 1}: unreadable {kind.upper()} ({exc})") from None
-    return RowCount(n_rows=n_rows, class_counts=dict(counts.most_common()), empty_labels=empty)
+    if bad and not skip_invalid:
+        raise not_utf8_error(where, *first_bad, len(bad), bad,
+                             head.encoding == "UTF-8" and len(bad) <= max(MOSTLY_UTF8_BAD_LINES, line // 100))
+    return RowCount(n_rows=n_rows, class_counts=dict(counts.most_common()), empty_labels=empty, not_utf8_lines=bad,
+                    note=not_utf8_skipped(len(bad), bad) if bad else "")

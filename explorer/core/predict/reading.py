@@ -99,6 +99,9 @@ def detect_encoding(path: str | Path, encoding: str = "auto") -> tuple[str, str]
             from explorer.core.data.table import encoding_label, guess_encoding
 
             guess = guess_encoding(head)
+            if guess == "utf-8":   # UTF-8 but for a few lines: their rows come out with an error
+                return "utf-8-sig", (f"{Path(path).name} is UTF-8 but for a few lines with bytes that are not "
+                                     f"UTF-8 (the first at offset {exc.start}); their rows are not labelled")
             return guess, (f"{Path(path).name} is not UTF-8 (byte 0x{head[exc.start]:02x} at offset "
                            f"{exc.start}); read as {encoding_label(guess)} ({guess})")
     return "utf-8-sig", ""

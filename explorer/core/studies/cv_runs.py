@@ -104,7 +104,7 @@ def _table_data(config, path: str, group_column: str) -> CvData:
                                label_column=config.label_column, id_column=config.id_column,
                                no_header=config.no_header, encoding=config.encoding,
                                label_names=config.label_names or None, skip_invalid=config.skip_invalid)
-    table = read_table(path, no_header=config.no_header, encoding=config.encoding)
+    table = read_table(path, no_header=config.no_header, encoding=config.encoding, skip_invalid=config.skip_invalid)
     by_line = dict(table.rows)
     rows = [by_line[line] for line in data.lines]
     groups = None

@@ -98,7 +98,7 @@ def load_curve_data(config) -> CurveData:
                                label_column=config.label_column, id_column=config.id_column,
                                no_header=config.no_header, encoding=config.encoding, regression=facts.is_regression,
                                label_names=config.label_names or None, skip_invalid=config.skip_invalid)
-    table = read_table(path, no_header=config.no_header, encoding=config.encoding)
+    table = read_table(path, no_header=config.no_header, encoding=config.encoding, skip_invalid=config.skip_invalid)
     by_line = dict(table.rows)
     texts = list(zip(data.texts_a, data.texts_b)) if data.texts_b is not None else list(data.texts_a)
     return CurveData(source=path, rows=[by_line[line] for line in data.lines],

@@ -73,7 +73,8 @@ def preview_big_table(source: str, task: str, n: int, split: str, text_columns: 
     if on_head is not None:
         on_head({**base, "partial": True, "summary": f"counting the rows of this {size_mb:,.0f} MB table…",
                  "counts": {}, "class_counts": {}, "problems": [], "n_problems": 0, "notes": []})
-    count = count_rows(source, label_index=index, no_header=no_header, encoding=encoding)
+    count = count_rows(source, label_index=index, no_header=no_header, encoding=encoding,
+                       skip_invalid=bool(options.get("skip_invalid")))
     counts = _named(count.class_counts, list(options.get("label_names") or []))
     dist = ", ".join(f"{k}: {v:,}" for k, v in counts.items())
     cols = f"columns {', '.join(repr(t) for t in texts)}, label {label!r}"
@@ -83,7 +84,8 @@ def preview_big_table(source: str, task: str, n: int, split: str, text_columns: 
     if count.empty_labels:
         problems.append(f"{count.empty_labels:,} rows have an empty label (skip them with --skip-invalid)")
     notes = [f"a {size_mb:,.0f} MB table: rows and classes counted in pieces; duplicate and conflicting texts "
-             "are checked when the run reads it (its log)"] + id_notes(head, options)
+             "are checked when the run reads it (its log)"] + id_notes(head, options) + ([count.note] if count.note
+                                                                                          else [])
     return {**base, "summary": summary, "notes": notes, "counts": {"examples": count.n_rows, "labels": len(counts)},
             "class_counts": counts,
             "unnamed_labels": len(counts) if counts and not options.get("label_names")

@@ -99,10 +99,13 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     pair = bool(getattr(facts, "pair", False))
     texts = (2, 2) if pair else (1, 2) if facts is not None and facts.takes_pairs else (1, 1)
     options = options or {}
+    read = {"no_header": bool(options.get("no_header")), "encoding": str(options.get("encoding") or "")}
     try:
-        table = (preview_head if head_only else preview_table)(
-            source, n=n, no_header=bool(options.get("no_header")), encoding=str(options.get("encoding") or ""),
-            pair=pair, texts=texts, score=bool(facts is not None and facts.is_regression))
+        # the file's head as it is, also while its rows with bytes that are not UTF-8 keep the data from being used
+        table = (preview_head(source, n=n, **read, pair=pair, texts=texts, score=bool(facts and facts.is_regression))
+                 if head_only else
+                 preview_table(source, n=n, **read, pair=pair, texts=texts,
+                               score=bool(facts is not None and facts.is_regression), skip_invalid=True))
     except Exception:  # noqa: BLE001 - an unreadable table: the loader's message says why
         return {}
     samples = {}
@@ -215,7 +218,8 @@ def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, te
     from explorer.core.data.scores_and_label_sets import load_multilabel, load_regression
 
     options = options or {}
-    read = {"no_header": bool(options.get("no_header")), "encoding": str(options.get("encoding") or "")}
+    read = {"no_header": bool(options.get("no_header")), "encoding": str(options.get("encoding") or ""),
+            "skip_invalid": bool(options.get("skip_invalid"))}
     if find_task_facts(task).is_regression:
         data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split,
                                **read)

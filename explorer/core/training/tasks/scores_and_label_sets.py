@@ -49,7 +49,8 @@ class RegressionTask(ClassificationTask):
         train = split == "train"
         return load_regression(config.train if train else config.dev, text_columns=config.text_columns or None,
                                label_column=config.label_column, cap=config.train_cap if train else config.dev_cap,
-                               split=_split(split), no_header=config.no_header, encoding=config.encoding)
+                               split=_split(split), no_header=config.no_header, encoding=config.encoding,
+                               skip_invalid=config.skip_invalid)
 
     def num_labels(self, train_examples, config) -> int:
         return 1
@@ -102,7 +103,8 @@ class MultiLabelTask(ClassificationTask):
         return load_multilabel(config.train if train else config.dev, text_columns=config.text_columns or None,
                                label_column=config.label_column, separator=config.label_separator,
                                cap=config.train_cap if train else config.dev_cap, split=_split(split),
-                               no_header=config.no_header, encoding=config.encoding)
+                               no_header=config.no_header, encoding=config.encoding,
+                               skip_invalid=config.skip_invalid)
 
     def num_labels(self, train_examples, config) -> int:
         return train_examples.num_labels
