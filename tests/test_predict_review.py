@@ -47,6 +47,18 @@ def test_review_round_trip_and_labelled_file(tmp_path):
     assert rows[1]["label"] == "neg"
 
 
+def test_agreement_macro_f1_averages_the_labels_that_occur_not_every_class_of_the_model():
+    """A 6-row file of a 5-class model names 2 classes: the macro F1 is over those 2 (by hand: neg and pos each
+    P 2/3, R 2/3, F1 2/3), not over 5 with three zeros (0.27); the confusion matrix keeps all 5 labels."""
+    from sklearn.metrics import f1_score
+
+    gold = ["neg", "neg", "neg", "pos", "pos", "pos"]
+    pred = ["neg", "neg", "pos", "pos", "pos", "neg"]
+    a = agreement(gold, pred, ["neg", "pos", "a", "b", "c"])
+    assert a.macro_f1 == pytest.approx(2 / 3) == pytest.approx(f1_score(gold, pred, average="macro"))
+    assert a.labels == ["neg", "pos", "a", "b", "c"] and a.confusion.shape == (5, 5)
+
+
 def test_agreement_and_gold_names():
     gold = gold_as_names(["0", "1", "1", "0", ""], ["neg", "pos"])
     assert gold == ["neg", "pos", "pos", "neg", ""]

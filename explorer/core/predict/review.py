@@ -250,7 +250,10 @@ class Agreement:
 
 def agreement(reference: list[str], predicted: list[str], labels: list[str] | None = None) -> Agreement | None:
     """Accuracy, macro F1, Cohen's κ and the confusion matrix of ``predicted`` against ``reference`` over the
-    rows where both are set; None when no row has both."""
+    rows where both are set; None when no row has both. The confusion matrix has every label of ``labels``; the
+    macro F1 averages the labels that occur in either column (scikit-learn's default set): a class the model
+    knows that neither the file nor the model ever names would add an F1 of 0 and pull the mean down (18 classes
+    of a model, 14 of them in a 40-row file: 34.78 against 44.72)."""
     from sklearn.metrics import cohen_kappa_score, confusion_matrix, f1_score
 
     pairs = [(a, b) for a, b in zip(reference, predicted) if str(a).strip() and str(b).strip()]
@@ -260,7 +263,8 @@ def agreement(reference: list[str], predicted: list[str], labels: list[str] | No
     names = list(labels or [])
     names += sorted({*ref, *pred} - set(names))
     acc = float(np.mean([a == b for a, b in pairs]))
-    f1 = float(f1_score(ref, pred, labels=names, average="macro", zero_division=0))
+    present = [n for n in names if n in set(ref) | set(pred)]
+    f1 = float(f1_score(ref, pred, labels=present, average="macro", zero_division=0))
     with np.errstate(all="ignore"):
         try:
             kappa = float(cohen_kappa_score(ref, pred, labels=names))
