@@ -78,6 +78,10 @@ def test_a_stop_writes_every_row_run_in_input_order_and_resume_continues_there(t
     assert max(reports) == reports[-1] == len(written)
     summary = predict_file(str(model), str(data), str(out), batch_size=BATCH, chunk_rows=ROWS, resume=True)
     assert summary.resumed_from == len(written) and summary.rows == ROWS
+    from explorer.commands.predict import summary_line
+
+    assert summary_line(summary).startswith(f"{ROWS} rows written to {out} ({len(written)} were already there); "
+                                            f"{summary.errors} of the {ROWS - len(written)} rows run now with an error")
     full = tmp_path / "full.csv"
     predict_file(str(model), str(data), str(full), batch_size=BATCH, chunk_rows=ROWS)
     assert _read(out) == _read(full)   # each row once, in order, as an uninterrupted run writes it

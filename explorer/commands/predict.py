@@ -208,6 +208,19 @@ class _Stops:
             signal.signal(signum, handler)
 
 
+def summary_line(summary) -> str:
+    """The line printed when predict ends (engine.PredictSummary): rows written, and on a resumed call the rows
+    that were already there, with the errors counted over the rows this call ran (the engine's count), said so."""
+    tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
+    if summary.resumed_from:
+        rows = (f"{summary.rows} rows written to {summary.out} ({summary.resumed_from} were already there); "
+                f"{summary.errors} of the {summary.new_rows} rows run now with an error")
+    else:
+        rows = f"{summary.rows} rows written to {summary.out}; {summary.errors} with an error"
+    return (f"{rows}; {summary.kind}{tau}; text columns {', '.join(summary.text_columns)}; "
+            f"{summary.rows_per_second:.1f} rows/s")
+
+
 @exits_on_user_error
 def run(args) -> int:
     """Predict ``args.data`` into ``args.out``; the exit code (0, 129 or 130). Bad input raises UserError, printed
@@ -267,11 +280,7 @@ def run(args) -> int:
     for note in summary.notes:   # a note already said before the bar (the tokenizer's) is not said twice
         if f"note: {note}" not in bar.said:
             print(f"note: {note}", file=err)
-    resumed = f" ({summary.resumed_from} were already there)" if summary.resumed_from else ""
-    tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
-    print(f"{summary.rows} rows written to {summary.out}{resumed}; {summary.errors} with an error; "
-          f"{summary.kind}{tau}; text columns {', '.join(summary.text_columns)}; "
-          f"{summary.rows_per_second:.1f} rows/s", file=out)
+    print(summary_line(summary), file=out)
     if table is not None:
         print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):", file=out)
         print("\n".join(f"  {line}" for line in table.lines()), file=out)
