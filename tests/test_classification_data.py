@@ -137,3 +137,21 @@ def test_glue_metrics_against_hand_computation():
     assert m["accuracy"] == 0.75 and "f1" in m and "matthews_corrcoef" in m
     r = classification_metrics(np.array([0.5, 1.5, 2.5]), np.array([[0.4], [1.6], [2.4]]))
     assert r["pearson"] > 0.99 and r["spearman"] == pytest.approx(1.0) and r["mse"] == pytest.approx(0.01)
+
+
+def test_the_data_check_warns_of_a_label_of_a_paragraph_and_names_its_line(tmp_path):
+    """A CSV row with a broken quote makes the rest of the file one label (a class named by 1,800 characters): the
+    data check warns with the label's length and its line, and the summary and warnings give its name cut."""
+    from explorer.ui.launch.data_preview import preview_data
+
+    paragraph = "a whole paragraph of text that a broken quote made the label of this row " * 25
+    rows = [f"text {i},{'ab'[i % 2]}\n" for i in range(12)]
+    rows[6] = f'text 6,"{paragraph}"\n'
+    path = tmp_path / "t.csv"
+    path.write_text("sentence,label\n" + "".join(rows))
+    res = preview_data(str(path), "single")
+    assert res["ok"]
+    said = [p for p in res["problems"] if "a broken quote?" in p]
+    assert said == [f"a label of {len(paragraph.strip()):,} characters on line 8: a broken quote? "
+                    f"(“{paragraph.strip()[:20]}…{paragraph.strip()[-19:]}”)"], res["problems"]
+    assert all(len(p) < 400 for p in res["problems"]) and len(res["summary"]) < 400

@@ -602,6 +602,36 @@ def test_classify_dev_tables_show_every_class_of_a_small_model_whole(qtbot, size
     assert min(_rows_in_view(view.boundary), _rows_in_view(view.mistakes)) >= 4
 
 
+def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cells_in_view(qtbot, tmp_path, app_style):
+    """A class named by a 1,800-character paragraph (a broken quote in the training CSV) is cut in the confusion
+    matrix's and the per-class table's row and column titles, whole in their tooltips: the row titles' column
+    stays narrow and the counts are in view (its width pushed every cell thousands of pixels to the right)."""
+    from PySide6.QtWidgets import QAbstractScrollArea
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    long_name = ("यह एक लंबा अनुच्छेद है जो एक टूटे हुए उद्धरण चिह्न से लेबल बन गया। " * 28).strip()
+    rep = _dev_report(3)
+    rep.label_names = ["Arabic", "Danish", long_name]
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, PAGE_AT_1280)
+    assert view.minimumSizeHint().width() <= PAGE_AT_1280[0]   # the page's width in a 1280x800 window
+    for table in (view.confusion, view.per_class):
+        assert table.verticalHeader().width() <= 400, table.verticalHeader().width()
+        left = table.columnViewportPosition(0)
+        assert 0 <= left and left + table.columnWidth(0) <= table.viewport().width(), (left, table.viewport().width())
+        assert isinstance(table, QAbstractScrollArea) and table.sizeHint().width() <= 1280
+    assert view.confusion.verticalHeaderItem(2).toolTip() == f"gold {long_name}"
+    assert view.confusion.horizontalHeaderItem(2).toolTip() == f"pred {long_name}"
+    assert len(view.confusion.verticalHeaderItem(2).text()) <= 40
+    assert view.per_class.verticalHeaderItem(2).toolTip() == long_name
+    assert all(view.confusion.columnWidth(c) <= 400 for c in range(3))
+    view.grab().save(str(tmp_path / "classify_dev_long_class.png"))
+
+
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, size, app_style):
     """Nearest the decision boundary / Most confident mistakes: the text column takes what the short columns

@@ -581,3 +581,50 @@ def test_the_review_table_keeps_its_rows_in_view_at_1280x800_with_a_gold_column_
     page.split.setSizes([table - 60, side + 60])
     QApplication.processEvents()
     assert page.split.sizes()[0] == table - 60
+
+
+LONG_CLASS = ("यह एक लंबा अनुच्छेद है जो एक टूटे हुए उद्धरण चिह्न से लेबल बन गया। " * 28).strip()   # ~1,800 characters
+
+
+def test_a_class_name_of_a_paragraph_never_widens_the_main_window(qtbot, tmp_path):
+    """A predictions file whose p_ column is titled by a 1,800-character class (a broken quote in the training
+    CSV) keeps the main window 1280 px wide at 1280x800: the column's title and the Label and Predicted label
+    boxes are cut, the whole name in their tooltips, and the page's buttons stay inside the window."""
+    from PySide6.QtWidgets import QApplication, QPushButton
+
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    names = ["Arabic", "Danish", LONG_CLASS]
+    rows = [{"id": str(i), "text": f"a text of some length, number {i}", "predicted_label": names[i % 3],
+             **{f"p_{n}": "0.3333" for n in names}, "margin": "0.1000", "error": ""} for i in range(9)]
+    path = write_table(tmp_path / "texts.predictions.csv", list(rows[0]), rows)
+    Review(str(path), "model", "texts.csv", "classification", names, ["id", "text"], ["text"]).save()
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    page = w.open_predictions(load_predictions(path).path)
+    qtbot.waitUntil(lambda: getattr(page, "_split_fitted", False))
+    page.select_file_row(2)
+    QApplication.processEvents()
+    m = page.model
+    col = m.headers.index(f"p_{LONG_CLASS}")
+    assert len(m.headerData(col, Qt.Orientation.Horizontal)) <= 40
+    assert LONG_CLASS in m.headerData(col, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert page.view.columnWidth(col) <= 400 and page.view.columnWidth(m.headers.index("label")) <= 400
+    assert m.data(m.index(m.order.tolist().index(2), m.headers.index("label")), Qt.ItemDataRole.ToolTipRole) == LONG_CLASS
+    assert w.width() <= 1280 and w.minimumSizeHint().width() <= 1280, (w.width(), w.minimumSizeHint().width())
+    for box in (page.label_box, page.filter):
+        assert box.sizeHint().width() <= 400, box.sizeHint().width()
+    window = w.rect()
+    for button in page.findChildren(QPushButton):
+        if button.isVisible():
+            corner = button.mapTo(w, button.rect().bottomRight())
+            assert window.contains(corner), (button.text(), corner)
+    w.grab().save(str(tmp_path / "predictions_long_class.png"))

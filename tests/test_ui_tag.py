@@ -197,3 +197,28 @@ def test_the_tag_page_splits_by_the_rule_the_model_was_trained_with_and_says_so(
     view.resize(1100, 700)
     view.show()
     view.grab().save(str(tmp_path / "tag_page_conll_words.png"))
+
+
+def test_the_dev_confusion_matrix_cuts_an_entity_type_of_a_paragraph(qtbot):
+    """An entity type named by a paragraph (a broken line in the training file) is cut in the type confusion
+    matrix's row and column titles, whole in their tooltips: the titles never push the counts out of view."""
+    import numpy as np
+
+    from explorer.core.tagging.alignment import TagDevReport
+    from explorer.ui.inspectors.tag_view import TagDevView
+
+    long_type = "a whole paragraph of text that became an entity type " * 30
+    types = ["PER", long_type, "O"]
+    rep = TagDevReport(source="dev.conll", n_sentences=3, f1=0.5, precision=0.5, recall=0.5, token_accuracy=0.5,
+                       per_type={t: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2} for t in types[:2]},
+                       confusion_rows=types, confusion_cols=types, confusion=np.ones((3, 3), dtype=int), mistakes=[])
+    view = TagDevView(TagView())
+    qtbot.addWidget(view)
+    view.show_report(rep, model="m", data="dev.conll")
+    view.resize(884, 660)
+    view.show()
+    qtbot.waitExposed(view)
+    table = view.confusion
+    assert len(table.verticalHeaderItem(1).text()) <= 40 and table.verticalHeaderItem(1).toolTip() == long_type
+    assert table.horizontalHeaderItem(1).toolTip() == long_type
+    assert table.verticalHeader().width() <= 400 and table.columnWidth(1) <= 400

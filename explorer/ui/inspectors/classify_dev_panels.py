@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from explorer.ui.shell.class_names import CELL_PX, header_title
 from explorer.ui.shell.columns import fit_columns, fit_rows_height, fits_sideways, rows_tall, whole_headers
 
 from .components.classify_dev import EXAMPLE_HEADERS, HEADER_TIPS
@@ -136,16 +137,20 @@ def set_headers(table: QTableWidget, titles: list[str]) -> None:
 
 
 def fill_rows(table: QTableWidget, rows: list[tuple]) -> None:
-    """``rows`` into ``table``, numbers and class names whole; the text (the last column) takes the rest of the
+    """``rows`` into ``table``, numbers and class names whole (a class name longer than a title is cut, whole in its
+    tooltip); the text (the last column) takes the rest of the
     table's width, at least 120 px, elided at its end with the whole text as its tooltip (it started some
     290 px into a 410 px list at 1280x800 and showed a few characters, the columns before it and a second row
     number taking the width)."""
     table.setRowCount(len(rows))
     last = table.columnCount() - 1
+    metrics = table.fontMetrics()
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
-            item = QTableWidgetItem(str(value))
-            if c == last:
+            # a class name of any length is cut like a title (class_names): it never decides the lists' width
+            shown = str(value) if c == last else header_title(str(value), metrics, CELL_PX)
+            item = QTableWidgetItem(shown)
+            if c == last or shown != str(value):
                 item.setToolTip(str(value))
             table.setItem(r, c, item)
     fit_columns(table, stretch=last)

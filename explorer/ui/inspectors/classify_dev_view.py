@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.specs.metric_display import metric_label
 from explorer.ui.runs.best_rows import scored_rows_note
+from explorer.ui.shell.class_names import set_header_names
 
 from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_rows
 from .client import shared_client
@@ -276,8 +277,8 @@ class ClassifyDevView(QWidget):
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
-        self.confusion.setHorizontalHeaderLabels([f"pred {n}" for n in rep.label_names])
-        self.confusion.setVerticalHeaderLabels([f"gold {n}" for n in rep.label_names])
+        set_header_names(self.confusion, Qt.Orientation.Horizontal, [f"pred {n}" for n in rep.label_names])
+        set_header_names(self.confusion, Qt.Orientation.Vertical, [f"gold {n}" for n in rep.label_names])
         for i in range(k):
             for j in range(k):
                 self.confusion.setItem(i, j, QTableWidgetItem(str(int(rep.confusion[i, j]))))
@@ -292,7 +293,7 @@ class ClassifyDevView(QWidget):
         titles, rows = per_class_table(rep, kind)
         self.per_class.setHorizontalHeaderLabels(titles)
         self.per_class.setRowCount(len(rows))
-        self.per_class.setVerticalHeaderLabels([n for n, _ in rows])
+        set_header_names(self.per_class, Qt.Orientation.Vertical, [n for n, _ in rows])
         for i, (_, values) in enumerate(rows):
             for j, v in enumerate(values):
                 self.per_class.setItem(i, j, QTableWidgetItem(cell(v)))
@@ -354,7 +355,7 @@ class ClassifyDevView(QWidget):
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(3)
         self.confusion.setHorizontalHeaderLabels(["threshold τ", metric_label("f1"), "support"])
-        self.confusion.setVerticalHeaderLabels(list(rep.label_names))
+        set_header_names(self.confusion, Qt.Orientation.Vertical, list(rep.label_names))
         for i, row in enumerate(rows):
             for j, value in enumerate(row):
                 self.confusion.setItem(i, j, QTableWidgetItem(value))

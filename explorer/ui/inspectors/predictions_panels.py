@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, 
                                QListWidget, QListWidgetItem, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
                                QTextBrowser, QVBoxLayout, QWidget)
 
+from explorer.ui.shell.class_names import add_names, bound_box, set_header_names
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 
 from .components.predictions import AnnotatorRow, review_keys
@@ -82,6 +83,7 @@ class ReviewPane(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.label_box = QComboBox()
+        bound_box(self.label_box)   # a long class name elides, never widens the window
         self.label_box.setPlaceholderText("none")   # a row the model could not read (labelable)
         self.label_box.setToolTip(LABEL_TIP)
         self.reviewed_box = QCheckBox("Reviewed (R)")
@@ -127,7 +129,7 @@ class ReviewPane(QWidget):
             self.annotator_list.addItem(item)
         self.annotator_list.blockSignals(False)
         self.label_box.clear()
-        self.label_box.addItems(choices)
+        add_names(self.label_box, choices)
         keys = review_keys(choices)
         self.label_box.setToolTip(f"The label of this row (keys {keys} do the same)" if keys else LABEL_TIP)
         self.label_box.setEnabled(bool(choices))
@@ -162,8 +164,8 @@ class ReviewPane(QWidget):
         k = len(a.labels)
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
-        self.confusion.setHorizontalHeaderLabels([f"pred {x}" for x in a.labels])
-        self.confusion.setVerticalHeaderLabels([f"gold {x}" for x in a.labels])
+        set_header_names(self.confusion, Qt.Orientation.Horizontal, [f"pred {x}" for x in a.labels])
+        set_header_names(self.confusion, Qt.Orientation.Vertical, [f"gold {x}" for x in a.labels])
         top = max(1, int(a.confusion.max()))
         for i in range(k):
             for j in range(k):

@@ -30,9 +30,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
+from explorer.ui.shell.class_names import NAME_PX, add_names, bound_box, header_title
+from explorer.ui.shell.short_names import short_name
 from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, save_file
+from explorer.ui.shell.flow_layout import FlowLayout
 
 from .common import StatusLabel
 from .job_bar import JobBar
@@ -90,13 +93,14 @@ class PredictionsModel(QAbstractTableModel):
             # probability column p_AGAINST is titled by its class, AGAINST (the file's name in the tooltip)
             if section == 0:
                 return self.row_title
-            return HEADER_TITLES.get(name, name[2:] if name.startswith("p_") else name)
+            # a class name of any length is cut (short_name): a title never decides the table's width
+            return HEADER_TITLES.get(name, header_title(name[2:] if name.startswith("p_") else name))
         if role == Qt.ItemDataRole.ToolTipRole:
             if section == 0:
                 return self.row_tip
             if name.startswith("p_"):
                 return f"{name}: the model's probability of {name[2:]}"
-            return HEADER_TIPS.get(name)
+            return HEADER_TIPS.get(name, name if len(name) > 20 else None)
         return None
 
     def file_row(self, view_row: int) -> int:
@@ -112,8 +116,8 @@ class PredictionsModel(QAbstractTableModel):
                 return str(self.lines[i] if self.lines is not None else i + 1)
             if name == "reviewed":
                 return "✓" if i in self.review.reviewed else ""
-            if name == "label":
-                return self.labels[i]
+            if name == "label":   # a class name of any length is cut: it never decides the column's width
+                return short_name(self.labels[i])
             if c < len(self.virtual):
                 v = self.unc[i]
                 return "" if v != v else f"{v:.4f}"
@@ -124,6 +128,8 @@ class PredictionsModel(QAbstractTableModel):
                 except ValueError:
                     return text
             return text if len(text) <= 200 else text[:200] + "…"
+        if role == Qt.ItemDataRole.ToolTipRole and name == "label" and short_name(self.labels[i]) != self.labels[i]:
+            return self.labels[i]
         if role == Qt.ItemDataRole.ToolTipRole and name in self.review.text_columns:   # the cell is elided
             text = self.table.cells[self._cell_index[c - len(self.virtual)]][i]
             text = text if len(text) <= 2000 else text[:2000] + "…"
@@ -215,9 +221,11 @@ class PredictionsView(QWidget):
         self.info.setWordWrap(True)
         self.filter = QComboBox()
         self.filter.setToolTip("Show only the rows the model predicted as this label")
+        bound_box(self.filter)   # a long class name elides in the box, never widens the window
         self.filter.currentIndexChanged.connect(self._filter_changed)
         self.person = QComboBox()
         self.person.setToolTip("A column holding a person's labels: agreement of the model with it (Cohen's κ)")
+        bound_box(self.person)
         self.person.currentIndexChanged.connect(self._person_changed)
         save = QPushButton("Save labelled file…")
         save.clicked.connect(self.ask_save_labelled)
@@ -231,7 +239,7 @@ class PredictionsView(QWidget):
         shares.setToolTip("The share of each class in this file: the model's count and the prediction-powered "
                           "estimate corrected by a random sample of rows you review, with 95% intervals")
         shares.clicked.connect(self.show_shares)
-        top = QHBoxLayout()
+        top = FlowLayout()   # wraps onto a second row in a narrow window instead of widening it
         for w in (QLabel("Predicted label"), self.filter, QLabel("Person's labels"), self.person):
             top.addWidget(w)
         top.addStretch(1)
@@ -290,7 +298,7 @@ class PredictionsView(QWidget):
                               (self.person, ["none"] + self.state.person_choices())):
             widget.blockSignals(True)
             widget.clear()
-            widget.addItems(items)
+            add_names(widget, items)
             widget.blockSignals(False)
         if review.person_column:
             self.person.setCurrentText(review.person_column)
@@ -327,7 +335,10 @@ class PredictionsView(QWidget):
                                 bold=header.highlightSections())
             if c == header.sortIndicatorSection():
                 title = max(title, header.sectionSizeHint(c))
-            self.view.setColumnWidth(c, max(self.view.sizeHintForColumn(c), title))
+            width = max(self.view.sizeHintForColumn(c), title)
+            if m.headers[c] == "label":   # a class name's cell elides beyond a title's width (class_names.NAME_PX)
+                width = min(width, NAME_PX)
+            self.view.setColumnWidth(c, width)
         if not texts:
             return
         last = max(numbers + texts)
@@ -397,7 +408,7 @@ class PredictionsView(QWidget):
         current = self.filter.currentText()
         self.filter.blockSignals(True)
         self.filter.clear()
-        self.filter.addItems(self._filter_items())
+        add_names(self.filter, self._filter_items())
         self.filter.blockSignals(False)
         self.filter.setCurrentText(current)
         self._filter_changed(self.filter.currentIndex())

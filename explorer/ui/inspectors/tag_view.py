@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+from explorer.ui.shell.class_names import set_header_names
 from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
@@ -345,8 +346,8 @@ class TagDevView(QWidget):
                 self.types.setItem(r, c, QTableWidgetItem(text))
         self.confusion.setRowCount(len(rep.confusion_rows))
         self.confusion.setColumnCount(len(rep.confusion_cols))
-        self.confusion.setHorizontalHeaderLabels(list(rep.confusion_cols))
-        self.confusion.setVerticalHeaderLabels(list(rep.confusion_rows))
+        set_header_names(self.confusion, Qt.Orientation.Horizontal, list(rep.confusion_cols))
+        set_header_names(self.confusion, Qt.Orientation.Vertical, list(rep.confusion_rows))
         for r in range(len(rep.confusion_rows)):
             for c in range(len(rep.confusion_cols)):
                 self.confusion.setItem(r, c, QTableWidgetItem(str(int(rep.confusion[r, c]))))

@@ -268,19 +268,20 @@ def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.
     """Warnings on the class distribution: imbalance (the smallest class under 10% of the largest) and
     classes too small for a dev split of ``dev_fraction``."""
     from explorer.core.specs.tasks import imbalanced_classes
+    from explorer.ui.shell.short_names import short_name
 
     out = []
     pair = imbalanced_classes(counts)
     if pair is not None:
         small, big = pair
-        out.append(f"imbalanced classes: {small!r} has {counts[small]:,} examples, under 10% of {big!r} "
+        out.append(f"imbalanced classes: {short_name(small)!r} has {counts[small]:,} examples, under 10% of {short_name(big)!r} "
                    f"({counts[big]:,}); consider balanced class weights; Best checkpoint by automatic goes by "
                    "macro F1")
     if dev_fraction > 0:
         thin = [k for k, v in counts.items() if v * dev_fraction < 1]
         if thin:
             out.append(f"classes with fewer examples than a {dev_fraction:.0%} dev split needs: "
-                       + ", ".join(f"{k} ({counts[k]})" for k in thin))
+                       + ", ".join(f"{short_name(k)} ({counts[k]})" for k in thin))
     return out
 
 
@@ -304,9 +305,32 @@ def unnamed_labels_note(data) -> list[str]:
     return [f"the labels are numbers ({ids}): name them in “Label names” ({example})"]
 
 
+LONG_LABEL = 200   # characters: a class name this long is most likely a text that a broken quote made the label
+
+
+def long_label_warnings(data, limit: int = LONG_LABEL) -> list[str]:
+    """["a label of 1,834 characters on line 17: a broken quote? (“यह एक लंबा…बन गया।”)"] for each class whose name is
+    longer than ``limit`` characters, with the file line of its first row: an unclosed quote in a CSV makes the rest
+    of the row (and of the rows after it) one label, a class of its own."""
+    from explorer.ui.shell.short_names import short_name
+
+    if data.regression:
+        return []
+    out = []
+    for k, name in enumerate(data.class_names()):
+        if len(str(name)) <= limit:
+            continue
+        first = next((i for i, y in enumerate(data.labels) if y == k), None)
+        line = data.lines[first] if first is not None and first < len(data.lines) else None
+        where = f" on line {line:,}" if line is not None else ""
+        out.append(f"a label of {len(str(name)):,} characters{where}: a broken quote? (“{short_name(name)}”)")
+    return out
+
+
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column,
                             options: dict | None = None) -> dict:
     from explorer.core.data.classification import load_classification
+    from explorer.ui.shell.short_names import short_name
 
     options = dict(options or {})
     pair = bool(getattr(find_task_facts(task), "pair", False))
@@ -328,10 +352,11 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
             records.append(rec)
     a, b, lab = data.columns
     cols = f"columns {a!r}" + (f" + {b!r}" if b else "") + f", label {lab!r}"
-    dist = ", ".join(f"{k}: {v:,}" for k, v in counts.items())
+    dist = ", ".join(f"{short_name(k)}: {v:,}" for k, v in counts.items())   # a paragraph of a label: its ends
     summary = f"{len(data):,} examples, {data.num_labels} labels ({dist}); {cols}"
     dev_fraction = float(options.get("dev_fraction") or 0.0) if split == "train" else 0.0
-    problems = class_distribution_warnings(counts, dev_fraction) + [m for lvl, m in data.notes if lvl == "warning"]
+    problems = (long_label_warnings(data) + class_distribution_warnings(counts, dev_fraction)
+                + [m for lvl, m in data.notes if lvl == "warning"])
     notes = unnamed_labels_note(data) + id_notes(head, options) + [m for lvl, m in data.notes if lvl != "warning"]
     return {"ok": True, "kind": "classification", "summary": summary, "notes": [plain_words(x) for x in notes],
             "counts": {"examples": len(data), "labels": data.num_labels}, "class_counts": counts,

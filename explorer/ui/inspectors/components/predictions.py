@@ -15,6 +15,7 @@ import numpy as np
 from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
                                           gold_as_names)
 from explorer.core.specs.heads import PredictionSpec, Uncertainty
+from explorer.ui.shell.short_names import short_name
 
 FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
 HEADER_TITLES = {"reviewed": "✓"}
@@ -50,8 +51,8 @@ KEYED = 9   # the digit keys 1..9 set a label; a tenth class and on only through
 def review_keys(choices: list[str]) -> str:
     """Which digit key sets which label, in the labels' id order: "1 = -1, 2 = 1" (a class named by a number, "-1"
     and "1", or by anything else, reads unambiguously); past nine labels the rest are "… (the others: the Label
-    box)"; "" without labels."""
-    pairs = ", ".join(f"{k} = {label}" for k, label in enumerate(choices[:KEYED], start=1))
+    box)"; "" without labels. A long class name is cut (short_name): a paragraph of a label stays a few words."""
+    pairs = ", ".join(f"{k} = {short_name(label)}" for k, label in enumerate(choices[:KEYED], start=1))
     more = ", … (the others: the Label box)" if len(choices) > KEYED else ""
     return pairs + more
 
