@@ -39,7 +39,7 @@ def test_review_round_trip_and_labelled_file(tmp_path):
     assert current_labels(table, again) == ["pos", "neg", "pos", "neg"]
     out = save_labelled(table, again, tmp_path / "labelled.tsv")
     rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
-    assert list(rows[0]) == ["text", "label", "label_source", "p_neg", "p_pos"]   # the probabilities, per class
+    assert list(rows[0]) == ["text", "label_in_file", "label", "label_source", "p_neg", "p_pos"]   # gold kept; probabilities
     assert [round(float(r["p_pos"]), 2) for r in rows] == [0.95, 0.55, 0.75, 0.65]
     assert again.reviewed_in(len(table)) == 2 and again.reviewed_in(2) == 1
     # row 2 was looked at and kept: "model, reviewed", not "model" as if nobody had checked it
@@ -297,6 +297,23 @@ def test_a_row_without_a_prediction_is_labelled_none_in_the_labelled_file(tmp_pa
     out = save_labelled(load_predictions(path), review, tmp_path / "labelled.csv")
     got = list(csv.DictReader(open(out, encoding="utf-8")))
     assert [(r["label"], r["label_source"]) for r in got] == [("pos", "model"), ("", "none")]
+
+
+def test_the_labelled_file_keeps_the_files_own_label_column_beside_the_reviewed_one(tmp_path):
+    """A file predicted with its own gold ``label`` column (0/1, as its source wrote them): the labelled file keeps
+    those values as ``label_in_file`` and writes the model's or the person's labels as ``label``, never over them."""
+    cols = ["text", "label", "predicted_label", "p_negative", "p_positive", "margin", "error"]
+    rows = [{"text": "love it", "label": "1", "predicted_label": "positive", "p_negative": 0.1, "p_positive": 0.9,
+             "margin": 0.8, "error": ""},
+            {"text": "broke in a week", "label": "0", "predicted_label": "positive", "p_negative": 0.4,
+             "p_positive": 0.6, "margin": 0.2, "error": ""}]
+    path = write_table(tmp_path / "p.csv", cols, rows)
+    review = Review.from_summary({"out": str(path), "kind": "classification", "label_names": ["negative", "positive"],
+                                  "input_columns": ["text", "label"], "text_columns": ["text"], "model": "m"})
+    out = save_labelled(load_predictions(path), review, tmp_path / "labelled.csv")
+    got = list(csv.DictReader(open(out, encoding="utf-8")))
+    assert list(got[0])[:4] == ["text", "label_in_file", "label", "label_source"]
+    assert [(r["label_in_file"], r["label"]) for r in got] == [("1", "positive"), ("0", "positive")]
 
 
 def _classification_predictions(tmp_path, rows=None):

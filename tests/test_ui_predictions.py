@@ -111,7 +111,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     page.message.connect(said.append)
     out = page.save_labelled(tmp_path / "labelled.jsonl")
     rows = [json.loads(x) for x in out.read_text().splitlines()]
-    assert len(rows) == 30 and list(rows[0]) == ["text", "annotator", "label", "label_source", "p_neg", "p_pos"]
+    assert len(rows) == 30 and list(rows[0]) == ["text", "label_in_file", "annotator", "label", "label_source", "p_neg", "p_pos"]
     assert f"({page.state.reviewed()} reviewed)" in said[-1] and f"{page.state.reviewed()} reviewed" in page.info.text()
     assert [i for i, r in enumerate(rows) if r["label_source"] == "person"] == sorted([first, second])
     assert rows[first]["label"] == other

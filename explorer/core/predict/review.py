@@ -342,24 +342,30 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
     ``label_source``: "person" (a person set it), "model, reviewed" (the model's label, which a person looked
     at and kept), "model", or "none" (no label: a row the model could not predict, e.g. an empty text), and the
     model's per-class columns (``p_<label>`` probabilities, one per class name; the head's
-    ``prediction.label_columns``). Format by the suffix of ``out``. An input column named ``label`` (a gold
-    column) is replaced by the new one; the other prediction columns are left out."""
-    inputs = [c for c in (review.input_columns or table.columns) if c in table.columns and c != "label"]
+    ``prediction.label_columns``). Format by the suffix of ``out``. An input column named ``label`` (often a
+    person's gold labels, in the ids or names the file uses) is kept, as ``label_in_file``: the new ``label``
+    never overwrites what the person had. The other prediction columns are left out."""
+    inputs = [c for c in (review.input_columns or table.columns) if c in table.columns]
     head = review.head
     per_class = [c for c in (head.prediction.label_columns(review.label_names) if head is not None else [])
                  if c in table.columns and c not in inputs]
     cols = [table.column(c) for c in inputs + per_class]
     labels = current_labels(table, review)
 
+    names = [KEPT_LABEL if c == "label" else c for c in inputs]   # the file's own label column, kept
+
     def rows():
         for i in range(len(table)):
-            r = {c: cols[k][i] for k, c in enumerate(inputs)}
+            r = {c: cols[k][i] for k, c in enumerate(names)}
             r["label"] = labels[i]
             r["label_source"] = ("person" if i in review.labels else "none" if not str(labels[i]).strip()
                                  else "model, reviewed" if i in review.reviewed else "model")
             r.update({c: cols[len(inputs) + k][i] for k, c in enumerate(per_class)})
             yield r
-    return write_table(out, inputs + ["label", "label_source"] + per_class, rows())
+    return write_table(out, names + ["label", "label_source"] + per_class, rows())
+
+
+KEPT_LABEL = "label_in_file"   # save_labelled: the input's own ``label`` column, beside the reviewed ``label``
 
 
 # run config keys a fine-tune on reviewed rows does not take from the run it corrects: its identity and
