@@ -577,6 +577,7 @@ def test_the_review_table_keeps_its_rows_in_view_at_1280x800_with_a_gold_column_
     assert page.split.orientation() == Qt.Orientation.Vertical
     row_px = page.view.verticalHeader().defaultSectionSize()
     assert page.view.viewport().height() >= 8 * row_px, (page.view.viewport().height(), row_px)
+    assert "Model vs gold" in page.metrics.text() and not page.metrics.visibleRegion().isEmpty()   # in view
     table, side = page.split.sizes()
     page.split.setSizes([table - 60, side + 60])
     QApplication.processEvents()

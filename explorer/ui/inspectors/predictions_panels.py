@@ -110,9 +110,10 @@ class ReviewPane(QWidget):
         row.addWidget(self.label_box, 1)
         row.addWidget(self.reviewed_box)
         sv.addLayout(row)
-        sv.addWidget(self.text, 3)
+        # the model against the gold column first: in view at the top of the pane, the row's text under it
         sv.addWidget(self.metrics)
         sv.addWidget(self.confusion, 2)
+        sv.addWidget(self.text, 3)
         sv.addWidget(QLabel("Annotator columns"))
         sv.addWidget(self.annotator_list)
         sv.addWidget(self.annotator_note)
