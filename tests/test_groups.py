@@ -253,6 +253,19 @@ def test_cli_group_summary_prints_the_spread_of_every_final_metric(tmp_path):
     assert p.returncode == 2 and "nope" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_cli_group_summary_reads_the_default_runs_folder_without_output_dir(tmp_path, monkeypatch):
+    """`group --summary --group NAME` as docs/statistics.md gives it, without --output-dir: the runs folder the
+    app uses by default (EXPLORER_RUNS_DIR here), not a traceback."""
+    g, _ = groups.plan_restarts(TrainConfig(task="pair"), "s", [1, 2])
+    groups.write_group(tmp_path, g)
+    _fake_run(tmp_path, "s-01", [(0, 0.5), (10, 0.70)])
+    _fake_run(tmp_path, "s-02", [(0, 0.5), (10, 0.80)])
+    monkeypatch.setenv("EXPLORER_RUNS_DIR", str(tmp_path))
+    p = _cli(["group", "--group", "s", "--summary"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[0] == "group s: restarts, 2 runs, varied seed"
+
+
 def test_a_running_members_latest_evaluation_is_no_final_figure(tmp_path):
     """While one restart still trains, the group's final figures are the ended runs' only: the running run's
     latest evaluation was counted as final, so a mean of 2 with an interval from -202 to 296 stood beside the

@@ -313,6 +313,25 @@ def test_a_dev_file_taken_away_by_hand_leaves_the_usual_held_out_share_too(tmp_p
     assert form.plan.no_dev_warning(cfg) == warning and form.plan.eval_preview(cfg) == warning
 
 
+def test_clearing_the_dev_file_of_a_run_checkpoints_fine_tune_warns_that_its_held_out_rows_are_not_new(tmp_path):
+    """Fine-tune on reviewed rows starts from the first run's checkpoint on that run's training rows plus the reviewed
+    ones, with the first run's dev rows: clearing them would hold rows out of data the checkpoint was trained on,
+    and the banner says its figures would be optimistic."""
+    run = tmp_path / "runs" / "stance"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text('{"model": "bundled:minilm", "train": "stance.txt"}', encoding="utf-8")
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train-plus-corrected.tsv", "fine"),
+                 dev=_table(tmp_path, "dev-rows-of-stance.tsv", "fine"), dev_fraction=0.0,
+                 model=str(run / "checkpoints" / "best"))
+    form.edit("dev", "")
+    assert "Base model is the checkpoint of run stance: rows held out of this training file may be rows it was " \
+           "trained on, so its dev figures would be optimistic" in form.note
+    assert form.note.startswith("Dev data dev-rows-of-stance.tsv cleared")
+    plain = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"))
+    plain.edit("dev", "")
+    assert "optimistic" not in plain.note
+
+
 def test_an_evaluate_every_not_below_the_planned_steps_is_noted(tmp_path):
     form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"),
                  max_steps=60, eval_every=90)

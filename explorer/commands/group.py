@@ -217,7 +217,8 @@ def run(args: argparse.Namespace) -> int:
     if args.summary:
         from explorer.paths import default_runs_dir
 
-        runs_dir = Path(args.output_dir).expanduser() if args.output_dir else default_runs_dir()
+        given = getattr(args, "output_dir", None)   # a train flag, absent from the namespace unless given
+        runs_dir = Path(given).expanduser() if given else default_runs_dir()
         try:
             print("\n".join(summary_lines(runs_dir, args.group_name, versus=args.versus)))
         except GroupError as exc:
