@@ -283,6 +283,19 @@ def test_the_progress_total_is_the_rows_predicted_from_the_first_report(tmp_path
     assert calls[-1] == (rows, rows)
 
 
+def test_the_last_report_gives_the_total_when_the_file_is_read_before_it_is_counted(tmp_path, monkeypatch):
+    """The rows are counted in a thread beside the model; a small file can be predicted before the count comes
+    (a busy machine): the file read to its end gives the total, so the bar still ends at rows of rows."""
+    data = tmp_path / "texts.txt"
+    data.write_text("a fine film\na dull film\ngood\n", encoding="utf-8")
+    monkeypatch.setattr(engine._RowCount, "_count", lambda self, *args: None)   # the count never comes
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    calls: list[tuple[int, int | None]] = []
+    predict_file(str(model), str(data), str(tmp_path / "out.csv"), loaded=tiny_loaded_model("classification"),
+                 batch_size=2, chunk_rows=2, progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (3, 3) and calls.count((3, 3)) == 1, calls
+
+
 def test_the_guide_says_the_chunks_ctrl_c_keeps():
     """The guide names the first chunk's rows and the default chunk as the code has them."""
     import inspect

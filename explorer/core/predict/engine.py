@@ -596,6 +596,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
                       saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols),
                       _Windows(batch_size * WINDOW_BATCHES, cancelled))
+        reporter.finish(summary.rows)
     finally:
         writer.close()
         summary.seconds = time.perf_counter() - t0
@@ -618,11 +619,22 @@ class _BatchReporter:
     def __init__(self, progress, counter, rows_now: Callable[[], int]):
         self.progress, self.counter, self.rows_now = progress, counter, rows_now
         self.at: float | None = None   # monotonic time of the last batch report; None before the first batch
+        self.last: tuple | None = None   # the last (rows_done, total) reported
 
     def report(self, rows_done: int) -> None:
         if self.progress is not None:
             total = self.counter.total
-            self.progress(rows_done, max(total, rows_done) if total is not None else None)
+            self.last = (rows_done, max(total, rows_done) if total is not None else None)
+            self.progress(*self.last)
+
+    def finish(self, rows: int) -> None:
+        """The file is read to its end: its rows are ``rows``, whether or not the counting thread has said so yet
+        (a small file can be predicted before it is counted); a last report gives that total, unless the last one
+        already did."""
+        if self.counter.total is None:
+            self.counter.total = rows
+        if self.progress is not None and self.last != (rows, max(self.counter.total, rows)):
+            self.report(rows)
 
     def on_batch(self) -> None:
         now = time.monotonic()
