@@ -204,10 +204,19 @@ def utf8_bad_lines(data: bytes) -> list[int] | None:
     Latin-1 bytes pasted in is still UTF-8: a code page that decodes every byte would turn all its Cyrillic,
     Greek or Devanagari into mojibake. A Windows-1252 file holds no UTF-8 multi-byte characters (SemEval's
     stance train.txt: none beside its 2 failing lines), so it stays Windows-1252."""
-    bad: list[int] = []
-    multibyte = 0
     lines = data.split(b"\n")
     most = max(MOSTLY_UTF8_BAD_LINES, len(lines) // 100)
+    bad, multibyte = _scan_utf8_lines(lines, most)
+    if len(bad) > most or (bad and multibyte < MOSTLY_UTF8_PER_BAD * len(bad)):
+        return None
+    return bad
+
+
+def _scan_utf8_lines(lines: list[bytes], most: int | None = None) -> tuple[list[int], int]:
+    """(the 1-based numbers of ``lines`` that are not UTF-8, the UTF-8 multi-byte characters in the others); the
+    scan stops once more than ``most`` lines fail (None: never)."""
+    bad: list[int] = []
+    multibyte = 0
     for number, line in enumerate(lines, 1):
         if line.isascii():
             continue
@@ -215,13 +224,11 @@ def utf8_bad_lines(data: bytes) -> list[int] | None:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             bad.append(number)
-            if len(bad) > most:
-                return None
+            if most is not None and len(bad) > most:
+                break
             continue
         multibyte += sum(1 for c in text if ord(c) > 127)
-    if bad and multibyte < MOSTLY_UTF8_PER_BAD * len(bad):
-        return None
-    return bad
+    return bad, multibyte
 
 
 def has_bad_bytes(value) -> bool:
@@ -412,14 +419,7 @@ def not_utf8_skipped(n_rows: int, lines: list[int]) -> str:
 
 def _not_utf8_lines(data: bytes) -> list[int]:
     """The 1-based lines of ``data`` (split at ``\\n``) that are not UTF-8."""
-    out = []
-    for number, line in enumerate(data.split(b"\n"), 1):
-        if not line.isascii():
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError:
-                out.append(number)
-    return out
+    return _scan_utf8_lines(data.split(b"\n"))[0]
 
 
 def _first_bad_byte(data: bytes) -> tuple[int, int]:

@@ -35,7 +35,7 @@ import torch
 from explorer.core.errors import Cancelled, ConfigError, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
 from explorer.core.training.budget import no_time_to_train
-from explorer.core.training.checkpoints import checkpoint_bytes, disk_shortfall, set_rng_state
+from explorer.core.training.checkpoints import checkpoint_bytes, disk_shortfall, megabytes, set_rng_state
 from explorer.core.training.eval_budget import expect_ahead, plan_evaluations_now
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import EvaluationStopped, evaluate
@@ -142,10 +142,7 @@ def checkpoint_size_note(num_parameters: int) -> str:
     """'checkpoints: about 270 MB in last (model 90 MB + optimizer state, for --resume) and 90 MB in best
     (model only); 360 MB in all': the run's expected disk use (checkpoints.checkpoint_bytes)."""
     b = checkpoint_bytes(num_parameters)
-
-    def mb(n: int) -> str:
-        return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.0f} KB"
-
+    mb = megabytes
     return (f"checkpoints: about {mb(b['last'])} in last (model {mb(b['model'])} + optimizer state, for --resume) "
             f"and {mb(b['best'])} in best (model only); {mb(b['total'])} in all")
 
