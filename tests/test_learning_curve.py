@@ -295,4 +295,4 @@ def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
 
     live.status = run_status.RUNNING                 # a restart still training: its best so far is no figure yet
     mixed = GroupRow(group=restarts, states=[state(60.52), state(60.84), live])
-    assert mixed.best_text() == "60.7 ± 0.2% acc" and mixed.best()[1].n == 2
+    assert mixed.best_text() == "best dev acc 60.7 ± 0.2% over 2 seeds" and mixed.best()[1].n == 2

@@ -60,7 +60,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     assert m.parent(m.index(1, 0, grp)) == grp
     assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
     # best accuracy per member (percent): 80 and 60 -> mean 70, sample sd 14.14
-    assert _text(m, grp, "Best dev") == "70.0 ± 14.1% acc"   # the value first, as a run's row
+    assert _text(m, grp, "Best dev") == "best dev acc 70.0 ± 14.1% over 2 seeds"   # the Groups page's headline
     assert _text(m, grp, "Step") == "15/20"                    # 10 of 10 + 5 of 10 (r-02 was killed at 5)
     assert "r-03: missing" in m.data(grp, 3) and "(best 80.00, worst 60.00, n 2)" in m.data(grp, 3)
     view_group = panel._view_index(m.group_index("r"))
@@ -68,7 +68,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
 
 
 def test_a_group_with_one_member_figure_shows_no_spread(qtbot, tmp_path):
-    """With one member evaluated the group row reads "80.00% acc (n 1)", not "80.0 ± 0.0% acc" (a ± from one
+    """With one member evaluated the group row reads "best dev acc 80.00% over 1 seed", not "80.0 ± 0.0%" (a ± from one
     value reads as certainty); its tooltip and the summary's Stats line say n 1 without a ±."""
     from explorer.core.studies.group_stats import stats
     from explorer.ui.runs.dock import RunsPanel
@@ -82,7 +82,7 @@ def test_a_group_with_one_member_figure_shows_no_spread(qtbot, tmp_path):
     p.set_loading(False)
     m = p.model
     grp = m.group_index("r")
-    assert _text(m, grp, "Best dev") == "80.00% acc (n 1)"
+    assert _text(m, grp, "Best dev") == "best dev acc 80.00% over 1 seed"
     assert "±" not in m.data(grp, 3)
     assert stats([41.5]).text() == "41.50 (n 1)" and stats([40.0, 43.0]).text().startswith("41.50 ± 2.12")
 
@@ -214,7 +214,7 @@ def test_the_window_shows_a_cross_validations_pooled_figure_once_its_folds_are_p
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
     qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 2 and not w.runs.loading, timeout=10_000)
     m = w.runs.model
-    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"
+    assert _text(m, m.group_index("cv5"), "Best dev") == "best dev acc 75.0 ± 7.1% over 2 folds"
     (group_dir(runs, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(OofResult(None, 200, 2, 2,
                                                                                {"accuracy": 77.79}).to_dict()))
     w.groups_tab.folds_predicted.emit("cv5")
@@ -254,7 +254,7 @@ def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, q
         cells += [table.model().index(r, col, table.model().index(row, 0)) for r in range(table.model().rowCount(
             table.model().index(row, 0)))]
     texts = [i.data() for i in cells]
-    assert "70.0 ± 14.1% acc" in texts and "80.00% acc" in texts
+    assert "best dev acc 70.0 ± 14.1% over 2 seeds" in texts and "80.00% acc" in texts
     for index in cells:
         room = table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(index.data())
         assert room >= 0, (index.data(), room)
@@ -287,7 +287,7 @@ def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predic
         p.upsert(load_summary(tmp_path / rid))
     p.set_loading(False)
     m = p.model
-    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"   # the folds' best dev, before
+    assert _text(m, m.group_index("cv5"), "Best dev") == "best dev acc 75.0 ± 7.1% over 2 folds"   # the folds' best dev, before
     assert "pooled out-of-fold" not in m.data(m.group_index("cv5"), 3)
     pooled = OofResult(None, 200, 2, 2, {"accuracy": 77.79, "f1": 80.1})
     (group_dir(tmp_path, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(pooled.to_dict()))
@@ -298,3 +298,36 @@ def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predic
     assert "pooled out-of-fold accuracy: 77.79% acc (n 200" in tip and "2 of 2 folds" in tip
     assert "best dev accuracy over 2 fold run(s): 75.00 ± 7.07" in tip
     assert p.model.cells.group_sort_key(m.group_row("cv5"), COLUMNS.index("Best dev")) == 77.79
+
+
+def test_the_groups_page_and_the_runs_list_give_a_restarts_group_the_same_best_dev_headline(qtbot, tmp_path):
+    """Each restart's best evaluation (what checkpoints/best holds) differs from its last one here: the Groups page's
+    headline and the Runs list's group row give the same mean ± sd of the best ones, labelled "best dev", and the
+    Groups page keeps the last evaluations' mean under "final"."""
+    from explorer.core.studies.groups import load_group_data
+    from explorer.ui.groups.view import GroupView
+    from explorer.ui.runs.dock import RunsPanel
+    from test_groups import _fake_run
+
+    group, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "s", [1, 2, 3])
+    write_group(tmp_path, group)
+    _fake_run(tmp_path, "s-01", [(0, 0.5), (5, 0.8), (10, 0.7)])    # best 80, final 70
+    _fake_run(tmp_path, "s-02", [(0, 0.5), (5, 0.9), (10, 0.6)])    # best 90, final 60
+    _fake_run(tmp_path, "s-03", [(0, 0.5), (5, 0.85), (10, 0.65)])  # best 85, final 65
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    panel.runs_dir_getter = lambda: tmp_path
+    panel.set_loading(True)
+    for rid in ("s-01", "s-02", "s-03"):
+        panel.upsert(load_summary(tmp_path / rid))
+    panel.set_loading(False)
+    row_text = _text(panel.model, panel.model.group_index("s"), "Best dev")
+    assert row_text == "best dev acc 85.0 ± 5.0% over 3 seeds"
+
+    view = GroupView()
+    qtbot.addWidget(view)
+    g, members, notes = load_group_data(tmp_path, "s")
+    view.set_group(g, members, notes)
+    summary = view.summary.text()
+    assert summary.startswith(f"<b>{row_text}</b>")
+    assert "final accuracy (%): 65.00 ± 5.00" in summary

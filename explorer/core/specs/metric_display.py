@@ -54,11 +54,21 @@ def value_then_metric(name: str, value: float, task: str | None = None, sd: floa
     ``short``, else its label; a task's longer name for it, "entity F1", is left to the tooltip, so ``task`` only
     keeps the callers' signature), the form of a narrow column (the Runs list's "Best dev", where "79.25%
     accuracy" is elided at 1280 px); the unit sits on the number instead of a " (%)" after the name."""
+    return f"{value_with_unit(name, value, sd)} {metric_short(name)}"
+
+
+def metric_short(name: str) -> str:
+    """A metric's short name for a narrow place ('F1', 'acc', 'MCC'): its row's ``short``, else its label."""
     spec = metric_spec(name)
-    label = spec.short or spec.label   # the task's longer name ("entity F1") is in the cell's tooltip
+    return spec.short or spec.label   # the task's longer name ("entity F1") is in the cell's tooltip
+
+
+def value_with_unit(name: str, value: float, sd: float | None = None) -> str:
+    """'66.70%', '70.6 ± 15.0%', '0.412': a display-scale ``value`` (and sample sd ``sd``, one digit less) with the
+    metric's unit on the number."""
     number = display_number(name, value, sd=sd is not None)
     number = number if sd is None else f"{number} ± {display_number(name, sd, sd=True)}"
-    return f"{number}{'%' if spec.is_percent else ''} {label}"
+    return f"{number}{'%' if metric_spec(name).is_percent else ''}"
 
 
 def display_number(name: str, value: float, *, sd: bool = False) -> str:

@@ -252,6 +252,24 @@ def stats(values, higher_is_better: bool = True) -> Stats:
     return Stats(float(v.mean()), sd, best, worst, len(v))
 
 
+MEMBER_WORDS = {"restarts": "seed", "cv": "fold"}   # what one member of a group kind is, in a headline
+
+
+def best_headline(name: str, st: Stats, kind: str = "", task: str | None = None) -> str:
+    """A group's headline figure, the same text on the Groups page and the Runs list's group row: the mean ± sd of
+    each ended member's best dev evaluation (what ``checkpoints/best`` holds and a researcher reports, picked by the
+    metric's direction), labelled as such: "best dev F1 74.1 ± 2.3% over 5 seeds"; one member: "best dev F1
+    74.10% over 1 seed" (no ± 0, which would read as certainty); "" when no member has one. ``st``: Stats of the
+    members' best values on the display scale (:func:`group_table`'s ``best``)."""
+    from explorer.core.specs.metric_display import metric_short, value_with_unit
+
+    if not name or not st.n:
+        return ""
+    word = MEMBER_WORDS.get(kind, "run")
+    figure = value_with_unit(name, st.mean, st.sd if st.has_spread else None)
+    return f"best dev {metric_short(name)} {figure} over {st.n} {word}{'s' if st.n != 1 else ''}"
+
+
 @dataclass
 class GroupTable:
     """The per-run table: rows (one per member: run_id, status, params..., final, best) and the
@@ -312,7 +330,8 @@ def group_table(members: list[MemberData], varied: list[str]) -> GroupTable:
     task = next((m.task for m in members if m.task), None)
     up = higher_is_better(name or None)
     return GroupTable(metric_name=name, columns=["run_id", "status", *varied, "final", "best"], rows=rows,
-                      final=stats((m.final for m in members), up), best=stats((m.best for m in members), up),
+                      final=stats((m.final for m in members), up),
+                      best=stats((m.best for m in members if not m.ongoing), up),   # an ended run's best only
                       label=metric_label(name, task) if name else "",
                       undefined={m.run_id: m.undefined for m in members if m.undefined})
 

@@ -1,8 +1,9 @@
 """The first lines of the Groups page's summary under the plots (Qt-free; explorer.ui.groups.view shows them).
 
-Restarts, a grid's cells and cross-validation folds estimate one figure several times: their final dev metric
-reads as mean ± sd over the members (best, worst, n) with the 95% Student t interval of the mean
-(core/metrics/significance.py). A learning curve's members each train on a different number of rows, so a mean
+Restarts, a grid's cells and cross-validation folds estimate one figure several times: the headline is the mean ± sd
+of each member's best dev evaluation (checkpoints/best), the Runs list's group row word for word
+(core.studies.group_stats.best_headline); the final dev metrics follow as mean ± sd with the 95% Student t interval
+of the mean (core/metrics/significance.py). A learning curve's members each train on a different number of rows, so a mean
 across them estimates nothing: its figures read size by size (core.studies.group_stats.per_size_lines).
 """
 
@@ -11,11 +12,12 @@ from __future__ import annotations
 import html
 
 from explorer.core.specs.metric_display import display_number, metric_label
-from explorer.core.studies.group_stats import final_metric_intervals, final_metric_stats, per_size_lines
+from explorer.core.studies.group_stats import (best_headline, final_metric_intervals, final_metric_stats,
+                                               per_size_lines)
 
 
 def summary_head(group, members: list, table, notes: list) -> str:
-    """Rich text: the final and best dev metric of ``group`` (core.studies.groups.Group) over ``members``
+    """Rich text: the best (headline) and final dev metric of ``group`` (core.studies.groups.Group) over ``members``
     ([group_stats.MemberData]) with ``table`` their group_stats.GroupTable, the other final metrics and, for
     restarts, grids and folds, each mean's t interval; the count of ``notes``."""
     name = table.label or "dev metric"
@@ -28,7 +30,11 @@ def summary_head(group, members: list, table, notes: list) -> str:
               + (f" ± {display_number(k, st.sd, sd=True)}" if st.has_spread else f" (n {st.n})")
               for k, st in final_metric_stats(members).items()
               if k not in (table.metric_name, "total") and st.n]
-    text = (f"final {name}: {table.figure_text('final')}  |  best {name}: {table.figure_text('best')}{noted}"
+    # the headline is the Runs list's group row, word for word: each run's best evaluation (checkpoints/best);
+    # the last evaluation's figure follows it, labelled "final"
+    head = best_headline(table.metric_name, table.best, group.kind, task) or f"best {name}: {table.figure_text('best')}"
+    spread = f" (best {table.best.best:.2f}, worst {table.best.worst:.2f})" if table.best.has_spread else ""
+    text = (f"<b>{html.escape(head)}</b>{spread}  |  final {name}: {table.figure_text('final')}{noted}"
             + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
     # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py)
     intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(members).items()

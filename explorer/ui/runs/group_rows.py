@@ -2,7 +2,8 @@
 
 A group (explorer/core/studies/groups.py) is one expandable row with its member runs as children. The group row
 reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as
-mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/studies/group_stats.py; a
+mean ± sd over the members that have one, in the Groups page's words (core.studies.group_stats.best_headline;
+sample sd, ddof=1; a
 learning curve: its largest size's, as its members train on different rows; a cross-validation whose held-out folds
 are predicted: the pooled out-of-fold figure of the ranking metric, its answer as on the Groups page, with the folds'
 spread in the tooltip), the total size, and the group's task and model from the group file's base settings.
@@ -14,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from explorer.core.runs import status as run_status
-from explorer.core.studies.group_stats import Stats, stats
+from explorer.core.studies.group_stats import Stats, best_headline, stats
 from explorer.core.studies.groups import MISSING, Group
 from explorer.ui.runs.state import undefined_best_text
 
@@ -85,8 +86,9 @@ class GroupRow:
         return name, stats(values, higher_is_better(name))
 
     def best_text(self) -> str:
-        """'74.10 ± 2.31% accuracy': the value first, then the metric, as a run's row; '41.50% F_avg (n 1)' while
-        only one member has a figure ('' before any member has an evaluation; n is in the tooltip)."""
+        """'best dev acc 74.1 ± 2.3% over 5 seeds': core.studies.group_stats.best_headline, the Groups page's
+        headline; 'best dev F_avg 41.50% over 1 seed' while only one member has a figure ('' before any member has
+        an evaluation); a learning curve's largest size, a cross-validation's pooled figure."""
         from explorer.core.specs.metric_display import value_then_metric
 
         if self.group.kind == "curve":
@@ -99,9 +101,7 @@ class GroupRow:
         if name is None or not st.n:   # no member has a best; one whose metric was undefined throughout says so
             return next((text for s in self.states if s is not None and (text := undefined_best_text(s, short=True))),
                         "")
-        if not st.has_spread:   # one member's figure: no "± 0.0", which would read as certainty
-            return f"{value_then_metric(name, st.mean, self.task)} (n {st.n})"
-        return value_then_metric(name, st.mean, self.task, sd=st.sd)
+        return best_headline(name, st, self.group.kind, self.task)   # the Groups page's headline, word for word
 
     def largest_size(self) -> tuple[str, float, str] | None:
         """A learning curve's (metric name, best dev value, "3200 rows") of its largest size with an evaluation:
