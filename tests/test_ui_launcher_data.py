@@ -202,3 +202,28 @@ def test_the_class_counts_stay_in_view_under_the_summary_up_to_a_few_rows(qtbot,
     line = preview.summary.fontMetrics().lineSpacing()
     assert preview.notes.viewport().height() >= CLASS_ROWS_SHOWN * line
     assert preview.notes.verticalScrollBar().maximum() > 0    # the other rows scroll
+
+
+def test_the_class_bars_cut_a_long_class_name_as_every_table_does_and_keep_it_whole_in_the_tooltip(qtbot):
+    """The data preview's class-count bars title each class through explorer.ui.shell.class_names (cut in its
+    middle, as every table's class titles): a name of 30 characters stays whole, a paragraph-long one is cut
+    and reads whole in the summary's tooltip."""
+    import html
+
+    from explorer.ui.launch.preview import DataPreview
+    from explorer.ui.shell.class_names import header_title
+
+    preview = DataPreview("train")
+    qtbot.addWidget(preview)
+    medium = "a label of thirty characters!!"
+    long = "the start of a label " + "x" * 80 + " and its own end"
+    res = {"ok": True, "summary": "3 examples", "class_counts": {medium: 2, long: 1, "short": 1},
+           "records": [{"text": "a", "label": "short"}]}
+    preview._done(preview._token, res)
+    text = preview.summary.text()
+    assert f"<tt>{html.escape(medium)}</tt>" in text
+    title = header_title(long, preview.summary.fontMetrics())
+    assert title != long and f"<tt>{html.escape(title)}</tt>" in text and "own end" in title
+    assert long in preview.summary.toolTip() and "short" not in preview.summary.toolTip()
+    preview._done(preview._token, dict(res, class_counts={"short": 1}))
+    assert preview.summary.toolTip() == ""

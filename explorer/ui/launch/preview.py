@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QTableWid
                                QTableWidgetItem, QVBoxLayout, QWidget, QHBoxLayout)
 
 from explorer.paths import REPO_ROOT
+from explorer.ui.shell.class_names import header_title
 from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.tasks import run_in_thread
@@ -293,6 +294,7 @@ class DataPreview(QWidget):
             return  # stale: the field changed while this was being read
         self.result = res
         self._set_rejected(not res.get("ok"))
+        self.summary.setToolTip("")   # the whole class names of the last file's bars go with its bars
         if not res.get("ok"):
             # the file's first rows stay in view under the reason: without them nothing tells which column holds
             # what (a headerless STS-B file refused for its header setting)
@@ -305,9 +307,13 @@ class DataPreview(QWidget):
             return
         text = "✓ " + _esc(res.get("summary", ""))
         counts = res.get("class_counts") or {}
+        titles = {k: header_title(str(k), self.summary.fontMetrics()) for k in counts}   # as every table's titles
+        cut = [str(k) for k, title in titles.items() if title != str(k)]
+        if cut:   # the bars cut a long name in its middle: the whole one is readable here
+            self.summary.setToolTip("Class names in full:\n" + "\n".join(cut))
         if counts:   # the class distribution, as bars of text, right under the summary (in view: _fit_summary)
             top = max(counts.values()) or 1
-            bars = [f"<tt>{_esc(k[:24])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}" for k, v in counts.items()]
+            bars = [f"<tt>{_esc(titles[k])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}" for k, v in counts.items()]
             self._lead = text + "<br>" + "<br>".join(bars[:CLASS_ROWS_SHOWN])
             text += "<br>" + "<br>".join(bars)
         notes = [f"<br><span style='color:#666'>{_esc(note)}</span>" for note in res.get("notes") or []]
