@@ -120,7 +120,8 @@ def test_the_forms_evaluate_every_note_uses_past_runs_rates():
     plan = RunPlan(values)
     plan.train_result = {"ok": True, "counts": {"examples": 15_000}}
     assert plan.eval_note(cfg) == ""                                        # no past run: the rule, no numbers
-    past = RunState(run_id="past", status=run_status.FINISHED, config={"model": cfg.model, "task": "regression"})
+    past = RunState(run_id="past", status=run_status.FINISHED, config={"model": cfg.model, "task": "regression",
+                                                                        "batch_size": 16})
     past.apply({"run_id": "past", "event": "step", "time": 1.0, "step": 10, "loss": 1.0, "samples_per_second": 40.0})
     past.apply({"run_id": "past", "event": "eval", "time": 2.0, "step": 10, "metrics": {}, "rows_per_second": 100.0,
                 "dev_rows": 400, "dev_total": 400})
@@ -157,38 +158,64 @@ def test_the_data_check_reads_the_class_ids_in_file_order(tmp_path):
     assert res["ok"] and len(res["class_ids"]) == 9 and len(set(res["class_ids"])) == len(names) == 2
 
 
-def _timed_run(run_id: str, model: str, task: str, max_seq_length: int | None, sps: float, rows_per_s: float):
+def _timed_run(run_id: str, model: str, task: str, max_seq_length: int | None, sps: float, rows_per_s: float,
+               batch_size: int = 16, started: float = 1.0):
     s = RunState(run_id=run_id, status=run_status.FINISHED,
-                 config={"model": model, "task": task, "max_seq_length": max_seq_length})
+                 config={"model": model, "task": task, "max_seq_length": max_seq_length, "batch_size": batch_size})
+    s.started_at = started
     s.apply({"run_id": run_id, "event": "step", "time": 1.0, "step": 10, "loss": 1.0, "samples_per_second": sps})
     s.apply({"run_id": run_id, "event": "eval", "time": 2.0, "step": 10, "metrics": {}, "rows_per_second": rows_per_s,
              "dev_rows": 400, "dev_total": 400})
     return s
 
 
-def test_only_past_runs_of_the_same_task_and_a_comparable_length_estimate_the_run():
+def _estimate_plan(cfg, past):
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
+              "train_cap": 2000, "epochs": 1, "max_steps": 0, "task": "single"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": 67_349}}
+    plan.dev_result = {"ok": True, "counts": {"examples": 872}}
+    plan.past_runs = lambda: past
+    return plan
+
+
+def test_only_past_runs_of_the_same_task_length_and_batch_estimate_the_run():
     """A SQuAD run's rates (384-token windows of a question and a passage) said an SST-2 run of 128 tokens would
-    take 5:48; it took 1:18. Runs of another task or max_seq_length are left out, and the line says the whole
-    run's time waits for the first steps; a comparable run's rates still give the estimate."""
+    take 5:48; it took 1:18. Runs of another task, max_seq_length or batch size are left out, and the whole run's
+    time is then rough, from the built-in rate, and says so; a matching run's rates give the estimate."""
     from explorer.ui.launch.eval_plan_preview import comparable_runs
 
     cfg = TrainConfig(task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16, eval_every=21,
                       max_seq_length=128)
     squad = _timed_run("squad", cfg.model, "squad_v1", 384, 4.0, 10.0)
     long_single = _timed_run("long", cfg.model, "single", 512, 5.0, 20.0)
-    alike = _timed_run("alike", cfg.model, "single", 120, 40.0, 200.0)
-    default_len = _timed_run("default", cfg.model, "single", None, 40.0, 200.0)   # the task's default: 128
-    assert comparable_runs([squad, long_single, alike, default_len], cfg.model, "single", 128) == [alike, default_len]
-    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
-              "train_cap": 2000, "epochs": 1, "max_steps": 0, "task": "single"}
-    plan = RunPlan(values)
-    plan.train_result = {"ok": True, "counts": {"examples": 67_349}}
-    plan.dev_result = {"ok": True, "counts": {"examples": 872}}
-    plan.past_runs = lambda: [squad, long_single]
+    near = _timed_run("near", cfg.model, "single", 120, 40.0, 200.0)
+    other_batch = _timed_run("batch32", cfg.model, "single", 128, 60.0, 200.0, batch_size=32)
+    alike = _timed_run("alike", cfg.model, "single", 128, 40.0, 200.0, started=5.0)
+    default_len = _timed_run("default", cfg.model, "single", None, 40.0, 200.0, started=3.0)   # the task's: 128
+    assert comparable_runs([squad, long_single, near, other_batch, default_len, alike], cfg.model, "single", 128,
+                           16) == [alike, default_len]   # the latest first
+    plan = _estimate_plan(cfg, [squad, long_single, near, other_batch])
     line = plan.eval_preview(cfg)
-    assert "estimate from the rates" not in line and "Whole run about" not in line
-    assert "waits for its first steps: the 2 past runs of this model here trained another task or " \
-           "max_seq_length" in line
+    assert "estimate from the rates" not in line
+    assert "Whole run about" in line and "(rough: no past run of this model and length here" in line
+    assert "4 past runs of this model trained another task, max_seq_length, batch size or device" in line
+    assert "rough, from the built-in rate" in plan.eval_preview_tip(cfg)
     plan.past_runs = lambda: [squad, alike]
     line = plan.eval_preview(cfg)
-    assert "(estimate from the rates of 1 past run)" in line and "waits for its first steps" not in line
+    assert "(estimate from the rates of past run alike)" in line and "rough" not in line
+    assert plan.eval_preview_tip(cfg).startswith("Rates from past run alike (same model, task, max_seq_length 128")
+
+
+def test_a_faster_past_run_of_another_length_does_not_speed_up_the_estimate():
+    """Of two past runs of the model, the one of another max_seq_length trained 2.6 times faster: the whole run's
+    time comes from the one of the form's length, and its tooltip names that run."""
+    cfg = TrainConfig(task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16, eval_every=21,
+                      max_seq_length=128)
+    short_fast = _timed_run("short-fast", cfg.model, "single", 112, 104.0, 200.0, started=9.0)   # the latest
+    same = _timed_run("same-length", cfg.model, "single", 128, 40.0, 200.0, started=1.0)
+    plan = _estimate_plan(cfg, [short_fast, same])
+    line = plan.eval_preview(cfg)
+    assert "(estimate from the rates of past run same-length)" in line and "40.0 training windows/s" in line
+    assert "short-fast" not in line and "104.0" not in line
+    assert "same-length" in plan.eval_preview_tip(cfg) and "short-fast" not in plan.eval_preview_tip(cfg)

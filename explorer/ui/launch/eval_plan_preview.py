@@ -19,13 +19,8 @@ from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
 
-__all__ = ["COMPARABLE_LENGTH", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan",
-           "measured_eval_rate", "samples_dev_rows", "slower_cadence_note"]
-
-# a past run's rates predict this run's only within this ratio of max_seq_length (each window's cost grows with
-# its length: an SST-2 run of 128 tokens estimated from a SQuAD run of 384 was told 5:48 and took 1:18)
-COMPARABLE_LENGTH = 1.25
-
+__all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan", "measured_eval_rate",
+           "rates_of", "samples_dev_rows", "slower_cadence_note"]
 
 def samples_dev_rows(task: str) -> bool:
     """A run of ``task`` can evaluate on a sample of its dev rows: one feature per dev row, a text or a pair
@@ -45,19 +40,41 @@ def _run_length(config: dict) -> int:
     return facts.default_max_seq_length if facts else 128
 
 
-def comparable_runs(states, model: str, task: str, max_seq_length: int) -> list:
+def _run_batch(config: dict) -> int:
+    """A run's batch size from its config dict: the set one, else the default a config without it trained with."""
+    from explorer.core.specs.train_config import TrainConfig
+
+    return int(config.get("batch_size") or TrainConfig().batch_size)
+
+
+def comparable_runs(states, model: str, task: str, max_seq_length: int, batch_size: int = 0, device: str = "") -> list:
     """The runs of ``states`` (RunStates) whose measured rates can predict a run of ``model`` on ``task`` with
-    ``max_seq_length`` tokens: the same model and task, max_seq_length within :data:`COMPARABLE_LENGTH` times
-    (either way). Another task reads other inputs (a question and a passage, one sentence) and another length
-    costs another time per window, so their rates would mislead."""
+    ``max_seq_length`` tokens and ``batch_size`` rows a step on ``device``, the latest first: the same model, task,
+    max_seq_length and batch size (0: any), and the same device where both are known ("" or "auto": any). Another
+    task reads other inputs, another length or batch costs another time per window, another device runs at
+    another speed: a run of 128 tokens timed from one of 384 was told 5:48 and took 1:18, and one timed from a
+    shorter, faster run was told 2.6 times too little."""
+    want = str(device or "").split(":")[0]
     out = []
     for s in states:
-        if s.model != model or s.task != task:
+        if s.model != model or s.task != task or _run_length(s.config) != int(max_seq_length):
             continue
-        ratio = _run_length(s.config) / max(1, int(max_seq_length))
-        if 1 / COMPARABLE_LENGTH <= ratio <= COMPARABLE_LENGTH:
-            out.append(s)
-    return out
+        if batch_size and _run_batch(s.config) != int(batch_size):
+            continue
+        if want not in ("", "auto") and s.device and s.device.split(":")[0] != want:
+            continue
+        out.append(s)
+    return sorted(out, key=lambda s: -(s.started_at or 0.0))
+
+
+def rates_of(state) -> tuple[float, float]:
+    """(training rows/s: the median of its step events, dev rows/s of its last timed evaluation) of one past run
+    (RunState); 0.0 where it measured none."""
+    series = state.series.get("samples_per_second")
+    train = [float(v) for v in (series.y if series is not None else []) if v > 0]
+    timed = [float(e.get("rows_per_second") or 0) for e in getattr(state, "evals", [])]
+    timed = [r for r in timed if r > 0]
+    return (float(statistics.median(train)) if train else 0.0), (timed[-1] if timed else 0.0)
 
 
 def measured_eval_rate(states, model: str) -> tuple[float, int]:
@@ -91,8 +108,11 @@ class EvalPreviewInput:
         train_rate: training rows/s of past runs of this model here (0: none measured).
         eval_rate: dev rows/s of their evaluations (0: none measured).
         measured_runs: how many past runs the rates come from.
-        other_runs: past runs of this model that measured rates but trained another task or max_seq_length
-            (comparable_runs left them out).
+        other_runs: past runs of this model that measured rates but trained another task, max_seq_length, batch
+            size or device (comparable_runs left them out).
+        rate_from: the past run the rates come from ("" with several or none).
+        rough_rate: the built-in training rows/s (core.runs.throughput) for the rough whole-run time when no past
+            run of this model and length measured one (0: say none).
     """
 
     task: str
@@ -108,6 +128,8 @@ class EvalPreviewInput:
     eval_rate: float = 0.0
     measured_runs: int = 0
     other_runs: int = 0
+    rate_from: str = ""
+    rough_rate: float = 0.0
 
 
 def _cadence(every: int) -> str:
@@ -136,11 +158,7 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     estimate = _estimate(p)
     if estimate:
         return estimate
-    decided = "The run decides once it has timed its first steps and its first evaluation."
-    if p.other_runs and p.steps > 0:
-        runs = "past run" if p.other_runs == 1 else f"{p.other_runs} past runs"
-        decided += (f" The whole run's time waits for its first steps: the {runs} of this model here trained "
-                    "another task or max_seq_length, whose rates would mislead.")
+    decided = "The run decides once it has timed its first steps and its first evaluation." + _rough_time(p)
     if whole:
         why = "as asked" if p.full_dev else "this task's evaluations score every dev example"
         return (f"Evaluation: every evaluation scores all {rows} ({why}), {_cadence(p.every)} or less often, so "
@@ -183,7 +201,21 @@ def _estimate(p: EvalPreviewInput) -> str:
     plan = expected_plan(p)
     if plan is None:
         return ""
-    runs = f"{p.measured_runs} past run{'s' if p.measured_runs != 1 else ''}"
+    runs = f"past run {p.rate_from}" if p.rate_from else f"{p.measured_runs} past run{'s' if p.measured_runs != 1 else ''}"
     return (f"Expected, at the rates {runs} of this model measured here: "
             f"{plan.describe(estimated_from=f'the rates of {runs}')} "
             "The run re-plans from its own rates once it has timed its first steps and its first evaluation.")
+
+
+def _rough_time(p: EvalPreviewInput) -> str:
+    """" Whole run about 12 min (rough: no past run of this model and length here; …)": the planned training rows
+    at the built-in rate (``rough_rate``), when no comparable past run measured this run's rates; '' otherwise."""
+    if p.rough_rate <= 0 or p.steps <= 0:
+        return ""
+    from explorer.core.runs.throughput import format_duration
+
+    seconds = p.steps * max(1.0, p.windows_per_step) / p.rough_rate
+    others = (f"; {p.other_runs} past run{'s' if p.other_runs != 1 else ''} of this model trained another task, "
+              "max_seq_length, batch size or device") if p.other_runs else ""
+    return (f" Whole run about {format_duration(seconds)} (rough: no past run of this model and length here, so "
+            f"a built-in {p.rough_rate:g} training rows/s{others}; evaluations come on top).")

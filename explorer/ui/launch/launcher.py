@@ -293,6 +293,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.grid_btn.setEnabled(not check.problem)
         self._show_eval_note(cfg)
         self.eval_plan.setText(self.form.plan.eval_preview(cfg))
+        self.eval_plan.setToolTip(self.form.plan.eval_preview_tip(cfg))   # which past run its rates come from
 
     def _show_eval_note(self, cfg: TrainConfig) -> None:
         """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the

@@ -12,8 +12,9 @@ from typing import Any, Callable
 
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
-from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview,
-                                                  measured_eval_rate, slower_cadence_note)
+from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER
+from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview, rates_of,
+                                                  slower_cadence_note)
 from explorer.ui.launch.grid_estimate import measured_throughput
 
 __all__ = ["RunPlan"]
@@ -163,15 +164,35 @@ class RunPlan:
         dev, held_out = self.dev_rows(cfg)
         counts = (self.dev_result or {}).get("counts") or {}
         everyone = self.past_runs()
-        past = comparable_runs(everyone, cfg.model, cfg.task, cfg.resolved_max_seq_length())
-        train_rate = measured_throughput(past, cfg.model)
-        eval_rate, runs = measured_eval_rate(past, cfg.model)
-        others = min(measured_throughput(everyone, cfg.model).n_runs, measured_eval_rate(everyone, cfg.model)[1])
+        source = self.rate_source(cfg)
+        train_rate, eval_rate = rates_of(source) if source is not None else (0.0, 0.0)
+        others = sum(1 for s in everyone if s.model == cfg.model and s is not source and all(rates_of(s)))
         return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
             held_out=held_out, steps=self.planned_steps()[1],
             windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
-            share=cfg.eval_share, full_dev=cfg.full_dev_evals,
-            train_rate=train_rate.samples_per_second if train_rate.n_runs and runs else 0.0,
-            eval_rate=eval_rate, measured_runs=min(train_rate.n_runs, runs),
-            other_runs=max(0, others - min(train_rate.n_runs, runs)))
+            share=cfg.eval_share, full_dev=cfg.full_dev_evals, train_rate=train_rate, eval_rate=eval_rate,
+            measured_runs=int(source is not None), other_runs=others,
+            rate_from=source.run_id if source is not None else "",
+            rough_rate=0.0 if source is not None else DEFAULT_SPS.get(cfg.model, DEFAULT_SPS_OTHER))
+
+    def rate_source(self, cfg: TrainConfig):
+        """The past run (RunState) whose rates estimate the form's run: the latest one of the same model, task,
+        max_seq_length and batch size (the form names no device: runs here) that measured both a training and an evaluation rate
+        (eval_plan_preview.comparable_runs); None without one."""
+        past = comparable_runs(self.past_runs(), cfg.model, cfg.task, cfg.resolved_max_seq_length(), cfg.batch_size)
+        return next((s for s in past if all(rates_of(s))), None)
+
+    def eval_preview_tip(self, cfg: TrainConfig) -> str:
+        """The tooltip of the Evaluation line: which past run its rates and the whole run's time come from, or that
+        the time is rough, from the built-in rate."""
+        source = self.rate_source(cfg)
+        if source is None:
+            return (f"No past run of {cfg.model} on {cfg.task} with max_seq_length {cfg.resolved_max_seq_length()} "
+                    f"and batch size {cfg.batch_size} here: the whole run's time is rough, from the built-in rate of "
+                    f"{DEFAULT_SPS.get(cfg.model, DEFAULT_SPS_OTHER):g} training rows/s.")
+        train, rows = rates_of(source)
+        return (f"Rates from past run {source.run_id} (same model, task, max_seq_length "
+                f"{cfg.resolved_max_seq_length()}, batch size {cfg.batch_size}"
+                + (f", device {source.device}" if source.device else "") + f"): {train:,.1f} training rows/s, "
+                f"{rows:,.1f} dev rows/s.")
