@@ -72,3 +72,32 @@ def test_a_budgeted_run_plans_its_evaluations_on_the_wall_budget():
     assert plan.eval_seconds <= 0.2 * 600 + 1e-6     # the evaluations' share of the wall budget, not more
     unbudgeted = SimpleNamespace(**{**vars(run), "wall": None})
     assert steps_for_plan(unbudgeted) == 270
+
+
+def _budgeted_run(step_bound: int, step: int):
+    """A live run with a 10-minute budget, 480 s of it for training, timed at 2 s a step up to ``step``."""
+    from explorer.ui.runs.state import RunState
+
+    events = [{"event": "started", "time": 0.0, "config": {"time_budget_minutes": 10}, "steps_total": step_bound}]
+    for k in range(1, step + 1):
+        events.append({"event": "step", "time": 2.0 * k, "step": k, "elapsed": 2.0 * k, "train_seconds": 2.0 * k,
+                       "train_budget": 480.0, "steps_total": min(step_bound, 240), "loss": 1.0})
+    return RunState.from_events("r", events, alive=True)
+
+
+def test_the_time_left_of_a_budgeted_run_is_its_last_steps_when_they_come_before_the_budget():
+    """A run with 30 steps left at 2 s a step ends in 1:00, though its budget leaves 7:40 of training: the time
+    remaining is the smaller one, and the progress line's tooltip says which bounds it."""
+    short = _budgeted_run(step_bound=40, step=10)
+    assert short.eta() == pytest.approx(30 * 2.0)
+    from explorer.ui.curves.curves_model import CurvesModel
+    from explorer.ui.runs.eta import ENDS_AT_LAST_STEP, ENDS_BY_BUDGET
+
+    assert short.ends_by() == ENDS_AT_LAST_STEP == "ends at its last step"
+    long = _budgeted_run(step_bound=1000, step=10)
+    assert long.eta() == pytest.approx(480.0 - 20.0)
+    assert long.ends_by() == ENDS_BY_BUDGET == "ends by its time budget"
+    model = CurvesModel()
+    model.runs = [short]
+    _bar, (_name, parts, tip) = model.progress(now=20.0)
+    assert "remaining 1:00" in [text for text, _rank in parts] and tip.endswith("(ends at its last step)")

@@ -314,8 +314,9 @@ class CurvesModel:
         # the rows of a long evaluation, or what a stop waits for, first: the run is not hung
         evaluating = waiting_text(state)
         parts = ([(evaluating, 0)] if evaluating else []) + progress_parts(state, now)
+        ends = state.ends_by()   # a time-budgeted run: whether its budget or its last step bounds the time left
         return bar, (self.name_of(state.run_id), parts,
-                     f"{state.run_id}: " + " · ".join(text for text, _rank in parts))
+                     f"{state.run_id}: " + " · ".join(text for text, _rank in parts) + (f" ({ends})" if ends else ""))
 
 
 def _undefined_note(state: RunState) -> str:

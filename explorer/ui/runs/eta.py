@@ -6,10 +6,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["EtaMeter", "SETTLED_SECONDS", "SETTLED_STEPS"]
+__all__ = ["ENDS_AT_LAST_STEP", "ENDS_BY_BUDGET", "EtaMeter", "SETTLED_SECONDS", "SETTLED_STEPS", "budget_training_left"]
 
 SETTLED_STEPS = 3        # timed steps (between step events) before the time left is estimated
 SETTLED_SECONDS = 5.0    # or seconds of them, whichever comes first (a slow step times enough alone)
+ENDS_BY_BUDGET = "ends by its time budget"     # what bounds a time-budgeted run's training left, in words
+ENDS_AT_LAST_STEP = "ends at its last step"
+
+
+def budget_training_left(budget_left: float, per_step: float | None, steps_left: int | None) -> tuple[float, str]:
+    """(training seconds left, what bounds them) of a time-budgeted run: the smaller of the budget left and the
+    steps left (``steps_left``: its step bound less the steps done; None: no bound but time) at the measured
+    ``per_step`` seconds (None: not measured yet). A run whose last step comes before its budget ends then: its
+    budget's time left would promise minutes it will not run."""
+    budget_left = max(0.0, budget_left)
+    if per_step is not None and steps_left is not None and per_step * max(0, steps_left) < budget_left:
+        return per_step * max(0, steps_left), ENDS_AT_LAST_STEP
+    return budget_left, ENDS_BY_BUDGET
 
 
 @dataclass

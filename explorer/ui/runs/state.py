@@ -172,6 +172,7 @@ class RunState:
     effective_batch_size: int = 0  # batch x accumulation x processes (started); Curves' x axis by examples seen
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
     train_budget: float = 0.0      # a time-budgeted run: training seconds its wall-time budget leaves (step events)
+    step_bound: int = 0            # the steps its epochs or Max steps allow (the started event's; 0: unknown)
     planned_eval_every: int | None = None   # the evaluation cadence the run planned (step events' eval_every)
     step: int = 0
     epoch: float = 0.0
@@ -338,9 +339,25 @@ class RunState:
         per_step = self._eta.per_step()
         if per_step is None:   # a budgeted run before two step events: the set-up counts in its evaluations' share
             per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / max(1, self.step)
-        training = (max(0.0, (self.train_budget or self.budget_seconds) - self.train_seconds) if budgeted
+        training = (self.budget_training_left()[0] if budgeted
                     else per_step * max(0, self.steps_total - self.step))
         return max(0.0, training + self.evals_to_come_seconds(per_step))
+
+    def budget_training_left(self) -> tuple[float, str]:
+        """A time-budgeted run's (training seconds left, what bounds them: eta.ENDS_BY_BUDGET or ENDS_AT_LAST_STEP):
+        the budget left, or its last step's time at the measured step rate where that comes first (eta)."""
+        from explorer.ui.runs.eta import budget_training_left
+
+        left = (self.train_budget or self.budget_seconds) - self.train_seconds
+        steps_left = self.step_bound - self.step if self.step_bound > 0 else None
+        return budget_training_left(left, self._eta.per_step() if self._eta.settled() else None, steps_left)
+
+    def ends_by(self) -> str:
+        """What ends a live time-budgeted run's training, for the tooltip of its time remaining: "ends by its time
+        budget" or "ends at its last step"; "" for other runs."""
+        if not (self.is_live and self.budget_seconds and self.train_seconds > 0):
+            return ""
+        return self.budget_training_left()[1]
 
     def evals_to_come_seconds(self, per_step: float) -> float:
         """Seconds of the evaluations still to come. With the eval events' forward rate (rows_per_second, after
@@ -418,7 +435,7 @@ class RunState:
             self.device = str(ev.get("device", ""))
             self.mixed_precision = str(ev.get("mixed_precision", ""))
             self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
-            self.steps_total = int(_num(ev.get("steps_total")) or 0)
+            self.steps_total = self.step_bound = int(_num(ev.get("steps_total")) or 0)
             self.steps_per_epoch = int(_num(ev.get("steps_per_epoch")) or 0)
             self.effective_batch_size = int(_num(ev.get("effective_batch_size")) or 0)
             if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
