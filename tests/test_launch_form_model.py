@@ -350,10 +350,15 @@ def test_a_time_budget_plans_the_steps_this_machines_speed_allows(tmp_path):
     _counted(form, 1_000)
     from explorer.ui.runs.state import Series
 
-    speed = Series()
-    speed.extend(np.array([1.0, 2.0]), np.array([5.0, 5.0]))
-    past = SimpleNamespace(run_id="old", model=form.get("model"), series={"samples_per_second": speed})
-    form.past_runs = lambda: [past]
+    def past(run_id, rate, length, started):
+        speed = Series()
+        speed.extend(np.array([1.0, 2.0]), np.array([rate, rate]))
+        return SimpleNamespace(run_id=run_id, model=form.get("model"), task="single", started_at=started, device="",
+                               config={"batch_size": 10, "max_seq_length": length}, series={"samples_per_second": speed})
+
+    length = form.config().resolved_max_seq_length()
+    # the latest past run trained a shorter length 2.6 times faster: its speed would promise 78 steps
+    form.past_runs = lambda: [past("alike", 5.0, length, 1.0), past("shorter", 13.0, length // 2, 2.0)]
     per_epoch, planned = form.plan.planned_steps()
     assert (per_epoch, planned) == (100, 30)             # 60 s x 5 samples/s / 10 per step
 

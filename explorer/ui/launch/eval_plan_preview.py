@@ -20,7 +20,7 @@ from explorer.core.specs.tasks import head_of_task
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
 
 __all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan", "measured_eval_rate",
-           "rates_of", "samples_dev_rows", "slower_cadence_note"]
+           "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
 
 def samples_dev_rows(task: str) -> bool:
     """A run of ``task`` can evaluate on a sample of its dev rows: one feature per dev row, a text or a pair
@@ -30,7 +30,7 @@ def samples_dev_rows(task: str) -> bool:
     return head is not None and head.inputs is Inputs.TEXT
 
 
-def _run_length(config: dict) -> int:
+def run_length(config: dict) -> int:
     """A run's max_seq_length from its config dict: the set one, else its task's default (128 when unknown)."""
     from explorer.core.specs.tasks import find_task_facts
 
@@ -57,7 +57,7 @@ def comparable_runs(states, model: str, task: str, max_seq_length: int, batch_si
     want = str(device or "").split(":")[0]
     out = []
     for s in states:
-        if s.model != model or s.task != task or _run_length(s.config) != int(max_seq_length):
+        if s.model != model or s.task != task or run_length(s.config) != int(max_seq_length):
             continue
         if batch_size and _run_batch(s.config) != int(batch_size):
             continue

@@ -75,9 +75,10 @@ class LaunchForm:
     # how much of the data a run reads, sized for one file: a Train cap set for a small file would silently train
     # on a part of the next one
     CAP_SETTINGS = ("train_cap", "dev_cap")
-    # the fields that change how many steps a run plans, and so the Evaluate every that fits it
+    # the fields that change how many steps a run plans, and so the Evaluate every that fits it (max_seq_length:
+    # the speed a time budget's steps are counted at)
     STEP_SETTINGS = ("batch_size", "gradient_accumulation_steps", "train_cap", "epochs", "max_steps",
-                     "time_budget_minutes")
+                     "time_budget_minutes", "max_seq_length")
 
     def __init__(self, runs_dir: str | Path):
         self.runs_dir = str(runs_dir)

@@ -14,8 +14,7 @@ from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER
 from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview, rates_of,
-                                                  slower_cadence_note)
-from explorer.ui.launch.grid_estimate import measured_throughput
+                                                  run_length, slower_cadence_note)
 
 __all__ = ["RunPlan"]
 
@@ -59,7 +58,7 @@ class RunPlan:
     def planned_steps(self) -> tuple[int, int]:
         """(steps per epoch, planned steps) of the form's run (core.specs.tasks.run_steps): the training rows the
         data check counted (0 while unknown), epochs, Max steps, and the steps a Time budget allows at this
-        machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
+        form's training rate (:meth:`train_rate`). (0, Max steps) while the size is unknown."""
         from explorer.core.specs.tasks import run_steps
 
         n = self.train_rows()
@@ -68,7 +67,7 @@ class RunPlan:
         budget = float(get("time_budget_minutes") or 0.0)
         budget_steps = 0
         if budget > 0:
-            speed = measured_throughput(self.past_runs(), get("model")).samples_per_second
+            speed = self.train_rate()
             budget_steps = max(1, int(budget * 60 * speed / per_step))
         return run_steps(n, get("batch_size"), get("gradient_accumulation_steps"), get("train_cap"),
                          epochs=float(get("epochs") or 0.0), max_steps=int(get("max_steps") or 0),
@@ -175,6 +174,16 @@ class RunPlan:
             measured_runs=int(source is not None), other_runs=others,
             rate_from=source.run_id if source is not None else "",
             rough_rate=0.0 if source is not None else DEFAULT_SPS.get(cfg.model, DEFAULT_SPS_OTHER))
+
+    def train_rate(self) -> float:
+        """Training rows/s of the form's run: the latest past run of the same model, task, max_seq_length and batch
+        size that measured one (eval_plan_preview.comparable_runs), else the built-in rate (core.runs.throughput);
+        a faster run of a shorter length or a smaller batch would promise steps the budget will not hold."""
+        get = self.values.get
+        past = comparable_runs(self.past_runs(), get("model"), get("task"), run_length(self.values),
+                               int(get("batch_size") or 0))
+        return next((rate for s in past if (rate := rates_of(s)[0]) > 0),
+                    DEFAULT_SPS.get(get("model"), DEFAULT_SPS_OTHER))
 
     def rate_source(self, cfg: TrainConfig):
         """The past run (RunState) whose rates estimate the form's run: the latest one of the same model, task,
