@@ -120,6 +120,23 @@ def test_a_head_without_a_data_label_is_refused_naming_it_or_replaced_with_new_h
     assert any(m.startswith("new head: the checkpoint's head has") for m in log.messages)
 
 
+def test_a_refused_head_names_the_labels_missing_on_each_side(every_head, tmp_path):
+    """A head whose labels partly match the data's (one renamed, as B-PERSON against B-PER): the refusal names
+    the data's label the head lacks and the head's label the data lacks, so the mismatch shows in one line."""
+    from explorer.core.errors import ModelSourceError
+    from explorer.core.training.setup import fit_head
+
+    names = _named_head(every_head)
+    renamed = f"{names[-1]}_OTHER"
+    model = save_tiny_head_model(tmp_path / "ck", every_head, names=[*names[:-1], renamed])
+    task, config = _task_and_config(every_head, write_head_data(tmp_path / "d.txt", every_head, names), model)
+    train, dev = _read(task, config)
+    with pytest.raises(ModelSourceError) as err:
+        fit_head(str(model), task, train, dev, config, _Log())
+    assert (f"{names[-1]!r} is not in the head, and the head's {renamed!r} is not in the data. Use --new-head"
+            in str(err.value)), str(err.value)
+
+
 def _train(argv: list) -> tuple[int, list[dict]]:
     from explorer.core.protocol.events import iter_events
     from explorer.worker.train import main as train_main

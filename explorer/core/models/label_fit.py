@@ -24,7 +24,9 @@ class HeadFit:
     ``fits``: the head takes the data as it is (``mapped``: by name, the data's labels among its id2label);
     ``head`` / ``data``: "the checkpoint's head has 3 labels (negative, neutral, positive)" / "the data has 3
     (AGAINST, FAVOR, NONE)"; ``missing``: the data's labels the head lacks (by name); ``k``: the data's label
-    count (the size of a fresh head)."""
+    count (the size of a fresh head); ``unused``: the head's labels the data lacks (by name; kept, not trained,
+    when the head fits), so a refusal of labels that partly match shows both sides, as B-PERSON in the data
+    against B-PER in the head."""
 
     fits: bool
     mapped: bool
@@ -32,6 +34,7 @@ class HeadFit:
     data: str
     missing: tuple[str, ...]
     k: int
+    unused: tuple[str, ...] = ()
 
     def refusal(self, fresh: str) -> str:
         """Why the head cannot take the data, ending with how to start a fresh head: ``fresh`` is the way to ask
@@ -41,7 +44,12 @@ class HeadFit:
             return ""
         if self.missing:
             quoted = ", ".join(repr(n) for n in self.missing)
-            return (f"{self.head}; {self.data}: {quoted} {'is' if len(self.missing) == 1 else 'are'} not in the head. "
+            # where the two share labels, the head's others are named too (disjoint ones are all in the lists)
+            shared = len(self.missing) < self.k
+            other = (f", and the head's {', '.join(repr(n) for n in self.unused)} "
+                     f"{'is' if len(self.unused) == 1 else 'are'} not in the data") if self.unused and shared else ""
+            return (f"{self.head}; {self.data}: {quoted} {'is' if len(self.missing) == 1 else 'are'} not in the head"
+                    f"{other}. "
                     f"{fresh} to start a fresh {self.k}-label head (the encoder is kept), or fine-tune a checkpoint "
                     "with these labels")
         return (f"{self.head}; {self.data}. {fresh} to start a fresh {self.k}-label head (the encoder is kept), or "
@@ -58,7 +66,9 @@ def head_fit(head_names: list[str], data_names: list[str] | None, k: int) -> Hea
     data = f"the data has {k} ({', '.join(shown)})"
     if data_names and not generic:
         missing = tuple(n for n in data_names if n not in head_names)
-        return HeadFit(fits=not missing, mapped=not missing, head=head, data=data, missing=missing, k=k)
+        unused = tuple(n for n in head_names if n not in data_names)
+        return HeadFit(fits=not missing, mapped=not missing, head=head, data=data, missing=missing, k=k,
+                       unused=unused)
     return HeadFit(fits=ck == k, mapped=False, head=head, data=data, missing=(), k=k)
 
 

@@ -335,7 +335,7 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
         train_ex = train_ex.relabel(ck_names, "training")
         dev_ex = dev_ex.relabel(ck_names) if dev_ex is not None else None
         if ck_names != list(names):
-            unused = [n for n in ck_names if n not in names]
+            unused = fit.unused
             rest = (f"; {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} not in the data (kept, "
                     "not trained here)") if unused else ""
             writer.emit("log", level="info", message=f"{fit.head}; the data's labels are mapped to it by name{rest}")
