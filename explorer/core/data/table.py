@@ -4,8 +4,9 @@ Formats (:func:`table_kind`, the one rule every command and page reads a table b
 ``.csv`` / ``.txt`` the first line):
 
 - ``.tsv``, a ``.txt`` whose first line holds a tab, a ``.csv`` whose first line holds more tabs than commas
-  (STS-B's train.csv): tab-separated, no quoting at all (the GLUE files, SemEval-2016 stance), so quote
-  characters inside texts stay text.
+  (STS-B's train.csv): tab-separated, rows end at line ends only (the GLUE files, SemEval-2016 stance), so quote
+  characters inside texts stay text; a field written with CSV quoting (``"a ""quoted"" word"``: quotes
+  around it and every quote inside doubled) is unquoted as CSV would (:func:`unquote_tsv_field`).
 - ``.csv``: standard CSV quoting (RFC 4180: a quoted field may hold commas and line breaks).
 - any other ``.txt``: one text per line, no header; its one column is ``text`` (kind "lines").
 - ``.jsonl`` / ``.json``: one JSON object per line; the columns are the keys in order of appearance.
@@ -308,6 +309,38 @@ def table_kind(path: str | Path, first_line: str = "") -> str:
 
 
 
+def unquote_tsv_field(value: str) -> str:
+    """A tab-separated field written with CSV quoting as CSV reads it: ``"a ""quoted"" word"`` -> ``a "quoted"
+    word``, for a field that begins and ends with a double quote and holds doubled quotes inside, every
+    quote inside doubled. Any other field stays as it is: a lone quote is text (``5" screen``, ``it's "fine``),
+    and so are the quotes around a quotation without doubled ones (MRPC's ``"We're just dealing with ..."``)."""
+    if len(value) < 4 or value[0] != '"' or value[-1] != '"':
+        return value
+    inner = value[1:-1]
+    if '""' not in inner or '"' in inner.replace('""', ""):
+        return value
+    return inner.replace('""', '"')
+
+
+class TsvReader:
+    """The rows of tab-separated text as every TSV reader reads them: split at tabs and line ends only (no quoting:
+    a quote never joins lines or fields), each field then through :func:`unquote_tsv_field`. ``line_num``: as
+    csv.reader's (the line the last row ended on)."""
+
+    def __init__(self, stream):
+        self._reader = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
+
+    @property
+    def line_num(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list[str]:
+        return [unquote_tsv_field(v) for v in next(self._reader)]
+
+
 def _protect_lone_cr(text: str) -> tuple[str, bool]:
     """CRLF -> LF; a lone \\r (not before \\n) -> a placeholder, so that csv ends rows only at \\n."""
     crlf = "\r\n" in text
@@ -506,7 +539,7 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
     if kind == "csv":
         reader = csv.reader(stream)
     else:
-        reader = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
+        reader = TsvReader(stream)
     columns: list[str] = []
     rows: list[tuple[int, list]] = []
     counts: Counter = Counter()
