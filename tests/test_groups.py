@@ -193,6 +193,59 @@ def test_cli_group_runs_two_tiny_restarts_to_the_end(tmp_path):
     assert "group two: restarts, 2 runs" in p.stdout and "final best F1 (%): " in p.stdout   # the spread, printed
 
 
+def test_cli_group_says_its_members_in_lines_and_summarises_every_metric_with_f_avg(tmp_path):
+    """A group's terminal has lines a person reads, no worker JSON: what is queued, each member's start, progress
+    and end, each evaluation's figures (F_avg among them when F1 classes are named), then the summary's mean ± sd of
+    every final metric the runs report."""
+    from helpers import REPO_ROOT, save_tiny_model, worker_env
+
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    labels = ["FAVOR", "AGAINST", "NONE"]
+    rows = [f"{i}\tt{i % 2}\t{'good fine' if i % 3 else 'bad worst'} tweet {i}\t{labels[i % 3]}" for i in range(24)]
+    data = tmp_path / "stance.txt"
+    data.write_text("ID\tTarget\tTweet\tStance\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    runs = tmp_path / "runs"
+    p = subprocess.run([sys.executable, "-m", "explorer", "group", "--group", "st", "--seeds", "1,2",
+                        "--model", str(model), "--new-head", "--task", "single", "--train", str(data),
+                        "--dev-fraction", "0.5", "--f1-classes", "FAVOR,AGAINST", "--batch-size", "4",
+                        "--max-steps", "2", "--max-seq-length", "16", "--no-save-checkpoints",
+                        "--output-dir", str(runs)], capture_output=True, text=True, env=worker_env(),
+                       cwd=REPO_ROOT, timeout=400)
+    assert p.returncode == 0, p.stderr[-2000:]
+    out = (p.stdout + p.stderr).splitlines()
+    assert not [line for line in out if line.lstrip().startswith("{")], out   # no worker event on the terminal
+    assert "group st: queued st-01 (seed 1), st-02 (seed 2)" in p.stderr
+    for run_id in ("st-01", "st-02"):
+        assert f"{run_id}: training 2 steps" in p.stderr and f"{run_id}: step 2/2 (100%)" in p.stderr
+        assert f"{run_id}: finished in " in p.stderr
+        dev = next(line for line in out if line.startswith(f"{run_id}: dev at step 2: "))
+        assert "accuracy (%) " in dev and "F_avg (%) " in dev, dev
+    assert p.stderr.count("reading training data") == 1      # the data notes once, not once per member
+    finals = [line for line in p.stdout.splitlines() if line.startswith("final ")]
+    assert {line.split(":")[0] for line in finals} >= {"final accuracy (%)", "final macro F1 (%)", "final F_avg (%)"}
+    assert all(" ± " in line and "n 2)" in line for line in finals), finals
+
+
+def test_member_lines_say_each_tenth_of_the_steps_once_and_an_error_once():
+    from explorer.commands.group_members import MemberLines
+
+    said: list[str] = []
+    lines = MemberLines("g-01", said.append, info=False)
+    events = [{"event": "log", "level": "info", "message": "reading training data x"},
+              {"event": "started", "config": {"task": "single"}, "steps_total": 100, "num_train_examples": 9}]
+    events += [{"event": "step", "step": s, "loss": 0.5} for s in range(1, 101)]
+    events += [{"event": "eval", "step": 100, "metrics": {"f_avg": 0.5, "total": 9, "per_class": {}}}]
+    for event in events:
+        lines.feed(json.dumps(event) + "\n")
+    lines.feed("error: the dev file has no Stance column\n")
+    lines.feed(json.dumps({"event": "failed", "error": "the dev file has no Stance column"}) + "\n")
+    assert said[0] == "g-01: training 100 steps on 9 examples"
+    steps = [line for line in said if line.startswith("g-01: step ")]
+    assert [line.split()[2] for line in steps] == [f"{s}/100" for s in (1, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100)]
+    assert "g-01: dev at step 100: F_avg (%) 50.00" in said
+    assert said[-2:] == ["error: the dev file has no Stance column", "g-01: failed"]
+
+
 def test_restart_seed_reaches_the_new_head(tmp_path):
     """Restarts differ in the new head's initialisation (paper section 4.1), not only in data order."""
     import torch

@@ -150,6 +150,40 @@ def test_column_guessing_and_preview(tmp_path):
     assert prev.n_rows == 50 and len(prev.rows) == 5 and prev.guess.label_column == "class"
 
 
+DATED_ROWS = [("101", "2019-03-04", "the new phone is great value", "pos"),
+              ("102", "2019-03-04", "battery died after a single day", "neg"),
+              ("103", "2019-03-05", "it arrived on time and works", "neutral"),
+              ("104", "2019-03-05", "would not buy this again ever", "neg"),
+              ("105", "2019-03-04", "a fine screen for the price", "pos"),
+              ("106", "2019-03-05", "nothing special about it at all", "neutral")]
+
+
+@pytest.mark.parametrize("header", ["id,date,text,polarity", "id,date,text,sentiment", ""])
+def test_a_date_or_id_column_is_never_guessed_as_the_label(tmp_path, header):
+    """Dates (two days here, fewer distinct values than the three classes) and ids are not classes: the label is
+    the column of a few values named like one, or found by its values when the file has no header."""
+    lines = [header] if header else []
+    lines += [",".join(row) for row in DATED_ROWS]
+    prev = preview_table(_write(tmp_path / "dated.csv", "\n".join(lines) + "\n"), no_header=not header)
+    label = header.split(",")[3] if header else prev.columns[3]
+    assert prev.guess.label_column == label, prev.guess
+    assert prev.guess.text_columns == ((("text",) if header else (prev.columns[2],)))
+
+
+def test_dates_and_times_in_other_forms_are_never_the_label():
+    from explorer.core.data.table import guess_columns_from_values, is_dated, label_by_values
+
+    days = ["Mon Apr 06 22:19:45 PDT 2009", "Tue Apr 07 08:01:02 PDT 2009"]
+    assert all(is_dated(v) for v in days + ["04/03/2019", "22:19", "Apr 6, 2009"])
+    assert not any(is_dated(v) for v in ["pos", "4", "May", "FAVOR", "3.800", "NO QUERY", "a fine day 12"])
+    rows = [["12:00" if i % 3 else "13:30", days[i % 2], f"some words of tweet number {i}", str(i % 4), f"u{i}"]
+            for i in range(12)]
+    columns = ["hour", "when", "tweet", "polarity", "user"]
+    assert label_by_values(columns, rows, ("tweet",)) == ("polarity", "column polarity holds a few values (0, 1, 2, 3)")
+    guess = guess_columns_from_values(["c1", "c2", "c3", "c4", "c5"], rows)
+    assert guess.text_columns == ("c3",) and guess.label_column == "c4", guess
+
+
 def test_stratified_split_is_reproducible_and_keeps_shares():
     y = [0] * 60 + [1] * 30 + [2] * 10
     a, notes = stratified_split(y, 0.1, seed=3)

@@ -325,3 +325,45 @@ def test_the_bar_never_shows_more_rows_saved_than_run():
     bar(160, 4000)                                   # the next report goes on from there
     assert bar.bar.n == 160
     bar.close()
+
+
+def test_the_cli_draws_the_last_progress_line_once(tmp_path, monkeypatch):
+    """A log or a console that shows each redraw of the bar on a line of its own shows the whole file's
+    "300/300" line once: the chunk's save, the engine's last report and the bar's close draw it once together."""
+    import io
+
+    from explorer.commands import predict as command
+
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    data = _write_tsv(tmp_path / "in.tsv", 300)
+    term = io.StringIO()
+    monkeypatch.setattr("sys.stderr", term)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--model", str(model), "--data", str(data), "--out", str(tmp_path / "out.csv"),
+                              "--batch-size", "16", "--chunk-rows", "100"])
+    assert command.run(args) == 0
+    draws = [line for line in re.split(r"[\r\n]", term.getvalue()) if line.strip()]
+    finals = [line for line in draws if "300/300" in line]
+    assert len(finals) == 1 and "saved 300" in finals[0], draws
+
+
+def test_a_stopped_cli_draws_the_rows_written_line_once(tmp_path, monkeypatch, capsys):
+    """At a stop the bar's last line, "predict: 300/700 rows written", is drawn once."""
+    from explorer.commands import predict as command
+    from explorer.core.errors import Cancelled
+
+    def stopped(*_a, progress=None, **_k):
+        progress(0, 700)
+        progress(364, 700)
+        exc = Cancelled()
+        exc.rows_written = 300
+        raise exc
+    monkeypatch.setattr(engine, "predict_file", stopped)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--model", "m", "--data", "in.csv", "--out", str(tmp_path / "out.csv")])
+    assert command.run(args) == 130
+    draws = [line.strip() for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
+    assert [line for line in draws if "rows written" in line and line.startswith("predict")] == \
+        ["predict: 300/700 rows written"], draws

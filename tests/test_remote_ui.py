@@ -66,6 +66,35 @@ def test_hosts_dialog_refuses_a_host_without_target(qtbot, tmp_path):
     assert "needs an SSH alias or user@host" in dialog.problem.text() and settings.hosts() == []
 
 
+def test_the_gpus_box_offers_what_the_hosts_check_found(qtbot, tmp_path):
+    """A host whose check in the Hosts dialog found no GPU reads "CPU" (0) and offers no GPU; one with two offers 1
+    or 2; a host not checked yet keeps the whole range."""
+    from explorer.core.remote.check import MAX_GPUS, HostCheck
+
+    settings = AppSettings(tmp_path / "s.ini")
+    hosts = [Host(name=name, target=f"user@{name}") for name in ("cpu-box", "two-gpus", "unchecked")]
+    settings.set_hosts(hosts)
+    picker = RunOnPicker(settings)
+    qtbot.addWidget(picker)
+    dialog = picker.edit_hosts()
+    qtbot.addWidget(dialog)
+    dialog._checked(HostCheck(host=hosts[0], python="3.11.4", explorer_version=__version__, gpus=[]))
+    dialog._checked(HostCheck(host=hosts[1], python="3.11.4", explorer_version=__version__,
+                              gpus=["NVIDIA H100, 81559 MiB", "NVIDIA H100, 81559 MiB"]))
+    dialog._checked(HostCheck(host=hosts[2], problem="unchecked: ssh: connect to host refused"))
+
+    picker.choose("cpu-box")
+    assert picker.gpus.isEnabled()
+    assert (picker.gpus.minimum(), picker.gpus.maximum(), picker.gpus.value()) == (0, 0, 0)
+    assert picker.gpus.text() == "CPU"
+    picker.choose("two-gpus")
+    assert (picker.gpus.minimum(), picker.gpus.maximum()) == (1, 2) and picker.gpus.text() == "GPUs: 1"
+    picker.gpus.setValue(5)
+    assert picker.gpus.value() == 2
+    picker.choose("unchecked")
+    assert (picker.gpus.minimum(), picker.gpus.maximum()) == (1, MAX_GPUS) and picker.gpus.text().startswith("GPUs: ")
+
+
 @pytest.mark.slow   # two main windows and a real worker on the host: ~30 s on an idle machine
 def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_a_restart(qtbot, sshd_server,
                                                                                           tmp_path, monkeypatch):

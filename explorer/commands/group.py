@@ -15,7 +15,8 @@ Usage::
 Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
 (explorer/core/studies/groups.py) is written before the first member starts; then the members run one after
 the other, each as its own ``bert-explorer train --config`` child process, so a member that fails or is
-killed never stops the group file from being read, and the next member still runs.
+killed never stops the group file from being read, and the next member still runs. The members' JSON events
+become a few human lines on stderr (explorer/commands/group_members.py); the summary goes to stdout.
 
 ``--cv K`` (explorer/core/studies/cv_runs.py): K seeded folds of ``--train`` (stratified by label; SQuAD grouped by
 article title; ``--cv-group-column COL`` keeps each value of COL in one fold), written once to the group folder
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -243,11 +243,14 @@ def run(args: argparse.Namespace) -> int:
         for config_path in config_paths:     # each line runs as it stands (bert-explorer is on PATH once installed)
             print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
         return 0
+    from explorer.commands.group_members import MemberLines, run_member, say
+
+    say(f"group {group.name}: queued " + ", ".join(f"{m.run_id} (seed {m.seed})" for m in group.members))
     failed = []
-    for member, cmd in zip(group.members, commands):
-        print(f"group {group.name}: starting {member.run_id} (seed {member.seed})", file=sys.stderr)
+    for i, (member, cmd) in enumerate(zip(group.members, commands)):
+        say(f"group {group.name}: starting {member.run_id} (seed {member.seed}; {i + 1} of {len(commands)})")
         try:
-            rc = subprocess.call(cmd)
+            rc = run_member(cmd, MemberLines(member.run_id, say, info=i == 0))
         except KeyboardInterrupt:   # Ctrl-C reaches the member too: it stops early and saves
             print(f"group {group.name}: interrupted during {member.run_id}; the members after it were not started "
                   f"(group file {path} stays readable)", file=sys.stderr)
@@ -304,15 +307,21 @@ def train_members(runs_dir: Path, group, config_paths, what) -> list[str] | None
     """Train each member of ``group`` not done yet, one worker process after another (its config file from
     ``config_paths``; ``what(member)``: its words in the progress lines, "fold 2"). Returns the failed members
     as "run_id (exit N)", or None when Ctrl-C interrupted one (the same command continues the group)."""
+    from explorer.commands.group_members import MemberLines, run_member, say
+
     failed = []
-    for member, config_path in zip(group.members, config_paths):
-        cmd = _member_command(runs_dir / member.run_id, config_path)
+    commands = [(m, _member_command(runs_dir / m.run_id, p)) for m, p in zip(group.members, config_paths)]
+    queued = [f"{m.run_id} ({what(m)})" for m, cmd in commands if cmd is not None]
+    say(f"group {group.name}: queued {', '.join(queued) or 'nothing: every member is done'}")
+    started = 0
+    for member, cmd in commands:
         if cmd is None:
-            print(f"group {group.name}: {member.run_id} ({what(member)}) already done; kept", file=sys.stderr)
+            say(f"group {group.name}: {member.run_id} ({what(member)}) already done; kept")
             continue
-        print(f"group {group.name}: starting {member.run_id} ({what(member)})", file=sys.stderr)
+        started += 1
+        say(f"group {group.name}: starting {member.run_id} ({what(member)}; {started} of {len(queued)})")
         try:
-            rc = subprocess.call(cmd)
+            rc = run_member(cmd, MemberLines(member.run_id, say, info=started == 1))
         except KeyboardInterrupt:
             print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
                   "continue", file=sys.stderr)

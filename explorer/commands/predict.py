@@ -107,7 +107,16 @@ class _Bar:
         else:
             if total is not None and total != self.bar.total:
                 self.bar.total = total
-            self.bar.update(done - self.bar.n)
+            if self._complete(done):
+                self.bar.n = done   # drawn by close(), which draws the last line whatever was drawn before
+            else:
+                self.bar.update(done - self.bar.n)
+
+    def _complete(self, rows: int) -> bool:
+        """Whether ``rows`` is the whole file: that line is drawn once, by ``close()`` (tqdm's close draws the last
+        state with the overall rate), so a log or a console that shows every redraw on a line of its own shows the
+        last "N/N rows" line once."""
+        return self.bar is not None and self.bar.total is not None and rows >= self.bar.total
 
     def _postfix(self) -> str:
         return f"saved {self.kept:,}"
@@ -120,7 +129,8 @@ class _Bar:
         if self.bar is not None:
             if rows > self.bar.n:
                 self.bar.n = rows
-            self.bar.set_postfix_str(self._postfix())   # drawn at once: the count may not move at a chunk end
+            # drawn at once (the count may not move at a chunk end), except the whole file's: close() draws that
+            self.bar.set_postfix_str(self._postfix(), refresh=not self._complete(self.bar.n))
 
     def status(self, line: str) -> None:
         """A line of its own before the bar (what is being read or loaded), at once."""
@@ -133,8 +143,7 @@ class _Bar:
         if self.bar is not None:
             self.bar.bar_format = "{desc}: {n_fmt}/{total_fmt} rows written" if self.bar.total else \
                 "{desc}: {n_fmt} rows written"
-            self.bar.n = rows
-            self.bar.refresh()
+            self.bar.n = rows   # drawn once, by close()
         self.close()
 
     def close(self):

@@ -4,8 +4,9 @@ Formats (:func:`table_kind`, the one rule every command and page reads a table b
 ``.csv`` / ``.txt`` the first line):
 
 - ``.tsv``, a ``.txt`` whose first line holds a tab, a ``.csv`` whose first line holds more tabs than commas
-  (STS-B's train.csv): tab-separated, no quoting at all (the GLUE files, SemEval-2016 stance), so quote
-  characters inside texts stay text.
+  (STS-B's train.csv): tab-separated, rows end at line ends only (the GLUE files, SemEval-2016 stance), so quote
+  characters inside texts stay text; a field written with CSV quoting (``"a ""quoted"" word"``: quotes
+  around it and every quote inside doubled) is unquoted as CSV would (:func:`unquote_tsv_field`).
 - ``.csv``: standard CSV quoting (RFC 4180: a quoted field may hold commas and line breaks).
 - any other ``.txt``: one text per line, no header; its one column is ``text`` (kind "lines").
 - ``.jsonl`` / ``.json``: one JSON object per line; the columns are the keys in order of appearance.
@@ -37,6 +38,7 @@ import codecs
 import csv
 import io
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -307,6 +309,38 @@ def table_kind(path: str | Path, first_line: str = "") -> str:
 
 
 
+def unquote_tsv_field(value: str) -> str:
+    """A tab-separated field written with CSV quoting as CSV reads it: ``"a ""quoted"" word"`` -> ``a "quoted"
+    word``, for a field that begins and ends with a double quote and holds doubled quotes inside, every
+    quote inside doubled. Any other field stays as it is: a lone quote is text (``5" screen``, ``it's "fine``),
+    and so are the quotes around a quotation without doubled ones (MRPC's ``"We're just dealing with ..."``)."""
+    if len(value) < 4 or value[0] != '"' or value[-1] != '"':
+        return value
+    inner = value[1:-1]
+    if '""' not in inner or '"' in inner.replace('""', ""):
+        return value
+    return inner.replace('""', '"')
+
+
+class TsvReader:
+    """The rows of tab-separated text as every TSV reader reads them: split at tabs and line ends only (no quoting:
+    a quote never joins lines or fields), each field then through :func:`unquote_tsv_field`. ``line_num``: as
+    csv.reader's (the line the last row ended on)."""
+
+    def __init__(self, stream):
+        self._reader = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
+
+    @property
+    def line_num(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list[str]:
+        return [unquote_tsv_field(v) for v in next(self._reader)]
+
+
 def _protect_lone_cr(text: str) -> tuple[str, bool]:
     """CRLF -> LF; a lone \\r (not before \\n) -> a placeholder, so that csv ends rows only at \\n."""
     crlf = "\r\n" in text
@@ -505,7 +539,7 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
     if kind == "csv":
         reader = csv.reader(stream)
     else:
-        reader = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
+        reader = TsvReader(stream)
     columns: list[str] = []
     rows: list[tuple[int, list]] = []
     counts: Counter = Counter()
@@ -734,6 +768,35 @@ def text_columns_for(columns: list[str], trained=(), pair: bool = False) -> tupl
 GUESS_ROWS = 50         # rows of a table without a header whose values guess its columns
 TEXT_MIN_WORDS = 3      # a column whose values average this many words (and are not numbers) holds texts
 LABEL_MAX_DISTINCT = 20  # a class column has at most this many distinct values among the GUESS_ROWS
+DISTINCT_SHARE = 0.9    # a column whose values are this share distinct (of 5 or more) names rows: never a label
+DATED_SHARE = 0.8       # a column whose values are this share dates or times is never a label
+# Words in a column's name that say it holds classes (matched inside the name: "gold_class", "Sentiment_2"),
+# preferred over a column found by its values alone; names that say it holds dates or times never are labels.
+LABEL_WORDS = ("label", "class", "category", "sentiment", "stance", "target", "polarity", "emotion")
+DATE_NAMES = ("date", "time", "timestamp", "datetime", "created", "created_at", "day", "year", "month")
+_DATE_VALUE = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?"   # 2019-03-04
+    r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}( \d{1,2}:\d{2}(:\d{2})?)?"                              # 04/03/2019
+    r"|\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?( ?[ap]m)?", re.IGNORECASE)                                # 22:19:45
+_MONTHS_AND_DAYS = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
+                              r"[a-z]*\.?", re.IGNORECASE)
+_TIME_ZONE = re.compile(r"[A-Z]{2,5}|[+-]\d{4}|[AaPp]\.?[Mm]\.?")
+
+
+def is_dated(value: str) -> bool:
+    """Whether ``value`` is a date or a time: "2019-03-04", "04/03/2019 10:00", "22:19", or words of one
+    ("Mon Apr 06 22:19:45 PDT 2009", "Apr 6, 2009": month or weekday names, numbers, a time, a time zone,
+    with a month name or a time among them)."""
+    value = value.strip()
+    if _DATE_VALUE.fullmatch(value):
+        return True
+    tokens = [t for t in re.split(r"[\s,]+", value) if t]
+    if not 2 <= len(tokens) <= 8:
+        return False
+    named = [t for t in tokens if _MONTHS_AND_DAYS.fullmatch(t)]
+    times = [t for t in tokens if _DATE_VALUE.fullmatch(t)]
+    rest = [t for t in tokens if t not in named and t not in times and not t.isdigit() and not _TIME_ZONE.fullmatch(t)]
+    return bool(named or times) and any(t.isdigit() for t in tokens) and not rest
 
 
 @dataclass
@@ -762,6 +825,24 @@ class _ColumnStats:
     def length(self) -> float:
         return sum(len(v) for v in self.values) / max(1, len(self.values))
 
+    @property
+    def names_rows(self) -> bool:
+        """Whether the column cannot hold classes: its name says ids, dates or times, its values are nearly all
+        distinct (an id, a timestamp), or they are dates or times (however few of them there are)."""
+        name = str(self.name).lower().strip()
+        if name in ID_NAMES or name.endswith("_id") or name in DATE_NAMES or name.endswith(("_date", "_time")):
+            return True
+        n = len(self.values)
+        if n >= 5 and len(set(self.values)) >= DISTINCT_SHARE * n:
+            return True
+        return sum(is_dated(v) for v in self.values) >= DATED_SHARE * max(1, n)
+
+    @property
+    def named_like_label(self) -> bool:
+        """Whether the column's name says it holds classes (one of LABEL_WORDS inside it)."""
+        name = str(self.name).lower()
+        return any(word in name for word in LABEL_WORDS)
+
 
 def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tuple[int, int] = (1, 1),
                               score: bool = False) -> ColumnGuess:
@@ -771,8 +852,10 @@ def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tu
     first; ``texts`` = (fewest, most) text columns the task reads (single (1, 1), pair (2, 2), regression and
     multi-label (1, 2)), kept in file order. Label: with ``score`` (regression) a column of numbers written
     with a decimal point (STS-B's "3.800"), else one of numbers that repeat (not an id); otherwise (classes)
-    the short-valued column with the fewest distinct values, 2 to LABEL_MAX_DISTINCT of them. No id guess (an
-    id column is optional). Returns empty fields where nothing fits, with ``basis`` saying what was seen.
+    the short-valued column with 2 to LABEL_MAX_DISTINCT distinct values, one named like a label (LABEL_WORDS)
+    first, then the fewest distinct values; never a column of ids, dates or times, or of values nearly all
+    distinct (``_ColumnStats.names_rows``). No id guess (an id column is optional). Returns empty fields where
+    nothing fits, with ``basis`` saying what was seen.
     """
     stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()])
              for i, c in enumerate(columns)]
@@ -806,10 +889,11 @@ def _label_by_values(rest: list[_ColumnStats], score: bool) -> tuple[str | None,
         nums = pick.numbers
         return pick.name, (f"column {pick.name} holds {'decimal ' if pick in dotted else ''}numbers, "
                            f"{min(nums):g} to {max(nums):g}")
-    classes = [s for s in rest if 2 <= len(set(s.values)) <= LABEL_MAX_DISTINCT and s.words <= 3]
+    classes = [s for s in rest if 2 <= len(set(s.values)) <= LABEL_MAX_DISTINCT and s.words <= 3
+               and not s.names_rows]
     if not classes:
         return None, ""
-    pick = min(classes, key=lambda s: len(set(s.values)))
+    pick = min(classes, key=lambda s: (not s.named_like_label, len(set(s.values))))
     shown = sorted(set(pick.values))
     return pick.name, f"column {pick.name} holds a few values ({', '.join(shown[:4])}{', …' if len(shown) > 4 else ''})"
 
@@ -819,8 +903,8 @@ def label_by_values(columns: list[str], rows: list[list], texts: tuple[str, ...]
     """The label column of a table whose header names none of the usual label names (LABEL_NAMES): (its name, why)
     from the first GUESS_ROWS rows' values, among the columns other than ``texts`` (a file's "Emotion" column of
     six feelings beside its "Text"); (None, "") when no column fits. The rule of :func:`guess_columns_from_values`:
-    classes are the short-valued column with the fewest distinct values (2 to LABEL_MAX_DISTINCT), a ``score``
-    (regression) a column of numbers."""
+    classes are the short-valued column named like a label, else the one with the fewest distinct values (2 to
+    LABEL_MAX_DISTINCT), never ids, dates or times; a ``score`` (regression) a column of numbers."""
     stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()])
              for i, c in enumerate(columns) if c not in texts]
     return _label_by_values([s for s in stats if s.values], score)

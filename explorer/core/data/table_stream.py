@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, check_field_count, decode_bytes, preview_of,
+from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, TsvReader, check_field_count, decode_bytes, preview_of,
                                       table_kind)
 from explorer.core.data.table import _read_delimited as read_delimited_text
 from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, has_bad_bytes, not_utf8_error,
@@ -107,8 +107,7 @@ def count_rows(path: str | Path, *, label_index: int | None = None, no_header: b
     first_bad = (0, 0)
     try:
         with open(p, encoding=encoding or codecs_name(head.encoding), errors="surrogateescape", newline="") as fh:
-            reader = (csv.reader(fh) if kind == "csv"
-                      else csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+            reader = csv.reader(fh) if kind == "csv" else TsvReader(fh)
             for values in reader:
                 start, line = line + 1, reader.line_num
                 if not values or all(not v.strip() for v in values):

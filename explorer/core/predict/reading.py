@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from explorer.core.data.table import unique_columns
+from explorer.core.data.table import TsvReader, unique_columns
 from explorer.core.errors import UserError
 
 csv.field_size_limit(2**31 - 1)
@@ -216,7 +216,7 @@ def _text_lines(p: Path, fh, enc: str, note: str, header_only: bool):
 
 def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bool, no_header: bool = False):
     if kind == "tsv":
-        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        reader = TsvReader(fh)
     else:
         reader = csv.reader(fh)
     header = next(reader, None)

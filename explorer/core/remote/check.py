@@ -18,6 +18,7 @@ from explorer.core.remote.ssh import install_command, not_installed_sentence
 from explorer.core.remote.hosts import Host
 
 MIN_FREE_BYTES = 200 * 1024 * 1024   # below this the remote runs folder counts as full (a checkpoint is larger)
+MAX_GPUS = 16   # the most GPUs a run on a host may ask for before a check has counted them
 
 # Runs with the host's Python (any 3.x); prints one JSON object. argv[1]: the runs folder.
 _PROBE = r"""
@@ -74,6 +75,12 @@ class HostCheck:
     def ok(self) -> bool:
         return not self.problem
 
+    @property
+    def gpu_count(self) -> int | None:
+        """The GPUs the check found (0: none, the run uses the host's CPU); None when it could not look (no
+        Python ran there)."""
+        return len(self.gpus) if self.python else None
+
     def lines(self) -> list[str]:
         """The check as short lines for the Hosts dialog."""
         out = []
@@ -90,6 +97,14 @@ class HostCheck:
         if self.problem:
             out.append(self.problem)
         return out
+
+
+def gpu_range(gpu_count: int | None) -> tuple[int, int]:
+    """The GPUs a run on a host may ask for, (lowest, highest): 0 to 0 where its check found none (the run uses
+    the host's CPU), 1 to the GPUs found, 1 to MAX_GPUS before a check has counted them."""
+    if gpu_count is None:
+        return 1, MAX_GPUS
+    return (0, 0) if gpu_count <= 0 else (1, gpu_count)
 
 
 def check_host(host: Host, timeout: float = ssh.SSH_TIMEOUT, min_free_bytes: int = MIN_FREE_BYTES) -> HostCheck:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from explorer.core.remote.check import HostCheck, check_host
+from explorer.core.remote.check import HostCheck, check_host, gpu_range
 from explorer.core.remote.hosts import (SSH_CONFIG_ENV, Host, SlurmOptions, configured_port, home_ssh_config,
                                        ssh_aliases, ssh_config_path, unread_home_sentence, use_ssh_config)
 from explorer.ui.shell.click_through_completer import ClickThroughCompleter
@@ -341,8 +341,9 @@ class RunOnPicker(QWidget):
         self.combo.setToolTip("Where the run trains: this machine, or a remote host over SSH (its events "
                               "stream back into Runs and Curves).")
         self.gpus = QSpinBox()
-        self.gpus.setRange(1, 16)
+        self.gpus.setRange(*gpu_range(None))
         self.gpus.setPrefix("GPUs: ")
+        self.gpu_counts: dict[str, int] = {}   # host name -> the GPUs its last check in the Hosts dialog found
         self.gpus.setToolTip("GPUs on the host; more than one runs the worker with accelerate launch --multi_gpu.")
         self.hosts_btn = QPushButton("Hosts…")
         lay = QHBoxLayout(self)
@@ -390,11 +391,16 @@ class RunOnPicker(QWidget):
         self._gpus_enabled()
 
     def _gpus_enabled(self) -> None:
-        """The GPUs box counts for a direct host run; a SLURM host's jobs take its GPUs per job."""
+        """The GPUs box counts for a direct host run; a SLURM host's jobs take its GPUs per job. It offers the GPUs
+        the host's check found: "CPU" (0) for a host without one (core.remote.check.gpu_range)."""
         host = self.host()
         self.gpus.setEnabled(host is not None and host.slurm is None)
+        low, high = gpu_range(self.gpu_counts.get(host.name) if host is not None else None)
+        self.gpus.setSpecialValueText("CPU" if low == 0 else "")
+        self.gpus.setRange(low, high)
         self.gpus.setToolTip("GPUs per job are set in the Hosts dialog for this SLURM login node"
                              if host is not None and host.slurm is not None else
+                             "The host's check found no GPU: the run uses the host's CPU." if low == 0 else
                              "GPUs on the host; more than one runs the worker with accelerate launch --multi_gpu.")
 
     def host(self) -> Host | None:
@@ -412,8 +418,15 @@ class RunOnPicker(QWidget):
         """Open the Hosts dialog (non-modal); the list reloads when it is saved."""
         self.dialog = HostsDialog(self.settings, self.window())
         self.dialog.saved.connect(self._hosts_saved)
+        self.dialog.checked.connect(self._host_checked)
         self.dialog.show()
         return self.dialog
+
+    def _host_checked(self, res: HostCheck) -> None:
+        """A check in the Hosts dialog counted the host's GPUs: the GPUs box offers no more than it found."""
+        if res.gpu_count is not None:
+            self.gpu_counts[res.host.name] = res.gpu_count
+            self._gpus_enabled()
 
     def _hosts_saved(self) -> None:
         """The Hosts dialog saved: the list again, the choice kept when its host is still there (remembered as is)."""
