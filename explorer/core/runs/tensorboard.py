@@ -115,12 +115,13 @@ class Restart:
     step: int
     reached: int
     purged: int
-    marked: bool = False   # the file marks the restart (purge_step); False: found from its first step
+    marked: bool = False   # the file marks the restart (purge_step); False: found from its tags' first steps
+    tags: tuple[str, ...] = ()   # an unmarked restart: the tags it starts again (only theirs were purged)
 
     def note(self) -> str:
         """The sentence a run's notes show."""
         how = (f"marks a restart at step {self.step} (purge_step)" if self.marked
-               else f"starts again at step {self.step}")
+               else f"starts {', '.join(self.tags) or 'its tags'} again at step {self.step}")
         return (f"restart found: {self.file} {how} after the earlier file(s) reached step {self.reached}; "
                 f"{self.purged} earlier point(s) from step {self.step} on were dropped, as TensorBoard drops them")
 
@@ -172,6 +173,37 @@ def _file_scalars(file: Path, accumulator) -> list[tuple[int, str, float, float]
     return rows
 
 
+Rows = list[tuple[int, str, float, float]]
+
+
+def _marked_restart(name: str, step: int, rows: Rows) -> tuple[Restart, Rows] | None:
+    """A file marking a restart at ``step``: every earlier point from ``step`` on goes, whatever its tag (the
+    Restart and the rows kept; None when the earlier files never reached ``step``)."""
+    reached = max(r[0] for r in rows)
+    if step > reached:
+        return None
+    kept = [r for r in rows if r[0] < step]
+    return Restart(file=name, step=step, reached=reached, purged=len(rows) - len(kept), marked=True), kept
+
+
+def _unmarked_restart(name: str, found: Rows, rows: Rows) -> tuple[Restart, Rows] | None:
+    """A file without the mark: each tag it logs at or before a step the earlier files reached for that tag
+    purges that tag's earlier points from its first step here on (the Restart and the rows kept; None when no
+    tag starts again)."""
+    first: dict[str, int] = {}
+    for step, tag, _, _ in found:
+        first[tag] = min(step, first.get(tag, step))
+    reached: dict[str, int] = {}
+    for step, tag, _, _ in rows:
+        reached[tag] = max(step, reached.get(tag, step))
+    again = {tag: step for tag, step in first.items() if tag in reached and step <= reached[tag]}
+    if not again:
+        return None
+    kept = [r for r in rows if r[1] not in again or r[0] < again[r[1]]]
+    return Restart(file=name, step=min(again.values()), reached=max(reached[t] for t in again),
+                   purged=len(rows) - len(kept), tags=tuple(sorted(again))), kept
+
+
 def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     """Every scalar of the event files in ``folder`` (TensorBoard's EventAccumulator, one file at a time in
     the order the writers made them: by name, which starts with the writer's start time), with TensorBoard's
@@ -180,8 +212,12 @@ def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     N on, whatever steps the new writer logs, even none) purges the earlier files' points from N on, so each step
     shows the restarted values once and the crashed writer's orphaned later points are gone (TensorBoard:
     "Detected out of order event.step likely caused by a TensorFlow restart. Purging ..."). A file without the
-    mark whose first step is at or before a step the earlier files reached (a run resumed from a checkpoint by
-    a writer not told its purge_step) purges from that first step, where TensorBoard would draw both.
+    mark (a run resumed from a checkpoint by a writer not told its purge_step) is TensorBoard's out-of-order rule,
+    tag by tag as TensorBoard purges out-of-order steps: a tag whose first step in the file is at or before a step
+    the earlier files reached for that same tag purges that tag's earlier points from that step on (where
+    TensorBoard, for a file with a version record, would draw both); a tag the earlier files never logged purges
+    nothing, so a second writer logging other tags beside the first (an eval writer in the training writer's
+    folder) keeps every point of both.
 
     Raises:
         TensorBoardMissing: the tensorboard package is not installed.
@@ -191,19 +227,17 @@ def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     except ImportError as exc:
         raise TensorBoardMissing(f"reading TensorBoard event files needs the tensorboard package ({exc}): "
                                  f"{_EXTRA_HINT}") from None
-    rows: list[tuple[int, str, float, float]] = []
+    rows: Rows = []
     restarts: list[Restart] = []
     for file in tensorboard_files(folder):
         found = _file_scalars(file, EventAccumulator)
         if rows:
             marked = _purge_step(file)   # the writer's purge_step, TensorBoard's own restart mark
-            first = marked if marked is not None else min((r[0] for r in found), default=None)
-            reached = max(r[0] for r in rows)
-            if first is not None and first <= reached:
-                kept = [r for r in rows if r[0] < first]
-                restarts.append(Restart(file=file.name, step=first, reached=reached, purged=len(rows) - len(kept),
-                                        marked=marked is not None))
-                rows = kept
+            restart = (_marked_restart(file.name, marked, rows) if marked is not None
+                       else _unmarked_restart(file.name, found, rows))
+            if restart is not None:
+                rows = restart[1]
+                restarts.append(restart[0])
         rows += found
     rows.sort(key=lambda r: (r[0], r[1]))
     return TensorBoardScalars(rows=rows, restarts=restarts)
