@@ -351,10 +351,11 @@ def _write_table(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def test_an_undefined_correlation_stays_an_evaluation_without_a_value_in_csv_and_tensorboard_exports(tmp_path):
+def test_an_undefined_correlation_stays_undefined_in_csv_and_tensorboard_exports_and_read_back(tmp_path):
     """`runs --export-csv` (long and wide) and `export-tensorboard` keep an evaluation whose correlation is
-    undefined as a point without a value (an empty CSV cell, NaN in the event file, null read back), so a run
-    that collapsed after step 0 does not read as evaluated once with pearson 0.114; the MSE beside it stays."""
+    undefined as a point without a value (an empty CSV cell, NaN in the event file, read back as undefined with
+    a reason), so a run that collapsed after step 0 does not read as evaluated once with pearson 0.114; the MSE
+    beside it stays."""
     import csv
 
     from explorer.core.metrics.regression import regression_metrics
@@ -386,6 +387,8 @@ def test_an_undefined_correlation_stays_an_evaluation_without_a_value_in_csv_and
     evals = [e for e in back if e["event"] == "eval"]
     assert [e["step"] for e in evals] == [0, 2] and evals[1]["metrics"]["pearson"] is None
     assert evals[1]["metrics"]["mse"] == pytest.approx(4.25)
+    assert evals[1]["metrics"]["undefined"]["pearson"] == "eval/pearson is NaN in the event file"   # said, not blank
+    assert "undefined" not in evals[0]["metrics"]
 
 
 def test_predict_reads_every_format_the_same_way_on_every_head(every_head, every_head_checkpoint, tmp_path):

@@ -20,6 +20,7 @@ from pathlib import Path
 from explorer.core.errors import UserError
 from explorer.core.runs.scalars import EVAL_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
 from explorer.core.runs.tensorboard_args import ARGS_TAG, args_json
+from explorer.core.specs.metrics import UNDEFINED   # the metrics key naming the metrics without a value
 
 _EXTRA_HINT = "pip install 'bert-explorer[tensorboard]' (or pip install tensorboard)"
 TB_FILE_MARK = "tfevents"   # TensorBoard event files are named events.out.tfevents.<time>.<host>...
@@ -256,7 +257,9 @@ def read_tensorboard_scalars(folder: str | Path) -> list[tuple[int, str, float, 
 def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScalars | None = None) -> list[dict]:
     """The event files in ``folder`` as explorer.core.protocol.events dicts: the inverse of the export. Tags
     ``train/<x>`` (and tags without a prefix) become fields of one ``step`` event per step
-    (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step;
+    (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step (a NaN one
+    undefined, null with its reason under ``metrics["undefined"]``, as our runs save a correlation of constant
+    predictions and the export writes it);
     a ``started`` event comes first. ``scalars``: the folder's, when already read."""
     rows = (scalars or read_tensorboard_folder_scalars(folder)).rows
     back = {v: k for k, v in RENAMED.items()}
@@ -266,7 +269,10 @@ def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScal
     for step, tag, value, wall in rows:
         if tag.startswith(EVAL_PREFIX):
             ev = evals.setdefault(step, {"event": "eval", "run_id": run_id, "time": wall, "step": step, "metrics": {}})
-            ev["metrics"][tag[len(EVAL_PREFIX):]] = value if math.isfinite(value) else None
+            name = tag[len(EVAL_PREFIX):]
+            ev["metrics"][name] = value if math.isfinite(value) else None
+            if math.isnan(value):   # as our runs save an undefined metric: null and the reason
+                ev["metrics"].setdefault(UNDEFINED, {})[name] = f"{tag} is NaN in the event file"
         else:
             name = tag[len(TRAIN_PREFIX):] if tag.startswith(TRAIN_PREFIX) else tag
             ev = steps.setdefault(step, {"event": "step", "run_id": run_id, "time": wall, "step": step})
