@@ -208,6 +208,9 @@ def importance_summary(report: dict, n: int = 5) -> str:
             how = " (iterative pruning)" if report.get("pruning") == "iterative" else ""
             text += (f" {imp['metric']} {curve[0]['value']:.3g} with all {curve[0]['heads_total']} heads, "
                      f"{half['value']:.3g} with {half['heads_kept']} kept{how}.")
+    undefined = next((p for p in curve if p["value"] is None and p.get("undefined")), None)
+    if undefined is not None:   # a gap in the curve: say why, never leave it unexplained
+        text += f" {imp['metric']} undefined with {undefined['heads_kept']} heads kept: {undefined['undefined']}."
     return text
 
 
