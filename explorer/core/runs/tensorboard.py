@@ -188,20 +188,25 @@ def _marked_restart(name: str, step: int, rows: Rows) -> tuple[Restart, Rows] | 
 
 
 def _unmarked_restart(name: str, found: Rows, rows: Rows) -> tuple[Restart, Rows] | None:
-    """A file without the mark: each tag it logs at or before a step the earlier files reached for that tag
+    """A file without the mark: each tag it logs at or before a step the earlier files reached for that tag, after
+    their last point of it (a writer that started again once the other stopped, by the points' own wall times),
     purges that tag's earlier points from its first step here on (the Restart and the rows kept; None when no
-    tag starts again)."""
-    first: dict[str, int] = {}
-    for step, tag, _, _ in found:
-        first[tag] = min(step, first.get(tag, step))
-    reached: dict[str, int] = {}
-    for step, tag, _, _ in rows:
-        reached[tag] = max(step, reached.get(tag, step))
-    again = {tag: step for tag, step in first.items() if tag in reached and step <= reached[tag]}
+    tag starts again). Two writers of one tag at the same time overlap in time: both are kept, as TensorBoard
+    draws them."""
+    first: dict[str, tuple[int, float]] = {}
+    for step, tag, _, wall in found:
+        old = first.get(tag, (step, wall))
+        first[tag] = (min(step, old[0]), min(wall, old[1]))
+    reached: dict[str, tuple[int, float]] = {}
+    for step, tag, _, wall in rows:
+        old = reached.get(tag, (step, wall))
+        reached[tag] = (max(step, old[0]), max(wall, old[1]))
+    again = {tag: step for tag, (step, wall) in first.items()
+             if tag in reached and step <= reached[tag][0] and wall >= reached[tag][1]}
     if not again:
         return None
     kept = [r for r in rows if r[1] not in again or r[0] < again[r[1]]]
-    return Restart(file=name, step=min(again.values()), reached=max(reached[t] for t in again),
+    return Restart(file=name, step=min(again.values()), reached=max(reached[t][0] for t in again),
                    purged=len(rows) - len(kept), tags=tuple(sorted(again))), kept
 
 
