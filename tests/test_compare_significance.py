@@ -61,3 +61,26 @@ def test_report_and_cli_lines_show_the_figures(tmp_path):
     empty = Comparison("v1.1", "a", "b", 0.0, 0.0, [], {"both_right": 0, "only_a": 0, "only_b": 0, "both_wrong": 0},
                        {"exact_match": 0.0, "f1": 0.0}, {"exact_match": 0.0, "f1": 0.0})
     assert "Is B better" not in (write_comparison_report(tmp_path / "e", empty) / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_comparison_file_is_strict_json_when_a_question_has_no_valid_span(tmp_path):
+    """A question without a valid span has score_diff -inf: comparison.json holds it clipped to -1e6 (as
+    null_odds.json does), a score_diff not given as null, so the file is strict JSON for any reader, and it reads
+    back to the same comparison."""
+    import math
+
+    from explorer.core.studies.reports import write_comparison_report
+
+    c = _comparison(only_a=1, only_b=1, both_right=1, both_wrong=1)
+    c.questions[0].score_diff_a, c.questions[0].score_diff_b = -math.inf, 2.5
+    text = (write_comparison_report(tmp_path / "r", c) / "comparison.json").read_text(encoding="utf-8")
+
+    def refuse(token):
+        raise ValueError(token)
+
+    data = json.loads(text, parse_constant=refuse)
+    assert (data["questions"][0]["score_diff_a"], data["questions"][0]["score_diff_b"]) == (-1e6, 2.5)
+    assert data["questions"][1]["score_diff_a"] is None
+    again = comparison_from_dict(data)
+    assert again.questions[0].score_diff_a == -1e6 and math.isnan(again.questions[1].score_diff_b)
+    assert again.significance().lines() == c.significance().lines()

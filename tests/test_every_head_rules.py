@@ -368,6 +368,46 @@ def _write_table(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+def test_an_undefined_correlation_stays_undefined_in_csv_and_tensorboard_exports_and_read_back(tmp_path):
+    """`runs --export-csv` (long and wide) and `export-tensorboard` keep an evaluation whose correlation is
+    undefined as a point without a value (an empty CSV cell, NaN in the event file, read back as undefined with
+    a reason), so a run that collapsed after step 0 does not read as evaluated once with pearson 0.114; the MSE
+    beside it stays."""
+    import csv
+
+    from explorer.core.metrics.regression import regression_metrics
+    from explorer.core.protocol.events import encode_event, make_event
+    from explorer.core.runs.export import export_runs_csv
+    from explorer.core.runs.tensorboard import export_tensorboard, tensorboard_events
+
+    run = tmp_path / "r"
+    run.mkdir()
+    config = {"task": "regression", "model": "m", "metric_for_best": "pearson"}
+    (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    flat = regression_metrics([2.5] * 4, [0.0, 1.0, 4.0, 5.0])
+    events = [make_event("started", "r", config=config, steps_total=2),
+              make_event("eval", "r", step=0, metrics=regression_metrics([0.0, 1.0, 3.0], [0.0, 1.0, 2.0])),
+              make_event("eval", "r", step=2, metrics=flat)]
+    (run / "events.jsonl").write_text("".join(encode_event(e) + "\n" for e in events), encoding="utf-8")
+
+    export_runs_csv([run], tmp_path / "long.csv")
+    rows = {(r["step"], r["name"]): r["value"] for r in csv.DictReader(open(tmp_path / "long.csv", encoding="utf-8"))}
+    assert rows[("2", "eval/pearson")] == rows[("2", "eval/spearman")] == ""
+    assert float(rows[("2", "eval/mse")]) == pytest.approx(4.25) and float(rows[("0", "eval/pearson")]) > 0
+    assert "nan" not in (tmp_path / "long.csv").read_text(encoding="utf-8").lower()
+    export_runs_csv([run], tmp_path / "wide.csv", wide=True)
+    wide = list(csv.DictReader(open(tmp_path / "wide.csv", encoding="utf-8")))
+    assert [(r["step"], r["eval/pearson"]) for r in wide][-1] == ("2", "")
+
+    back = tensorboard_events("r", export_tensorboard(run, [json.loads(encode_event(e)) for e in events],
+                                                      tmp_path / "tb"))
+    evals = [e for e in back if e["event"] == "eval"]
+    assert [e["step"] for e in evals] == [0, 2] and evals[1]["metrics"]["pearson"] is None
+    assert evals[1]["metrics"]["mse"] == pytest.approx(4.25)
+    assert evals[1]["metrics"]["undefined"]["pearson"] == "eval/pearson is NaN in the event file"   # said, not blank
+    assert "undefined" not in evals[0]["metrics"]
+
+
 def test_predict_reads_every_format_the_same_way_on_every_head(every_head, every_head_checkpoint, tmp_path):
     """The same rows as CSV, TSV, a tab-separated .txt, JSONL, xlsx and (a head reading one text) a .txt of one
     text per line give the same predictions: one table rule for every head."""

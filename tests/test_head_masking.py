@@ -106,6 +106,43 @@ def test_dev_metrics_with_gates_at_one_are_the_unmasked_metrics_and_masking_chan
     assert masked["loss"] != pytest.approx(base["loss"], abs=1e-6)
 
 
+def test_heads_off_that_leave_constant_predictions_give_an_undefined_dev_metric_not_nan(monkeypatch):
+    """A regression head whose heads off leave every dev prediction the same: the masked Pearson is undefined, so
+    the change is none (never NaN, which no strict JSON reader takes), the reason is given and the sentence under
+    the masked result says it; a metric defined on both sides still gives its change. A pruning curve's point is
+    a gap with the same reason, and the map's caption says it."""
+    import explorer.core.ablation.dev as ablation_dev
+    from explorer.core.ablation.importance import prune_point
+    from explorer.core.metrics.regression import regression_metrics
+    from explorer.ui.inspectors.components.head_masking import change_line, comparison_rows, importance_summary
+
+    gold = [0.0, 1.0, 4.0, 5.0]
+    base, flat = regression_metrics([0.5, 1.0, 3.0, 4.5], gold), regression_metrics([2.5] * 4, gold)
+    dev = type("Dev", (), {"metric": "pearson", "higher_is_better": True, "__len__": lambda self: 4})()
+    monkeypatch.setattr(ablation_dev, "dev_metrics", lambda model, d, gates=None, **kw: flat)
+    change = ablation_dev.dev_change(None, dev, "gates", base=base)
+    json.dumps(change, allow_nan=False)
+    reason = "the predictions are constant (2.5 for all 4 rows)"
+    assert change["masked"] is None and change["change"] is None and change["base"] == pytest.approx(base["pearson"])
+    assert change["undefined"] == {"masked": reason} and "pearson" in change["base_metrics"]
+    side = {"value_name": "score", "names": ["score"], "values": [2.5], "predicted": []}
+    result = {"kind": "probabilities", "masked_heads": [[0, 1]], "heads_per_layer": 2, "layers": 2, "base": side,
+              "masked": side, "change": {"values": [0.1], "prediction_changed": False}, "dev": change}
+    assert change_line(result).endswith(f"Dev pearson undefined with these heads off: {reason}.")
+    assert comparison_rows(result)[0] == ("dev pearson (4 examples)", f"{base['pearson']:.4g}", "undefined")
+    monkeypatch.setattr(ablation_dev, "dev_metrics", lambda model, d, gates=None, **kw: base)
+    same = ablation_dev.dev_change(None, dev, "gates", base=base)
+    assert same["change"] == 0.0 and "undefined" not in same
+
+    points = [prune_point(4, [], base, "pearson").to_dict(),
+              prune_point(4, [(0, 0), (0, 1)], flat, "pearson").to_dict()]
+    json.dumps(points, allow_nan=False)                                   # the pruning curve: a gap, said
+    assert points[1]["value"] is None and points[1]["undefined"] == reason and "undefined" not in points[0]
+    report = {"importance": {"examples": 4, "tokens": 20, "metric": "pearson"}, "least_important_first": [[0, 0]],
+              "prune_curve": points}
+    assert importance_summary(report).endswith(f" pearson undefined with 2 heads kept: {reason}.")
+
+
 def test_dev_gradients_are_the_finite_difference_of_the_dev_loss(tmp_path):
     loaded = tiny_loaded_model("classification", num_labels=2)
     model = loaded.model.double()

@@ -591,3 +591,38 @@ def test_open_run_folder_on_a_tensorboard_logdir_opens_the_runs_below_and_always
     w.open_run_folder(tmp_path / "empty")
     qtbot.waitUntil(lambda: bool(warned), timeout=10_000)
     assert "is not a run folder" in warned[0] and not warned[0].startswith("ValueError")
+
+
+def test_a_trainer_folder_whose_correlation_went_nan_ranks_its_best_on_defined_values(tmp_path, capsys):
+    """The Trainer's compute_metrics gives scipy's NaN for Pearson of constant predictions, and the Trainer makes a
+    first NaN its best_metric and keeps it. Read here, each NaN is an undefined metric with its reason (as our runs
+    save it), Best dev is the defined 0.4 at step 2 in the runs command and the Runs list, a note says why the
+    Trainer's best_metric was not taken, and a folder with no defined value says "undefined", never a number."""
+    from explorer.cli import main
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.runs.state import RunState
+
+    def trainer_folder(name: str, first_pearson: float) -> Path:
+        out = tmp_path / name
+        history = [{"step": 2, "epoch": 1.0, "eval_loss": 2.0, "eval_pearson": first_pearson},
+                   {"step": 4, "epoch": 2.0, "eval_loss": 1e9, "eval_pearson": float("nan")},
+                   {"step": 4, "epoch": 2.0, "train_runtime": 1.0, "train_loss": 5.0}]
+        state = {"global_step": 4, "max_steps": 4, "best_metric": float("nan"),
+                 "best_model_checkpoint": str(out / "checkpoint-4"), "log_history": history}
+        (out / "checkpoint-4").mkdir(parents=True)
+        for folder in (out, out / "checkpoint-4"):   # json.dumps writes NaN as the Trainer's save_state does
+            (folder / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+        (out / "training_args.json").write_text(json.dumps({"metric_for_best_model": "pearson"}), encoding="utf-8")
+        return out
+
+    rec = load_run(trainer_folder("collapsed", 0.4))
+    last = [e for e in rec.events if e["event"] == "eval"][-1]["metrics"]
+    assert last["pearson"] is None and last["undefined"] == {"pearson": "the Trainer logged eval_pearson as NaN"}
+    assert (rec.summary.metric_name, rec.summary.metric_value) == ("pearson", 0.4)
+    assert any("best_metric is nan (pearson undefined at step 4)" in n for n in rec.notes)
+    assert RunState.from_events(rec.run_id, rec.events).best_metric() == ("pearson", 0.4, 2)
+    trainer_folder("never", float("nan"))
+    assert main(["runs", str(tmp_path), "--no-header"]) == 0
+    best = {line.split("\t")[0]: line.split("\t")[5] for line in capsys.readouterr().out.splitlines()}
+    assert best == {"collapsed": "pearson=0.4",
+                    "never": "pearson=undefined (the Trainer logged eval_pearson as NaN)"}

@@ -189,6 +189,69 @@ def test_the_purge_step_purges_from_itself_as_tensorboard_does_whatever_the_rest
         assert [(r.step, r.purged, r.marked) for r in read.restarts] == [(10, 6, True)]
 
 
+def test_a_second_writer_of_other_tags_beside_the_first_purges_nothing_and_an_unmarked_restart_only_its_tags(
+        tmp_path):
+    """Two writers in one folder at once (training losses in one file, evaluations in another, or the same tag
+    from two processes, as TensorBoard draws them): every point of both stays and no restart is claimed. A
+    writer restarted without its
+    purge_step purges only the tags it logs again, from the step it logs them again, as TensorBoard purges
+    out-of-order steps tag by tag."""
+    import os
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from torch.utils.tensorboard import SummaryWriter
+
+    from explorer.core.runs.tensorboard import read_tensorboard_folder_scalars
+
+    logdir = tmp_path / "beside"
+    train, evaluate = SummaryWriter(str(logdir), filename_suffix=".a"), SummaryWriter(str(logdir), filename_suffix=".b")
+    for s in range(16):
+        train.add_scalar("train/loss", 10.0 - 0.5 * s, s)
+        if s % 4 == 3:
+            evaluate.add_scalar("eval/accuracy", s / 20, s)
+    train.close()
+    evaluate.close()
+    read = read_tensorboard_folder_scalars(logdir)
+    tensorboard = EventAccumulator(str(logdir))
+    tensorboard.Reload()
+    for tag in ("train/loss", "eval/accuracy"):
+        assert [(r[0], r[2]) for r in read.rows if r[1] == tag] == [(e.step, e.value) for e in tensorboard.Scalars(tag)]
+    assert len(read.rows) == 16 + 4 and read.restarts == []
+
+    logdir = tmp_path / "same tag"   # two writers of one tag at once (two processes logging alike): both drawn
+    one, two = SummaryWriter(str(logdir), filename_suffix=".a"), SummaryWriter(str(logdir), filename_suffix=".b")
+    for s in range(8):
+        one.add_scalar("train/loss", 1.0, s, walltime=1000.0 + s)   # the points' own times, as two writers at once
+        two.add_scalar("train/loss", 2.0, s, walltime=1000.5 + s)
+    one.close()
+    two.close()
+    read = read_tensorboard_folder_scalars(logdir)
+    assert sorted((r[0], r[2]) for r in read.rows) == sorted([(s, 1.0) for s in range(8)] + [(s, 2.0) for s in range(8)])
+    assert read.restarts == []
+
+    logdir = tmp_path / "unmarked"
+    first = SummaryWriter(str(logdir), filename_suffix=".first")
+    for s in range(16):
+        first.add_scalar("train/loss", 10.0 - 0.5 * s, s, walltime=1000.0 + s)
+        first.add_scalar("train/lr", 0.1, s, walltime=1000.0 + s)
+    first.close()
+    files = sorted(logdir.iterdir())
+    restarted = SummaryWriter(str(logdir), filename_suffix=".restart")
+    for s in range(10, 13):
+        restarted.add_scalar("train/loss", 100.0 + s, s, walltime=2000.0 + s)   # after the first writer stopped
+    restarted.close()
+    later = next(p for p in logdir.iterdir() if p not in files)
+    os.rename(later, logdir / (files[0].name.replace(".first", "") + ".z.restart"))
+    read = read_tensorboard_folder_scalars(logdir)
+    assert [(r[0], r[2]) for r in read.rows if r[1] == "train/loss"] == \
+        [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in range(10, 13)]
+    assert [r[0] for r in read.rows if r[1] == "train/lr"] == list(range(16))
+    [restart] = read.restarts
+    assert (restart.step, restart.reached, restart.purged, restart.marked) == (10, 15, 6, False)
+    assert "starts train/loss again at step 10 after the earlier file(s) reached step 15; 6 earlier point(s)" \
+        in restart.note()
+
+
 def test_an_exported_run_opened_as_a_run_shows_the_same_best_dev_and_epoch(tmp_path):
     """A run that chose its best by accuracy (while F1 peaked elsewhere): exported to TensorBoard and opened
     again, the folder ranks by accuracy at the same step and keeps the epochs (the settings travel as the

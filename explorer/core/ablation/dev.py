@@ -7,6 +7,7 @@ by explorer.core.attention.gates.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from explorer.core.attention.gates import gate_tensor, head_gates, head_layout
 from explorer.core.models.eval_mode import inference
 from explorer.core.specs.heads import Inputs
-from explorer.core.specs.metrics import metric_spec
+from explorer.core.specs.metrics import UNDEFINED, metric_spec
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.batching import eval_batches
 from explorer.core.training.dev_scoring import classes_as_model
@@ -136,13 +137,38 @@ def dev_gate_gradients(model, dev: DevSet, gates=None, *, batch_size: int = 16,
 
 
 def dev_change(model, dev: DevSet, gates, *, base: dict | None = None, batch_size: int = 16) -> dict:
-    """The dev metric with all heads and with ``gates``, JSON-ready: {examples, metric, base, masked, change,
-    higher_is_better, base_metrics}. ``base``: the unmasked metrics when the caller kept them (one dev pass less)."""
+    """The dev metric with all heads and with ``gates``, JSON-ready (strict JSON: no NaN): {examples, metric, base,
+    masked, change, higher_is_better, base_metrics}, and ``undefined`` ({"base" | "masked": reason}) where the
+    metric has no value on a side (a regression head whose heads off leave constant predictions: Pearson
+    undefined, never a NaN change). ``base``: the unmasked metrics when the caller kept them (one dev pass less)."""
     base = base if base is not None else dev_metrics(model, dev, batch_size=batch_size)
     masked = dev_metrics(model, dev, gates, batch_size=batch_size)
-    b, m = base.get(dev.metric), masked.get(dev.metric)
-    numbers = isinstance(b, (int, float)) and isinstance(m, (int, float))
-    return {"examples": len(dev), "metric": dev.metric, "base": float(b) if numbers else None,
-            "masked": float(m) if numbers else None, "change": float(m) - float(b) if numbers else None,
-            "higher_is_better": dev.higher_is_better, "base_metrics": {k: v for k, v in base.items()
-                                                                      if isinstance(v, (int, float))}}
+    sides = {"base": _value(base, dev.metric), "masked": _value(masked, dev.metric)}
+    undefined = {side: _undefined_reason(metrics, dev.metric) for side, metrics in (("base", base), ("masked", masked))
+                 if sides[side] is None and _undefined_reason(metrics, dev.metric)}
+    numbers = None not in sides.values()
+    out = {"examples": len(dev), "metric": dev.metric, "base": sides["base"], "masked": sides["masked"],
+           "change": sides["masked"] - sides["base"] if numbers else None,
+           "higher_is_better": dev.higher_is_better,
+           "base_metrics": {k: float(v) for k, v in base.items() if _value(base, k) is not None}}
+    if undefined:
+        out[UNDEFINED] = undefined
+    return out
+
+
+def _value(metrics: dict, name: str) -> float | None:
+    """``metrics[name]`` as a finite float; None when it is missing, not a number or not finite."""
+    v = metrics.get(name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def _undefined_reason(metrics: dict, name: str) -> str:
+    """Why ``metrics`` has no value of ``name``: the task's reason (``metrics["undefined"]``), else "not a number"
+    for a NaN or infinite value; "" when the metric is simply not there."""
+    reasons = metrics.get(UNDEFINED)
+    if isinstance(reasons, dict) and name in reasons:
+        return str(reasons[name])
+    v = metrics.get(name)
+    return f"{name} is {v}" if isinstance(v, float) and not math.isfinite(v) else ""

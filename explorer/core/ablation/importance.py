@@ -23,6 +23,7 @@ import numpy as np
 from explorer.core.ablation.dev import DevSet, dev_batch_count, dev_gate_gradients, dev_metrics
 from explorer.core.attention.gates import gate_tensor, head_layout
 from explorer.core.attention.head_labels import head_label
+from explorer.core.specs.metrics import UNDEFINED   # the metrics key naming the metrics without a value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,8 +89,14 @@ class PrunePoint:
     masked: list[tuple[int, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"heads_kept": self.heads_kept, "heads_total": self.heads_total, "value": self.value,
-                "metrics": _plain(self.metrics), "masked": [list(p) for p in self.masked]}
+        """JSON-ready (strict JSON); ``undefined``: why the point has no value, when the task says (a regression
+        head's Pearson of constant predictions), else absent."""
+        out = {"heads_kept": self.heads_kept, "heads_total": self.heads_total, "value": self.value,
+               "metrics": _plain(self.metrics), "masked": [list(p) for p in self.masked]}
+        reasons = self.metrics.get(UNDEFINED)
+        if self.value is None and isinstance(reasons, dict) and reasons:
+            out[UNDEFINED] = "; ".join(sorted({str(r) for r in reasons.values()}))
+        return out
 
 
 def prune_counts(total: int, steps: int) -> list[int]:
@@ -125,10 +132,12 @@ def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 
 
 def prune_point(total: int, masked: list[tuple[int, int]], metrics: dict, metric: str) -> PrunePoint:
     """One point of a pruning curve: ``total`` heads, ``masked`` (layer, head) pairs off, the dev ``metrics`` with
-    them off; its value is ``metrics[metric]`` (None when the metric is missing or not a number)."""
+    them off; its value is ``metrics[metric]`` (None when the metric is missing, not a number or not finite: a
+    correlation undefined with these heads off)."""
     value = metrics.get(metric)
+    finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     return PrunePoint(heads_kept=total - len(masked), heads_total=total, masked=list(masked), metrics=metrics,
-                      value=float(value) if isinstance(value, (int, float)) else None)
+                      value=float(value) if finite else None)
 
 
 def least_important_on(scores: np.ndarray, masked: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:

@@ -18,11 +18,13 @@ exact match and F1, with the result in words.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from explorer.core.metrics.squad import normalize_answer, question_scores
+from explorer.core.qa.decoding import NULL_ODDS_CLIP
 
 
 @dataclass
@@ -196,9 +198,22 @@ def count_agreement(rows: list[QuestionComparison], version: str) -> dict[str, i
     return counts
 
 
+_SCORE_DIFFS = ("score_diff_a", "score_diff_b")
+
+
+def _finite_score_diff(value: float) -> float | None:
+    """A score_diff as strict JSON holds it: -inf (no valid span) clipped to -NULL_ODDS_CLIP as in null_odds.json,
+    NaN (not given) as null."""
+    if math.isnan(value):
+        return None
+    return float(np.clip(value, -NULL_ODDS_CLIP, NULL_ODDS_CLIP))
+
+
 def comparison_to_dict(c: Comparison) -> dict:
-    """JSON-ready dict of a Comparison (``comparison.json`` of a report folder; read by the Compare view)."""
-    rows = [{**{k: getattr(q, k) for k in QuestionComparison.__dataclass_fields__}} for q in c.questions]
+    """JSON-ready dict of a Comparison (``comparison.json`` of a report folder; read by the Compare view): strict
+    JSON, every number finite (a score_diff of a question without a valid span clipped, one not given null)."""
+    rows = [{k: (_finite_score_diff(getattr(q, k)) if k in _SCORE_DIFFS else getattr(q, k))
+             for k in QuestionComparison.__dataclass_fields__} for q in c.questions]
     return {"version": c.version, "label_a": c.label_a, "label_b": c.label_b, "tau_a": c.tau_a, "tau_b": c.tau_b,
             "counts": c.counts, "metrics_a": c.metrics_a, "metrics_b": c.metrics_b, "settings": c.settings,
             "questions": rows}
@@ -207,7 +222,8 @@ def comparison_to_dict(c: Comparison) -> dict:
 def comparison_from_dict(data: dict, source: str = "comparison") -> Comparison:
     """The inverse of :func:`comparison_to_dict`. Raises ValueError naming ``source`` and the bad field."""
     try:
-        rows = [QuestionComparison(**{k: q[k] for k in QuestionComparison.__dataclass_fields__ if k in q})
+        rows = [QuestionComparison(**{k: (math.nan if k in _SCORE_DIFFS and q[k] is None else q[k])
+                                      for k in QuestionComparison.__dataclass_fields__ if k in q})
                 for q in data["questions"]]
         return Comparison(version=data["version"], label_a=data["label_a"], label_b=data["label_b"],
                           tau_a=float(data["tau_a"]), tau_b=float(data["tau_b"]), questions=rows,

@@ -8,12 +8,16 @@
 With ``x_unit`` "epoch" or "examples" (explorer.core.runs.x_units), a column of that name follows ``step``: the
 step times the run's factor, so runs of different batch or training-set sizes line up as on the Curves page.
 
+A metric an evaluation declares undefined (a correlation of constant predictions) is an empty value: its row is
+there in the long CSV, so the evaluation is not lost, and no CSV holds a ``nan`` a spreadsheet reads as text.
+
 Scalar names: explorer.core.runs.scalars.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 from explorer.core.runs.reading import load_run
@@ -26,6 +30,11 @@ def _x(step: int, factor: float):
     """step x factor: a whole number (examples seen) as an int, else its repr (epochs)."""
     x = step * factor
     return int(x) if float(x).is_integer() else repr(x)
+
+
+def _cell(value: float) -> str:
+    """A scalar as the CSV writes it: its repr (every digit), empty where it has no value (NaN: undefined)."""
+    return repr(value) if math.isfinite(value) else ""
 
 
 def write_long_csv(path: str | Path, runs: list[tuple[str, list[dict]]], x_unit: str = "step",
@@ -41,7 +50,7 @@ def write_long_csv(path: str | Path, runs: list[tuple[str, list[dict]]], x_unit:
         for run_id, events in runs:
             for step, name, value in run_scalars(events):
                 x = (_x(step, (factors or {}).get(run_id, 1.0)),) if extra else ()
-                out.writerow((run_id, step, *x, name, repr(value)))
+                out.writerow((run_id, step, *x, name, _cell(value)))
                 n += 1
     return n
 
@@ -76,7 +85,7 @@ def write_wide_csv(path: str | Path, runs: list[tuple[str, list[dict]]], x_unit:
         out = csv.writer(fh)
         out.writerow(columns)
         for row in rows:
-            out.writerow([repr(v) if isinstance(v, float) else v for v in row])
+            out.writerow([_cell(v) if isinstance(v, float) else v for v in row])
     return len(rows)
 
 

@@ -2,13 +2,18 @@
 
 A ``step`` event's numbers are ``train/<field>`` (``lr`` is written ``train/learning_rate``, the name Hugging
 Face's TensorBoard callback uses), an ``eval`` event's metrics are ``eval/<metric>`` on their stored scale
-(shares in [0, 1], not the Curves' percent). Written to TensorBoard event files
-(explorer.core.runs.tensorboard) and to one CSV for many runs (explorer.core.runs.export).
+(shares in [0, 1], not the Curves' percent); a metric the evaluation declares undefined (``metrics["undefined"]``,
+a correlation of constant predictions, saved as null) is NaN, so an export keeps the evaluation as a point without a
+value instead of leaving it out. Written to TensorBoard event files (explorer.core.runs.tensorboard) and to one CSV
+for many runs (explorer.core.runs.export).
 """
 
 from __future__ import annotations
 
+import math
+
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS as _STEP_CONTEXT   # where and when, not what was measured
+from explorer.core.specs.metrics import UNDEFINED   # the metrics key naming the metrics without a value
 
 TRAIN_PREFIX, EVAL_PREFIX = "train/", "eval/"
 RENAMED = {"lr": "learning_rate"}   # event field -> scalar name, where they differ
@@ -23,14 +28,17 @@ def scalar(value) -> float | None:
 
 def event_scalars(event: dict) -> list[tuple[int, str, float]]:
     """The (step, name, value) rows of one event: a step event's numbers as ``train/<field>``, an eval
-    event's metrics as ``eval/<metric>``; other events and non-numbers (per_class tables, null) give []."""
+    event's metrics as ``eval/<metric>`` (NaN for one it declares undefined); other events and non-numbers
+    (per_class tables, null) give []."""
     kind, step = event.get("event"), scalar(event.get("step"))
     if step is None or kind not in ("step", "eval"):
         return []
     if kind == "step":
         items = ((TRAIN_PREFIX + RENAMED.get(k, k), v) for k, v in event.items() if k not in _STEP_CONTEXT)
     else:
-        items = ((EVAL_PREFIX + k, v) for k, v in (event.get("metrics") or {}).items())
+        metrics = event.get("metrics") or {}
+        undefined = metrics.get(UNDEFINED) if isinstance(metrics.get(UNDEFINED), dict) else {}
+        items = ((EVAL_PREFIX + k, math.nan if v is None and k in undefined else v) for k, v in metrics.items())
     return [(int(step), name, float(v)) for name, v in items if scalar(v) is not None]
 
 

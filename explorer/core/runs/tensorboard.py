@@ -20,6 +20,7 @@ from pathlib import Path
 from explorer.core.errors import UserError
 from explorer.core.runs.scalars import EVAL_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
 from explorer.core.runs.tensorboard_args import ARGS_TAG, args_json
+from explorer.core.specs.metrics import UNDEFINED   # the metrics key naming the metrics without a value
 
 _EXTRA_HINT = "pip install 'bert-explorer[tensorboard]' (or pip install tensorboard)"
 TB_FILE_MARK = "tfevents"   # TensorBoard event files are named events.out.tfevents.<time>.<host>...
@@ -115,12 +116,13 @@ class Restart:
     step: int
     reached: int
     purged: int
-    marked: bool = False   # the file marks the restart (purge_step); False: found from its first step
+    marked: bool = False   # the file marks the restart (purge_step); False: found from its tags' first steps
+    tags: tuple[str, ...] = ()   # an unmarked restart: the tags it starts again (only theirs were purged)
 
     def note(self) -> str:
         """The sentence a run's notes show."""
         how = (f"marks a restart at step {self.step} (purge_step)" if self.marked
-               else f"starts again at step {self.step}")
+               else f"starts {', '.join(self.tags) or 'its tags'} again at step {self.step}")
         return (f"restart found: {self.file} {how} after the earlier file(s) reached step {self.reached}; "
                 f"{self.purged} earlier point(s) from step {self.step} on were dropped, as TensorBoard drops them")
 
@@ -172,6 +174,42 @@ def _file_scalars(file: Path, accumulator) -> list[tuple[int, str, float, float]
     return rows
 
 
+Rows = list[tuple[int, str, float, float]]
+
+
+def _marked_restart(name: str, step: int, rows: Rows) -> tuple[Restart, Rows] | None:
+    """A file marking a restart at ``step``: every earlier point from ``step`` on goes, whatever its tag (the
+    Restart and the rows kept; None when the earlier files never reached ``step``)."""
+    reached = max(r[0] for r in rows)
+    if step > reached:
+        return None
+    kept = [r for r in rows if r[0] < step]
+    return Restart(file=name, step=step, reached=reached, purged=len(rows) - len(kept), marked=True), kept
+
+
+def _unmarked_restart(name: str, found: Rows, rows: Rows) -> tuple[Restart, Rows] | None:
+    """A file without the mark: each tag it logs at or before a step the earlier files reached for that tag, after
+    their last point of it (a writer that started again once the other stopped, by the points' own wall times),
+    purges that tag's earlier points from its first step here on (the Restart and the rows kept; None when no
+    tag starts again). Two writers of one tag at the same time overlap in time: both are kept, as TensorBoard
+    draws them."""
+    first: dict[str, tuple[int, float]] = {}
+    for step, tag, _, wall in found:
+        old = first.get(tag, (step, wall))
+        first[tag] = (min(step, old[0]), min(wall, old[1]))
+    reached: dict[str, tuple[int, float]] = {}
+    for step, tag, _, wall in rows:
+        old = reached.get(tag, (step, wall))
+        reached[tag] = (max(step, old[0]), max(wall, old[1]))
+    again = {tag: step for tag, (step, wall) in first.items()
+             if tag in reached and step <= reached[tag][0] and wall >= reached[tag][1]}
+    if not again:
+        return None
+    kept = [r for r in rows if r[1] not in again or r[0] < again[r[1]]]
+    return Restart(file=name, step=min(again.values()), reached=max(reached[t][0] for t in again),
+                   purged=len(rows) - len(kept), tags=tuple(sorted(again))), kept
+
+
 def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     """Every scalar of the event files in ``folder`` (TensorBoard's EventAccumulator, one file at a time in
     the order the writers made them: by name, which starts with the writer's start time), with TensorBoard's
@@ -180,8 +218,12 @@ def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     N on, whatever steps the new writer logs, even none) purges the earlier files' points from N on, so each step
     shows the restarted values once and the crashed writer's orphaned later points are gone (TensorBoard:
     "Detected out of order event.step likely caused by a TensorFlow restart. Purging ..."). A file without the
-    mark whose first step is at or before a step the earlier files reached (a run resumed from a checkpoint by
-    a writer not told its purge_step) purges from that first step, where TensorBoard would draw both.
+    mark (a run resumed from a checkpoint by a writer not told its purge_step) is TensorBoard's out-of-order rule,
+    tag by tag as TensorBoard purges out-of-order steps: a tag whose first step in the file is at or before a step
+    the earlier files reached for that same tag purges that tag's earlier points from that step on (where
+    TensorBoard, for a file with a version record, would draw both); a tag the earlier files never logged purges
+    nothing, so a second writer logging other tags beside the first (an eval writer in the training writer's
+    folder) keeps every point of both.
 
     Raises:
         TensorBoardMissing: the tensorboard package is not installed.
@@ -191,19 +233,17 @@ def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
     except ImportError as exc:
         raise TensorBoardMissing(f"reading TensorBoard event files needs the tensorboard package ({exc}): "
                                  f"{_EXTRA_HINT}") from None
-    rows: list[tuple[int, str, float, float]] = []
+    rows: Rows = []
     restarts: list[Restart] = []
     for file in tensorboard_files(folder):
         found = _file_scalars(file, EventAccumulator)
         if rows:
             marked = _purge_step(file)   # the writer's purge_step, TensorBoard's own restart mark
-            first = marked if marked is not None else min((r[0] for r in found), default=None)
-            reached = max(r[0] for r in rows)
-            if first is not None and first <= reached:
-                kept = [r for r in rows if r[0] < first]
-                restarts.append(Restart(file=file.name, step=first, reached=reached, purged=len(rows) - len(kept),
-                                        marked=marked is not None))
-                rows = kept
+            restart = (_marked_restart(file.name, marked, rows) if marked is not None
+                       else _unmarked_restart(file.name, found, rows))
+            if restart is not None:
+                rows = restart[1]
+                restarts.append(restart[0])
         rows += found
     rows.sort(key=lambda r: (r[0], r[1]))
     return TensorBoardScalars(rows=rows, restarts=restarts)
@@ -222,7 +262,9 @@ def read_tensorboard_scalars(folder: str | Path) -> list[tuple[int, str, float, 
 def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScalars | None = None) -> list[dict]:
     """The event files in ``folder`` as explorer.core.protocol.events dicts: the inverse of the export. Tags
     ``train/<x>`` (and tags without a prefix) become fields of one ``step`` event per step
-    (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step;
+    (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step (a NaN one
+    undefined, null with its reason under ``metrics["undefined"]``, as our runs save a correlation of constant
+    predictions and the export writes it);
     a ``started`` event comes first. ``scalars``: the folder's, when already read."""
     rows = (scalars or read_tensorboard_folder_scalars(folder)).rows
     back = {v: k for k, v in RENAMED.items()}
@@ -232,7 +274,10 @@ def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScal
     for step, tag, value, wall in rows:
         if tag.startswith(EVAL_PREFIX):
             ev = evals.setdefault(step, {"event": "eval", "run_id": run_id, "time": wall, "step": step, "metrics": {}})
-            ev["metrics"][tag[len(EVAL_PREFIX):]] = value if math.isfinite(value) else None
+            name = tag[len(EVAL_PREFIX):]
+            ev["metrics"][name] = value if math.isfinite(value) else None
+            if math.isnan(value):   # as our runs save an undefined metric: null and the reason
+                ev["metrics"].setdefault(UNDEFINED, {})[name] = f"{tag} is NaN in the event file"
         else:
             name = tag[len(TRAIN_PREFIX):] if tag.startswith(TRAIN_PREFIX) else tag
             ev = steps.setdefault(step, {"event": "step", "run_id": run_id, "time": wall, "step": step})

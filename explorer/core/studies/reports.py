@@ -19,6 +19,7 @@ import json
 import math
 from pathlib import Path
 
+from explorer.core.protocol.events import json_safe
 from explorer.core.qa.compare import comparison_to_dict
 from explorer.core.studies.group_stats import (GroupTable, HeatMap, final_metric_stats, mean_band, per_size_lines,
                                                  size_of)
@@ -140,7 +141,7 @@ def write_comparison_report(folder: str | Path, comparison, data: str = "", show
     dis = [_question_row(q) for q in c.disagreements()]
     write_csv(folder / "disagreements.csv", QUESTION_COLUMNS, dis)
     write_csv(folder / "counts.csv", ["count", "questions"], [{"count": k, "questions": v} for k, v in c.counts.items()])
-    (folder / "comparison.json").write_text(json.dumps(comparison_to_dict(c), allow_nan=True), encoding="utf-8")
+    (folder / "comparison.json").write_text(json.dumps(json_safe(comparison_to_dict(c)), allow_nan=False), encoding="utf-8")
     lines = [f"# {c.label_a} vs {c.label_b}", "", f"Data: {data} ({c.version}, {len(c.questions)} questions; "
              f"tau A {c.tau_a:g}, tau B {c.tau_b:g}).", "",
              f"- A {c.label_a}: exact_match {c.metrics_a['exact_match']:.2f}, f1 {c.metrics_a['f1']:.2f}",

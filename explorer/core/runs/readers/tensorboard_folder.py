@@ -5,9 +5,10 @@
 Its status: TENSORBOARD_RUN, or IN_PROGRESS while its files changed and its newest scalar was written (its own
 wall time) in the last IN_PROGRESS_SECONDS; never crashed. The scalars' wall time tells an export from a live
 writer: an export of a finished run (``export-tensorboard``) writes new files holding the run's old times, and
-read as "in progress" for minutes by the files' time alone. A writer restarted from an earlier step purges the earlier files' points from that step on (as
-TensorBoard does) and the run's notes say so. Our own runs write event files beside their events with ``report_to="tensorboard"``, so a folder with
-a run ``config.json`` stays ours (``shared_with_ours``).
+read as "in progress" for minutes by the files' time alone. A writer restarted from an earlier step purges the
+earlier files' points from that step on (as TensorBoard does; without its purge_step, only the tags it logs again)
+and the run's notes say so. Our own runs write event files beside their events with ``report_to="tensorboard"``, so
+a folder with a run ``config.json`` stays ours (``shared_with_ours``).
 """
 
 from __future__ import annotations

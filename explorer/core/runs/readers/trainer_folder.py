@@ -26,13 +26,14 @@ finished when they say the run ended, in progress while a writer was seen changi
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
 from explorer.core.runs import status as run_status
 from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS, ForeignRun, RunReader, WriterWatch, register_reader
 from explorer.core.runs.readers.pickled_settings import read_pickled_settings
-from explorer.core.specs.metrics import metric_spec
+from explorer.core.specs.metrics import UNDEFINED, metric_spec
 
 HF_TRAINER = "HF Trainer"   # the kind's name (RunReader.kind)
 TRAINER_STATE_FILE = "trainer_state.json"
@@ -53,6 +54,17 @@ def _number(value) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+def _undefined_as_ours(metrics: dict) -> dict:
+    """An evaluation's metrics with each NaN as our runs save an undefined metric: null, and the reason under
+    ``metrics["undefined"]`` (the Trainer's compute_metrics gives scipy's NaN for a correlation of constant
+    predictions), so every display says "undefined" and the best rule never ranks it."""
+    nan = [name for name, value in metrics.items() if isinstance(value, float) and math.isnan(value)]
+    if not nan:
+        return metrics
+    return {**{k: (None if k in nan else v) for k, v in metrics.items()},
+            UNDEFINED: {name: f"the Trainer logged eval_{name} as NaN" for name in nan}}
 
 
 def log_history_events(run_id: str, log_history: list, time: float = 0.0) -> list[dict]:
@@ -81,6 +93,7 @@ def log_history_events(run_id: str, log_history: list, time: float = 0.0) -> lis
         metrics = {k[len(_EVAL_PREFIX):]: v for k, v in entry.items()
                    if k.startswith(_EVAL_PREFIX) and (_number(v) is not None or v is None)}
         if metrics:
+            metrics = _undefined_as_ours(metrics)
             last_eval = metrics
             events.append({**base, "event": "eval", "metrics": metrics})
             continue
@@ -344,8 +357,12 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
             notes.append(f"best_model_checkpoint {best_dir} is not in {local.parent}")
         name = best_metric_name(history, state.get("best_metric"), best_step,
                                 str(settings.get("metric_for_best_model") or ""))
-        if name and _number(state.get("best_metric")) is not None:
-            best = (name, float(state["best_metric"]), best_step)
+        value = _number(state.get("best_metric"))
+        if name and value is not None and math.isfinite(value):
+            best = (name, value, best_step)
+        elif name and value is not None:   # the Trainer ranks a first NaN best and keeps it: Best dev is ranked here
+            notes.append(f"the Trainer's best_metric is {value} ({name} undefined at step {best_step}); Best dev is "
+                         f"ranked from the evaluations instead, never on an undefined value")
     ended = trainer_end(state, history, checkpoints)
     one_checkpoint = one_checkpoint_of(path)   # a saved checkpoint never grows
     live = watch.look(path, writer_fingerprint(path, state_name), now) and not one_checkpoint

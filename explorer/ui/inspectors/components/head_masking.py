@@ -83,7 +83,9 @@ def comparison_rows(result: dict) -> list[tuple[str, str, str]]:
 def _dev_rows(dev: dict | None) -> list[tuple[str, str, str]]:
     if not dev:
         return []
-    shown = [("—" if v is None else f"{v:.4g}") for v in (dev["base"], dev["masked"])]
+    undefined = dev.get("undefined") or {}
+    shown = [("undefined" if side in undefined else "—") if dev[side] is None else f"{dev[side]:.4g}"
+             for side in ("base", "masked")]
     return [(f"dev {dev['metric']} ({dev['examples']} examples)", *shown)]
 
 
@@ -122,6 +124,11 @@ def with_class_names(result: dict, names: list[str]) -> dict:
 def change_line(result: dict) -> str:
     """One sentence on what switching the heads off changed (on the input, then on the dev set when scored)."""
     dev = result.get("dev")
+    undefined = (dev or {}).get("undefined") or {}
+    if undefined:   # no change to give: the metric has no value with (or without) the heads
+        side = "with these heads off" if "masked" in undefined else "with every head"
+        return (f"{_input_change_line(result)} Dev {dev['metric']} undefined {side}: "
+                f"{undefined.get('masked') or undefined.get('base')}.")
     if not dev or dev.get("change") is None:
         return _input_change_line(result)
     moved = "unchanged" if abs(dev["change"]) < 1e-9 else f"{dev['change']:+.4g}"
@@ -201,6 +208,9 @@ def importance_summary(report: dict, n: int = 5) -> str:
             how = " (iterative pruning)" if report.get("pruning") == "iterative" else ""
             text += (f" {imp['metric']} {curve[0]['value']:.3g} with all {curve[0]['heads_total']} heads, "
                      f"{half['value']:.3g} with {half['heads_kept']} kept{how}.")
+    undefined = next((p for p in curve if p["value"] is None and p.get("undefined")), None)
+    if undefined is not None:   # a gap in the curve: say why, never leave it unexplained
+        text += f" {imp['metric']} undefined with {undefined['heads_kept']} heads kept: {undefined['undefined']}."
     return text
 
 
