@@ -265,6 +265,31 @@ def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path)
     assert page.reviewed_box.isChecked()
 
 
+def test_a_label_key_moves_to_the_next_row_in_the_shown_order_and_the_last_row_stays(qtbot, tmp_path):
+    """A number key sets the current row's label and the row under it becomes current (the table's order, here by
+    margin descending), so a list is reviewed with the keys alone; on the last row the selection stays."""
+    from explorer.core.predict.writing import write_table
+
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
+    rows = [{"text": t, "predicted_label": "neg" if i % 2 else "pos", "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2 + i}
+            for i, t in enumerate(TEXTS[:4])]
+    path = write_table(tmp_path / "few.predictions.csv", cols, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(path, {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
+                     "text_columns": ["text"]})
+    page.view.sortByColumn(page.model.headers.index("margin"), Qt.SortOrder.DescendingOrder)
+    page.view.selectRow(0)
+    shown = [page.model.file_row(r) for r in range(4)]
+    assert shown == [3, 2, 1, 0]
+    for r in range(4):
+        assert page.current_row() == shown[r]
+        qtbot.keyClick(page.view, "1")
+        assert shown[r] in page.review.reviewed and page.state.labels[shown[r]] == "neg"
+    assert page.current_row() == shown[-1] and page.view.currentIndex().row() == 3
+    assert page.text.toPlainText()   # the side pane shows the row the key moved to
+
+
 def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
     """The probability columns are in view at 1280x800 and 1920x1080 (not off to the right with only #, reviewed,
     label, id and text in view); the text column elides, its whole text in the tooltip."""

@@ -457,7 +457,8 @@ class PredictionsView(QWidget):
                 and event.modifiers() in plain):   # r and R (Shift) alike; Ctrl+R and the like stay the app's
             label = self.state.key_label(event.text())
             if label is not None:
-                self.set_label(self.current_row(), label)
+                if self.set_label(self.current_row(), label):
+                    self.select_next_row()   # reviewing down the list with the keys alone, as labelling tools do
                 return True
             if event.key() == Qt.Key.Key_R:
                 i = self.current_row()
@@ -466,26 +467,35 @@ class PredictionsView(QWidget):
                 return True
         return super().eventFilter(obj, event)
 
-    def set_label(self, file_row: int | None, label: str) -> None:
-        """A person's label for a file row (saved at once); the same as the model's still counts as reviewed."""
+    def set_label(self, file_row: int | None, label: str) -> bool:
+        """A person's label for a file row (saved at once); the same as the model's still counts as reviewed.
+        Returns whether the label was set (False: no row, or refused and said)."""
         if file_row is not None and self.review is not None:
-            self._changed(file_row, self.state.set_label(file_row, label))
+            return self._changed(file_row, self.state.set_label(file_row, label))
+        return False
+
+    def select_next_row(self) -> None:
+        """The row under the current one in the table's shown order becomes current; the last row stays."""
+        idx = self.view.currentIndex()
+        if self.model is not None and idx.isValid() and idx.row() + 1 < self.model.rowCount():
+            self.view.selectRow(idx.row() + 1)
 
     def mark_reviewed(self, file_row: int | None, on: bool = True) -> None:
         if file_row is not None and self.review is not None:
             self._changed(file_row, self.state.mark_reviewed(file_row, on))
 
-    def _changed(self, file_row: int, refused: str) -> None:
-        """After a review action on ``file_row``: saved and shown, or ``refused``'s reason said."""
+    def _changed(self, file_row: int, refused: str) -> bool:
+        """After a review action on ``file_row``: saved and shown (True), or ``refused``'s reason said (False)."""
         if refused:
             self.message.emit(refused)
-            return
+            return False
         self.review.save()
         self.model.row_changed(file_row)
         self.fit_text_columns()   # a person's label is bold: its column widens for it, not "AGAI…"
         self._show_current()
         self._update_info()
         self._update_metrics()
+        return True
 
     # ---- filters and metrics
     def _filter_changed(self, k: int) -> None:
