@@ -392,3 +392,37 @@ def test_predict_reads_the_training_text_column_in_another_case(tmp_path):
     facts = SimpleNamespace(spec=SimpleNamespace(prediction=SimpleNamespace(text_columns=())),
                             run_config={"task": "single", "text_columns": ["sentence"]})
     assert resolve_text_columns(read_header(path), facts) == ["Sentence"]
+
+
+def _run_trained_on(tmp_path):
+    """A run folder whose checkpoint was trained on train.tsv (8 sentences), and a new file holding 3 of them."""
+    from helpers import write_tiny_classification
+
+    run = tmp_path / "runs" / "run1"
+    ckpt = save_tiny_model(run / "checkpoints" / "best", "classification", num_labels=2)
+    train = write_tiny_classification(tmp_path / "train.tsv")
+    (run / "config.json").write_text(json.dumps({"task": "single", "model": "bundled:minilm", "train": str(train),
+                                                 "dev": "", "output_dir": str(run.parent)}))
+    data = _write_csv(tmp_path / "new.csv", ["the worst year", "a brand new sentence", "good answer ",
+                                             "another new one", "worst name of the year"])
+    return ckpt, train, data
+
+
+def test_predicting_rows_the_run_trained_on_says_how_many(tmp_path, capsys):
+    """3 of 5 predicted texts are sentences of the run's training file (a space at a cell's end aside): the summary
+    and the command's stderr say so in one line; with the training file gone nothing is said."""
+    from explorer.cli import main
+
+    ckpt, train, data = _run_trained_on(tmp_path)
+    said = ("3 of these 5 rows were in the run's training data: their predictions are not a fair test of the "
+            "model.")
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o.csv"))
+    assert summary.training_rows == 3 and said in summary.notes
+    assert main(["predict", "--model", str(ckpt), "--data", str(data), "--out", str(tmp_path / "o2.csv")]) == 0
+    err = capsys.readouterr().err
+    assert err.count(said) == 1
+    # the training file itself: every row
+    assert predict_file(str(ckpt), str(train), str(tmp_path / "t.csv")).training_rows == 8
+    train.unlink()
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o3.csv"))
+    assert summary.training_rows == 0 and not any("training data" in n for n in summary.notes)

@@ -290,6 +290,29 @@ def test_a_label_key_moves_to_the_next_row_in_the_shown_order_and_the_last_row_s
     assert page.text.toPlainText()   # the side pane shows the row the key moved to
 
 
+def test_the_page_says_in_amber_how_many_rows_the_run_trained_on(qtbot, tmp_path):
+    """Predicting the run's own training file: the page says "8 of these 8 rows were in the run's training data…"
+    over the table; a file of new texts, or the training file gone, says nothing."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    train = tmp_path / "train.tsv"
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    summary = predict_file(str(ckpt), str(train), str(tmp_path / "train.predictions.csv"))
+    page.open(summary.out, summary.to_dict())
+    assert not page.file_notes.isHidden()
+    assert page.file_notes.text() == ("8 of these 8 rows were in the run's training data: their predictions are "
+                                      "not a fair test of the model.")
+    assert "color: #b35c00" in page.file_notes.styleSheet()
+    new = predict_file(str(ckpt), str(data), str(tmp_path / "new.predictions.csv"))
+    page.open(new.out, new.to_dict())
+    assert page.file_notes.isHidden()
+    train.unlink()
+    page.open(summary.out)
+    assert page.file_notes.isHidden()
+
+
 def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
     """The probability columns are in view at 1280x800 and 1920x1080 (not off to the right with only #, reviewed,
     label, id and text in view); the text column elides, its whole text in the tooltip."""

@@ -36,6 +36,7 @@ from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, save_file
 from explorer.ui.shell.flow_layout import FlowLayout
+from explorer.ui.launch.form_model import WARNING_COLOR
 
 from .common import StatusLabel
 from .job_bar import JobBar
@@ -219,6 +220,9 @@ class PredictionsView(QWidget):
     def _build(self) -> None:
         self.info = QLabel("Predict on a file (Runs list, Classify or Spans & τ) to review its predictions here.")
         self.info.setWordWrap(True)
+        self.file_notes = StatusLabel("")   # what holds for the file as a whole (ReviewState.file_notes), in amber
+        self.file_notes.setStyleSheet(f"color: {WARNING_COLOR}")
+        self.file_notes.hide()
         self.filter = QComboBox()
         self.filter.setToolTip("Show only the rows the model predicted as this label")
         bound_box(self.filter)   # a long class name elides in the box, never widens the window
@@ -273,6 +277,7 @@ class PredictionsView(QWidget):
         split = self.split = ReviewSplit(self.view, side, self._table_need)
         lay = QVBoxLayout(self)
         lay.addWidget(self.info)
+        lay.addWidget(self.file_notes)
         lay.addLayout(top)
         lay.addWidget(split, 1)
 
@@ -311,6 +316,9 @@ class PredictionsView(QWidget):
         self._show_current()
         self._update_info()
         self._update_metrics()
+        notes = self.state.file_notes()
+        self.file_notes.setText("\n".join(notes))
+        self.file_notes.setVisible(bool(notes))
 
     def fit_text_columns(self) -> None:
         """The text column(s) take the width the viewport leaves beside the other columns up to the model's numbers

@@ -1,6 +1,6 @@
 """What the Predictions page decides and says about a predicted file under review, without Qt: the labels a row
 may get and what a key or a choice does to it, the row's full text, the page's info line, the model's agreement
-with the gold and a person's labels, the annotators' agreement, and the order the table opens in.
+with the gold and a person's labels, the notes on the file as a whole (rows the run trained on), the annotators' agreement, and the order the table opens in.
 explorer.ui.inspectors.predictions_view shows it; explorer.core.predict.review keeps and saves the review.
 """
 
@@ -203,6 +203,32 @@ class ReviewState:
         return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
                 f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed.")
+
+    def file_notes(self) -> list[str]:
+        """Plain sentences about the predicted file as a whole, shown over the table in amber (found once per
+        file): how many of its rows the checkpoint's run trained on."""
+        if not hasattr(self, "_notes"):
+            self._notes = [n for n in (self._training_note(),) if n]
+        return self._notes
+
+    def _training_note(self) -> str:
+        """"N of these M rows were in the run's training data…" (core.predict.seen), or "" when none were, the
+        run's training file is gone, or the rows are training rows by design (a review of suspected label errors
+        names its group's config)."""
+        from explorer.core.predict.seen import text_key, training_keys, training_rows
+
+        t, r = self.table, self.review
+        if r.train_config or not r.model or not r.text_columns or any(c not in t.columns for c in r.text_columns):
+            return ""
+        run_cfg, _folder, run_dir = self.corrections_place()
+        keys = training_keys(run_cfg, run_dir) if run_cfg else None
+        if not keys:
+            return ""
+        texts, errors = [t.column(c) for c in r.text_columns], t.column("error")
+        row_keys = (text_key([c[i] for c in texts]) for i in range(len(t))
+                    if not errors[i] and all(c[i].strip() for c in texts))
+        seen = training_rows(row_keys, keys)
+        return seen.sentence() if seen is not None else ""
 
     def row_html(self, i: int) -> str:
         """Row ``i`` in full: its text columns as paragraphs (a QA answer marked in its passage), then the rest."""
