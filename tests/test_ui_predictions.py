@@ -84,7 +84,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     shown = [float(m.data(m.index(r, margin_col))) for r in range(m.rowCount())]
     assert shown == sorted(shown, reverse=True)
     page.sort_least_certain()
-    assert "Model vs gold <b>label</b> (30 rows)" in page.metrics.text()
+    assert "Model vs gold <b>label_in_file</b> (30 rows)" in page.metrics.text()
     assert "accuracy (%) " in page.metrics.text() and "macro F1 (%) " in page.metrics.text()   # the metric table's
     assert page.confusion.rowCount() == 2 and sum(int(page.confusion.item(i, j).text())
                                                   for i in range(2) for j in range(2)) == 30
@@ -311,6 +311,47 @@ def test_the_page_says_in_amber_how_many_rows_the_run_trained_on(qtbot, tmp_path
     train.unlink()
     page.open(summary.out)
     assert page.file_notes.isHidden()
+
+
+def test_the_files_own_label_column_shows_its_gold_as_label_in_file_beside_the_reviewed_label(qtbot, tmp_path):
+    """A predicted file with its own "label" column (gold ids 0 / 1): the table shows those gold values under
+    "label_in_file", the name Save labelled file… gives it, beside the reviewed "label" (the model's or the
+    person's), never the reviewed label twice; the model is measured against it and it sorts by its own values.
+    A run trained on another label column ("sentiment") is measured against that column of the file."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "new.predictions.csv"))
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(summary.out, summary.to_dict())
+    m = page.model
+    assert m.headers.count("label") == 1 and m.headers.count("label_in_file") == 1
+    gold_col, label_col = m.headers.index("label_in_file"), m.headers.index("label")
+    assert m.headerData(gold_col, Qt.Orientation.Horizontal) == "label_in_file"
+    assert "the file's own label column" in m.headerData(gold_col, Qt.Orientation.Horizontal,
+                                                         Qt.ItemDataRole.ToolTipRole)
+    gold = page.table_data.column("label")
+    assert [m.data(m.index(r, gold_col)) for r in range(m.rowCount())] == [gold[m.file_row(r)]
+                                                                           for r in range(m.rowCount())]
+    assert [m.data(m.index(r, label_col)) for r in range(m.rowCount())] == [m.predicted[m.file_row(r)]
+                                                                            for r in range(m.rowCount())]
+    page.view.sortByColumn(gold_col, Qt.SortOrder.AscendingOrder)
+    shown = [m.data(m.index(r, gold_col)) for r in range(m.rowCount())]
+    assert shown == sorted(shown) and set(shown) == {"0", "1"}
+    assert "Model vs gold <b>label_in_file</b> (30 rows)" in page.metrics.text()
+    page.select_file_row(0)
+    assert "label_in_file: 0" in page.text.toHtml() or "label_in_file: 0" in page.text.toPlainText()
+    saved = list(csv.DictReader(open(page.save_labelled(tmp_path / "labelled.csv"), encoding="utf-8")))
+    assert [r["label_in_file"] for r in saved] == gold
+
+    run_cfg = ckpt.parent.parent / "config.json"
+    run_cfg.write_text(json.dumps(dict(json.loads(run_cfg.read_text()), label_column="sentiment")))
+    other = tmp_path / "other.csv"
+    other.write_text("text,sentiment,label\na good model,pos,x\nthe worst year,neg,x\n", encoding="utf-8")
+    summary = predict_file(str(ckpt), str(other), str(tmp_path / "other.predictions.csv"))
+    page.open(summary.out, summary.to_dict())
+    assert page.review.gold_column == "sentiment" and "Model vs gold <b>sentiment</b> (2 rows)" in page.metrics.text()
 
 
 def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
 
-from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
+from explorer.core.predict.review import (PredictionTable, Review, finetune_data, load_predictions, saved_name,
+                                          uncertainty)
 from explorer.ui.shell.class_names import NAME_PX, add_names, bound_box, header_title
 from explorer.ui.shell.short_names import short_name
 from explorer.ui.shell.columns import fit_columns
@@ -51,7 +52,9 @@ class PredictionsModel(QAbstractTableModel):
     """Rows of a PredictionTable in a kept order (``order``: file rows shown, top to bottom).
 
     Columns: "#" (titled "line": the input file's line, else "row": the data row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
-    uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns.
+    uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns
+    (``headers``: as the labelled file names them, the file's own ``label`` as ``label_in_file``; ``file_columns``:
+    as the predictions file does).
     """
 
     def __init__(self, state: ReviewState, parent: QObject | None = None):
@@ -72,7 +75,9 @@ class PredictionsModel(QAbstractTableModel):
         self.file_columns = texts + numbers + rest + [c for c in table.columns if c == "error"]
         self.number_columns = numbers
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
-        self.headers = self.virtual + self.file_columns
+        # the file's own label column is titled as the labelled file names it (label_in_file), so the reviewed
+        # "label" column never stands for it (each cell and sort goes by the column's place, not its title)
+        self.headers = self.virtual + [saved_name(c) for c in self.file_columns]
         self.predicted, self.labels = state.predicted, state.labels   # the state's lists (it relabels rows)
         self.order = np.arange(len(table))
         self.filter_label: str | None = None
@@ -156,7 +161,7 @@ class PredictionsModel(QAbstractTableModel):
             return np.array(self.labels, dtype=object)
         if column < len(self.virtual):
             return self.unc
-        nums = self.table.numbers(name)
+        nums = self.table.numbers(self.file_columns[column - len(self.virtual)])
         values = self.table.cells[self._cell_index[column - len(self.virtual)]]
         filled = sum(bool(v) for v in values)
         if filled and np.isfinite(nums).sum() >= filled:   # a numeric column (blank cells sort last)

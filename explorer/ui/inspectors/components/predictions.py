@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
-                                          gold_as_names)
+from explorer.core.predict.review import (KEPT_LABEL, PredictionTable, Review, agreement, annotator_agreement,
+                                          current_labels, gold_as_names, saved_name)
 from explorer.core.specs.heads import PredictionSpec, Uncertainty
 from explorer.ui.shell.short_names import short_name
 
@@ -22,7 +22,9 @@ HEADER_TITLES = {"reviewed": "✓"}
 LINES_READ_MAX = 200_000   # rows: a larger input file is not read again for its line numbers (the GUI would wait)
 HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
                "label": "the person's label where set (blue, bold), else the model's",
-               "margin": "the top probability minus the second: small = the model hesitates"}
+               "margin": "the top probability minus the second: small = the model hesitates",
+               KEPT_LABEL: "label_in_file: the file's own label column (\"label\" in the file; Save labelled file… keeps "
+                           "it under this name), often gold labels: the model is measured against it"}
 ANNOTATORS_HINT = ("Tick two or more columns of annotators' labels to see how far they agree with each other and "
                    "with the model.")
 ANNOTATORS_NOTE = ("Cohen's κ: two labelings beyond chance; Krippendorff's α: all annotators together (nominal; "
@@ -245,7 +247,7 @@ class ReviewState:
                 else:
                     shown = html.escape(v)
                 parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
-                             else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
+                             else f"<span style='color:#555'>{html.escape(saved_name(c))}: {shown}</span><br>")
         return "".join(parts)
 
     def agreements(self):
@@ -263,7 +265,7 @@ class ReviewState:
             gold = gold_as_names(t.column(gold_col), names) if prediction_spec(r).labels_by_name else t.column(gold_col)
             a = agreement(gold, self.predicted, names)
             if a is not None:
-                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): "
+                lines.append(f"Model vs gold <b>{html.escape(saved_name(gold_col))}</b> ({a.n} rows): "
                              f"{format_metric('accuracy', a.accuracy, 'single')}, "
                              f"{format_metric('macro_f1', a.macro_f1, 'single')}")
                 with_gold = a
