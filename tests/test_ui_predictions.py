@@ -667,6 +667,16 @@ def test_the_review_table_keeps_its_rows_in_view_at_1280x800_with_a_gold_column_
     row_px = page.view.verticalHeader().defaultSectionSize()
     assert page.view.viewport().height() >= 8 * row_px, (page.view.viewport().height(), row_px)
     assert "Model vs gold" in page.metrics.text() and not page.metrics.visibleRegion().isEmpty()   # in view
+    # the gold matrix's titles whole: each column as wide as its title in the bold a selected cell draws it in, and
+    # inside the header's visible width ("pred AGAINST" was cut by Qt's 100 px default section)
+    from explorer.ui.shell.layout_check import header_need
+
+    header = page.confusion.horizontalHeader()
+    for k in range(page.confusion.columnCount()):
+        title, left, size = page.confusion.horizontalHeaderItem(k).text(), header.sectionViewportPosition(k), \
+            header.sectionSize(k)
+        assert header_need(header, k, title, bold=True) <= size, (title, size)
+        assert 0 <= left and left + size <= header.viewport().width(), (title, left, size)
     table, side = page.split.sizes()
     page.split.setSizes([table - 60, side + 60])
     QApplication.processEvents()

@@ -174,6 +174,18 @@ class ReviewPane(QWidget):
                 shade = int(255 - 120 * a.confusion[i, j] / top)
                 item.setBackground(QColor(shade, shade, 255) if i == j else QColor(255, shade, shade))
                 self.confusion.setItem(i, j, item)
+        self._fit_titles()
+
+    def _fit_titles(self) -> None:
+        """Each column of the confusion matrix as wide as its title ("pred AGAINST") in the bold a selected cell
+        gives it, and its counts: Qt's default section width (100 px) cut the first titles by a few pixels."""
+        from explorer.ui.shell.layout_check import header_need
+
+        header = self.confusion.horizontalHeader()
+        for j in range(self.confusion.columnCount()):
+            title = self.confusion.horizontalHeaderItem(j).text()
+            self.confusion.setColumnWidth(j, max(self.confusion.sizeHintForColumn(j),
+                                                 header_need(header, j, title, bold=True)))
 
     def show_annotators(self, note: str, rows: list[AnnotatorRow]) -> None:
         """The annotators' note and table (components.predictions.ReviewState.annotators); the table only while it
