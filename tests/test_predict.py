@@ -426,3 +426,26 @@ def test_predicting_rows_the_run_trained_on_says_how_many(tmp_path, capsys):
     train.unlink()
     summary = predict_file(str(ckpt), str(data), str(tmp_path / "o3.csv"))
     assert summary.training_rows == 0 and not any("training data" in n for n in summary.notes)
+
+
+def test_empty_lines_of_a_one_text_per_line_file_are_skipped_and_said(tmp_path, cls_model, capsys):
+    """A .txt of one text per line with empty lines among the texts: they are no rows, and the summary and the
+    command's stderr say how many, naming the first lines; the empty lines at the file's end are not counted."""
+    from explorer.cli import main
+
+    data = tmp_path / "texts.txt"
+    data.write_text("first\n\nsecond\n\n\nthird\n\n", encoding="utf-8")
+    summary = predict_file(str(cls_model), str(data), str(tmp_path / "o.csv"))
+    assert summary.rows == 3 and "3 empty rows skipped (lines 2, 4, 5)" in summary.notes
+    assert main(["predict", "--model", str(cls_model), "--data", str(data), "--out", str(tmp_path / "o2.csv")]) == 0
+    assert capsys.readouterr().err.count("3 empty rows skipped (lines 2, 4, 5)") == 1
+    many = tmp_path / "many.txt"
+    many.write_text("".join(f"text {k}\n\n" for k in range(8)), encoding="utf-8")
+    summary = predict_file(str(cls_model), str(many), str(tmp_path / "o3.csv"))
+    assert "7 empty rows skipped (lines 2, 4, 6, 8, 10, …)" in summary.notes
+    one = tmp_path / "one.txt"
+    one.write_text("a\n\nb\n", encoding="utf-8")
+    assert "1 empty row skipped (line 2)" in predict_file(str(cls_model), str(one), str(tmp_path / "o4.csv")).notes
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a\nb\n\n", encoding="utf-8")
+    assert not any("skipped" in n for n in predict_file(str(cls_model), str(plain), str(tmp_path / "o5.csv")).notes)

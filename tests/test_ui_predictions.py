@@ -354,6 +354,23 @@ def test_the_files_own_label_column_shows_its_gold_as_label_in_file_beside_the_r
     assert page.review.gold_column == "sentiment" and "Model vs gold <b>sentiment</b> (2 rows)" in page.metrics.text()
 
 
+def test_the_page_says_which_empty_lines_of_the_input_were_skipped(qtbot, tmp_path):
+    """A one-text-per-line input with empty lines among its texts: the page says "2 empty rows skipped (lines 2,
+    4)" over the table, the rows keep their own lines in the first column."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, _data = _run_with_checkpoint(tmp_path)
+    data = tmp_path / "texts.txt"
+    data.write_text("one new text\n\nanother new text\n\na third new text\n", encoding="utf-8")
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "texts.predictions.csv"))
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(summary.out, summary.to_dict())
+    assert not page.file_notes.isHidden() and page.file_notes.text() == "2 empty rows skipped (lines 2, 4)"
+    m = page.model
+    assert sorted(int(m.data(m.index(r, 0))) for r in range(m.rowCount())) == [1, 3, 5]
+
+
 def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
     """The probability columns are in view at 1280x800 and 1920x1080 (not off to the right with only #, reviewed,
     label, id and text in view); the text column elides, its whole text in the tooltip."""

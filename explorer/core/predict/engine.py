@@ -51,7 +51,7 @@ from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
 from explorer.core.specs.heads import HeadSpec, Inputs, Scores
 from explorer.core.specs.tasks import find_task_facts
-from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
+from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, skipped_note, text_of
 from explorer.core.predict.seen import keyed_rows, training_keys, training_rows
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
 
@@ -602,6 +602,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                       saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols),
                       _Windows(batch_size * WINDOW_BATCHES, cancelled))
         reporter.finish(summary.rows)
+        if info.skipped_lines:   # the file is read to its end: every empty line is known
+            summary.notes.append(skipped_note(info.skipped_lines))
     finally:
         writer.close()
         summary.seconds = time.perf_counter() - t0

@@ -113,11 +113,17 @@ class ReviewState:
         """The line of the input file (the review's ``data``) each row starts on (core.predict.reading.row_lines),
         read once; None when it is not known (the file moved or changed, a SQuAD file, over LINES_READ_MAX rows)."""
         if not hasattr(self, "_lines"):
-            from explorer.core.predict.reading import row_lines
+            from explorer.core.predict.reading import read_layout
 
             n, data = len(self.table), self.review.data
-            self._lines = row_lines(data, n) if data and n <= LINES_READ_MAX else None
+            self._lines, self._skipped = read_layout(data, n) if data and n <= LINES_READ_MAX else (None, [])
         return self._lines
+
+    def skipped_lines(self) -> list[int]:
+        """The empty lines of the input file that are no rows (core.predict.reading.read_layout), read with
+        :meth:`input_lines`; [] when none, or when the file is not read again."""
+        self.input_lines()
+        return self._skipped
 
     def row_header(self) -> tuple[str, str]:
         """The first column's title and tooltip: the input file's line when known, else the data row's number,
@@ -208,9 +214,12 @@ class ReviewState:
 
     def file_notes(self) -> list[str]:
         """Plain sentences about the predicted file as a whole, shown over the table in amber (found once per
-        file): how many of its rows the checkpoint's run trained on."""
+        file): the empty lines of the input file skipped as no rows, how many of its rows the checkpoint's run
+        trained on."""
         if not hasattr(self, "_notes"):
-            self._notes = [n for n in (self._training_note(),) if n]
+            from explorer.core.predict.reading import skipped_note
+
+            self._notes = [n for n in (skipped_note(self.skipped_lines()), self._training_note()) if n]
         return self._notes
 
     def _training_note(self) -> str:
