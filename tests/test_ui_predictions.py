@@ -344,6 +344,14 @@ def test_the_files_own_label_column_shows_its_gold_as_label_in_file_beside_the_r
     assert "label_in_file: 0" in page.text.toHtml() or "label_in_file: 0" in page.text.toPlainText()
     saved = list(csv.DictReader(open(page.save_labelled(tmp_path / "labelled.csv"), encoding="utf-8")))
     assert [r["label_in_file"] for r in saved] == gold
+    # the person's and the annotators' lists name it so too, and pick the file's column
+    assert [page.person.itemText(k) for k in range(page.person.count())] == ["none", "label_in_file", "annotator"]
+    page.person.setCurrentText("label_in_file")
+    assert page.review.person_column == "label" and "Model vs person <b>label_in_file</b>" in page.metrics.text()
+    item = page.annotator_list.item(0)
+    assert item.text() == "label_in_file"
+    item.setCheckState(Qt.CheckState.Checked)
+    assert page.review.annotator_columns == ["label"] and "label_in_file ticked" in page.annotator_note.text()
 
     run_cfg = ckpt.parent.parent / "config.json"
     run_cfg.write_text(json.dumps(dict(json.loads(run_cfg.read_text()), label_column="sentiment")))

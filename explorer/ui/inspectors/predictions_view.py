@@ -304,14 +304,15 @@ class PredictionsView(QWidget):
         self.model = PredictionsModel(self.state, self)
         self.view.setModel(self.model)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
+        # the file's columns as the labelled file names them (its own "label" is label_in_file)
         for widget, items in ((self.filter, self._filter_items()),
-                              (self.person, ["none"] + self.state.person_choices())):
+                              (self.person, ["none"] + [saved_name(c) for c in self.state.person_choices()])):
             widget.blockSignals(True)
             widget.clear()
             add_names(widget, items)
             widget.blockSignals(False)
         if review.person_column:
-            self.person.setCurrentText(review.person_column)
+            self.person.setCurrentText(saved_name(review.person_column))
         self.side.set_file(self._choices(), self.state.person_choices(), review.annotator_columns)
         self.sort_least_certain()
         fit_columns(self.view)   # short cells and titles whole, text columns elided but readable
@@ -524,7 +525,7 @@ class PredictionsView(QWidget):
     def _person_changed(self, k: int) -> None:
         if self.review is None:
             return
-        self.review.person_column = "" if k <= 0 else self.person.itemText(k)
+        self.review.person_column = "" if k <= 0 else self.state.person_choices()[k - 1]   # the file's name
         self.review.save()
         self._update_metrics()
 

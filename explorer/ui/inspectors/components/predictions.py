@@ -282,7 +282,7 @@ class ReviewState:
             person = gold_as_names(t.column(r.person_column), names)
             a = agreement(person, self.predicted, names)
             if a is not None:
-                lines.append(f"Model vs person <b>{r.person_column}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
+                lines.append(f"Model vs person <b>{html.escape(saved_name(r.person_column))}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
                              f"{format_metric('accuracy', a.accuracy, 'single')}")
         return lines, with_gold
 
@@ -294,7 +294,7 @@ class ReviewState:
         if not prediction_spec(r).labels_by_name or not cols:
             return (ANNOTATORS_HINT if prediction_spec(r).labels_by_name else ""), []
         if len(cols) < 2:
-            return f"{cols[0]} ticked; tick at least one more annotator column.", []
+            return f"{saved_name(cols[0])} ticked; tick at least one more annotator column.", []
         table = annotator_agreement(self.table, cols, self.predicted, self.choices())
         return ANNOTATORS_NOTE, [AnnotatorRow(row.who, row.statistic, "-" if row.value != row.value
                                               else f"{row.value:.3f}", str(row.n)) for row in table.rows]
