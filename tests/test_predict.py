@@ -449,3 +449,23 @@ def test_empty_lines_of_a_one_text_per_line_file_are_skipped_and_said(tmp_path, 
     plain = tmp_path / "plain.txt"
     plain.write_text("a\nb\n\n", encoding="utf-8")
     assert not any("skipped" in n for n in predict_file(str(cls_model), str(plain), str(tmp_path / "o5.csv")).notes)
+
+
+def test_rows_the_run_held_out_as_dev_are_not_counted_as_trained_on(tmp_path):
+    """A run without a dev file held "the worst year" out of its training file as dev (its dev_split.csv): that
+    row was never trained on, so 2 of the 5 rows are said, not 3; a pair run's texts are matched as pairs."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.predict.seen import text_key, training_keys
+    from explorer.core.runs.layout import dev_split_file
+    from helpers import write_tiny_classification
+
+    ckpt, train, data = _run_trained_on(tmp_path)
+    run = ckpt.parent.parent
+    write_dev_split(dev_split_file(run), load_classification(str(train)), [1])
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o.csv"))
+    assert summary.training_rows == 2
+    pair = write_tiny_classification(tmp_path / "pair.tsv", pair=True)
+    keys = training_keys({"task": "pair", "train": str(pair)})
+    assert text_key(["ada was born in london", "ada was born in the city of london"]) in keys
+    assert text_key(["ada was born in london"]) not in keys
