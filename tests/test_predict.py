@@ -469,3 +469,24 @@ def test_rows_the_run_held_out_as_dev_are_not_counted_as_trained_on(tmp_path):
     keys = training_keys({"task": "pair", "train": str(pair)})
     assert text_key(["ada was born in london", "ada was born in the city of london"]) in keys
     assert text_key(["ada was born in london"]) not in keys
+
+
+def test_a_runs_training_texts_are_read_once_while_the_file_stays_the_same(tmp_path, monkeypatch):
+    """Two Predictions pages (or predict runs) of one run read its training file once; a changed file is read
+    again."""
+    import os
+
+    import explorer.core.data.classification as classification
+    from explorer.core.predict.seen import text_key, training_keys
+
+    _ckpt, train, _data = _run_trained_on(tmp_path)
+    reads = []
+    real = classification.load_classification
+    monkeypatch.setattr(classification, "load_classification", lambda *a, **k: reads.append(a) or real(*a, **k))
+    config = {"task": "single", "train": str(train)}
+    first = training_keys(config)
+    assert training_keys(dict(config)) is first and len(reads) == 1
+    with open(train, "a", encoding="utf-8") as fh:
+        fh.write("a sentence added later\t1\n")
+    os.utime(train, ns=(os.stat(train).st_atime_ns, os.stat(train).st_mtime_ns + 10**9))
+    assert text_key(["a sentence added later"]) in training_keys(config) and len(reads) == 2

@@ -2,7 +2,8 @@
 
 The run's training texts are read once as the run read them (its config: train file, text columns, no_header,
 encoding, skip_invalid; the rows it held out as dev, its ``dev_split.csv``, and those past its ``train_cap`` left
-out) and kept as 16-byte hashes; each predicted row's texts are hashed and looked up. When the training file is
+out) and kept as 16-byte hashes (for the same file and settings, the last few runs' in memory: read once);
+each predicted row's texts are hashed and looked up. When the training file is
 gone or cannot be read as a table, nothing is said (the check is a courtesy, never a refusal).
 """
 
@@ -34,15 +35,49 @@ def text_key(texts: Sequence[str]) -> bytes:
     return hashlib.blake2b("\x1f".join(str(t).strip() for t in texts).encode("utf-8"), digest_size=16).digest()
 
 
+_READ_AS = ("task", "train", "text_columns", "label_column", "id_column", "no_header", "encoding", "label_names",
+            "train_cap", "dev")   # the run config's keys that decide which texts it trained on
+_KEPT = 4   # training files whose keys are kept (several Predictions pages of one run read its file once)
+_kept: dict[tuple, frozenset[bytes] | None] = {}
+
+
 def training_keys(run_config: dict, run_dir: str | Path | None = None) -> frozenset[bytes] | None:
     """The keys (:func:`text_key`) of the texts a run trained on; None when its training file is not a readable
-    local table (gone, a hub dataset, SQuAD JSON, CoNLL, SWAG) or its rows cannot be read as the run read them."""
+    local table (gone, a hub dataset, SQuAD JSON, CoNLL, SWAG) or its rows cannot be read as the run read them.
+    Kept for the same file (path, size, modification time), dev split and reading settings: read once."""
+    import json
+
     from explorer.core.specs.tasks import find_task_facts
 
     train = str(run_config.get("train") or "")
     facts = find_task_facts(str(run_config.get("task") or ""))
     if not train or not Path(train).is_file() or facts is None or facts.data_kind != "table":
         return None
+    key = (json.dumps({k: run_config.get(k) for k in _READ_AS}, sort_keys=True, default=str), _stamp(Path(train)),
+           _stamp(_split_file(run_dir)) if run_dir is not None else None)
+    if key not in _kept:
+        while len(_kept) >= _KEPT:
+            _kept.pop(next(iter(_kept)))
+        _kept[key] = _read_keys(train, facts, run_config, run_dir)
+    return _kept[key]
+
+
+def _stamp(path: Path) -> tuple | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return str(path.resolve()), st.st_size, st.st_mtime_ns
+
+
+def _split_file(run_dir) -> Path:
+    from explorer.core.runs.layout import dev_split_file
+
+    return dev_split_file(run_dir)
+
+
+def _read_keys(train: str, facts, run_config: dict, run_dir) -> frozenset[bytes] | None:
+    """:func:`training_keys` read from the file."""
     from explorer.core.data.classification import load_classification
 
     pair = bool(facts.pair)
@@ -68,9 +103,8 @@ def _held_out(data, run_config: dict, run_dir) -> set[int]:
     if run_dir is None or run_config.get("dev"):
         return set()
     from explorer.core.data.split import load_dev_split
-    from explorer.core.runs.layout import dev_split_file
 
-    split = dev_split_file(run_dir)
+    split = _split_file(run_dir)
     if not split.is_file():
         return set()
     try:
