@@ -1,7 +1,7 @@
 """Which predicted rows the run was trained on: a prediction of a training row is no fair test of the model.
 
 The run's training texts are read once as the run read them (its config: train file, text columns, no_header,
-encoding, skip_invalid; the rows it held out as dev, its ``dev_split.csv``, and those past its ``train_cap`` left
+encoding; rows without a text skipped; the rows it held out as dev, its ``dev_split.csv``, and those past its ``train_cap`` left
 out) and kept as 16-byte hashes (for the same file and settings, the last few runs' in memory: read once);
 each predicted row's texts are hashed and looked up. When the training file is
 gone or cannot be read as a table, nothing is said (the check is a courtesy, never a refusal).
