@@ -129,7 +129,7 @@ def test_the_review_keys_name_their_labels_when_the_labels_are_numbers(tmp_path)
 def test_agreements_with_the_gold_and_a_persons_column(tmp_path):
     state = classification(tmp_path)
     lines, gold = state.agreements()
-    assert gold is not None and lines[0].startswith("Model vs gold <b>label</b> (")
+    assert gold is not None and lines[0].startswith("Model vs gold <b>label_in_file</b> (")
     assert len(lines) == 1
     state.review.person_column = "a"
     lines, _ = state.agreements()

@@ -392,3 +392,101 @@ def test_predict_reads_the_training_text_column_in_another_case(tmp_path):
     facts = SimpleNamespace(spec=SimpleNamespace(prediction=SimpleNamespace(text_columns=())),
                             run_config={"task": "single", "text_columns": ["sentence"]})
     assert resolve_text_columns(read_header(path), facts) == ["Sentence"]
+
+
+def _run_trained_on(tmp_path):
+    """A run folder whose checkpoint was trained on train.tsv (8 sentences), and a new file holding 3 of them."""
+    from helpers import write_tiny_classification
+
+    run = tmp_path / "runs" / "run1"
+    ckpt = save_tiny_model(run / "checkpoints" / "best", "classification", num_labels=2)
+    train = write_tiny_classification(tmp_path / "train.tsv")
+    (run / "config.json").write_text(json.dumps({"task": "single", "model": "bundled:minilm", "train": str(train),
+                                                 "dev": "", "output_dir": str(run.parent)}))
+    data = _write_csv(tmp_path / "new.csv", ["the worst year", "a brand new sentence", "good answer ",
+                                             "another new one", "worst name of the year"])
+    return ckpt, train, data
+
+
+def test_predicting_rows_the_run_trained_on_says_how_many(tmp_path, capsys):
+    """3 of 5 predicted texts are sentences of the run's training file (a space at a cell's end aside): the summary
+    and the command's stderr say so in one line; with the training file gone nothing is said."""
+    from explorer.cli import main
+
+    ckpt, train, data = _run_trained_on(tmp_path)
+    said = ("3 of these 5 rows were in the run's training data: their predictions are not a fair test of the "
+            "model.")
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o.csv"))
+    assert summary.training_rows == 3 and said in summary.notes
+    assert main(["predict", "--model", str(ckpt), "--data", str(data), "--out", str(tmp_path / "o2.csv")]) == 0
+    err = capsys.readouterr().err
+    assert err.count(said) == 1
+    # the training file itself: every row
+    assert predict_file(str(ckpt), str(train), str(tmp_path / "t.csv")).training_rows == 8
+    train.unlink()
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o3.csv"))
+    assert summary.training_rows == 0 and not any("training data" in n for n in summary.notes)
+
+
+def test_empty_lines_of_a_one_text_per_line_file_are_skipped_and_said(tmp_path, cls_model, capsys):
+    """A .txt of one text per line with empty lines among the texts: they are no rows, and the summary and the
+    command's stderr say how many, naming the first lines; the empty lines at the file's end are not counted."""
+    from explorer.cli import main
+
+    data = tmp_path / "texts.txt"
+    data.write_text("first\n\nsecond\n\n\nthird\n\n", encoding="utf-8")
+    summary = predict_file(str(cls_model), str(data), str(tmp_path / "o.csv"))
+    assert summary.rows == 3 and "3 empty rows skipped (lines 2, 4, 5)" in summary.notes
+    assert main(["predict", "--model", str(cls_model), "--data", str(data), "--out", str(tmp_path / "o2.csv")]) == 0
+    assert capsys.readouterr().err.count("3 empty rows skipped (lines 2, 4, 5)") == 1
+    many = tmp_path / "many.txt"
+    many.write_text("".join(f"text {k}\n\n" for k in range(8)), encoding="utf-8")
+    summary = predict_file(str(cls_model), str(many), str(tmp_path / "o3.csv"))
+    assert "7 empty rows skipped (lines 2, 4, 6, 8, 10, …)" in summary.notes
+    one = tmp_path / "one.txt"
+    one.write_text("a\n\nb\n", encoding="utf-8")
+    assert "1 empty row skipped (line 2)" in predict_file(str(cls_model), str(one), str(tmp_path / "o4.csv")).notes
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a\nb\n\n", encoding="utf-8")
+    assert not any("skipped" in n for n in predict_file(str(cls_model), str(plain), str(tmp_path / "o5.csv")).notes)
+
+
+def test_rows_the_run_held_out_as_dev_are_not_counted_as_trained_on(tmp_path):
+    """A run without a dev file held "the worst year" out of its training file as dev (its dev_split.csv): that
+    row was never trained on, so 2 of the 5 rows are said, not 3; a pair run's texts are matched as pairs."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.predict.seen import text_key, training_keys
+    from explorer.core.runs.layout import dev_split_file
+    from helpers import write_tiny_classification
+
+    ckpt, train, data = _run_trained_on(tmp_path)
+    run = ckpt.parent.parent
+    write_dev_split(dev_split_file(run), load_classification(str(train)), [1])
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o.csv"))
+    assert summary.training_rows == 2
+    pair = write_tiny_classification(tmp_path / "pair.tsv", pair=True)
+    keys = training_keys({"task": "pair", "train": str(pair)})
+    assert text_key(["ada was born in london", "ada was born in the city of london"]) in keys
+    assert text_key(["ada was born in london"]) not in keys
+
+
+def test_a_runs_training_texts_are_read_once_while_the_file_stays_the_same(tmp_path, monkeypatch):
+    """Two Predictions pages (or predict runs) of one run read its training file once; a changed file is read
+    again."""
+    import os
+
+    import explorer.core.data.classification as classification
+    from explorer.core.predict.seen import text_key, training_keys
+
+    _ckpt, train, _data = _run_trained_on(tmp_path)
+    reads = []
+    real = classification.load_classification
+    monkeypatch.setattr(classification, "load_classification", lambda *a, **k: reads.append(a) or real(*a, **k))
+    config = {"task": "single", "train": str(train)}
+    first = training_keys(config)
+    assert training_keys(dict(config)) is first and len(reads) == 1
+    with open(train, "a", encoding="utf-8") as fh:
+        fh.write("a sentence added later\t1\n")
+    os.utime(train, ns=(os.stat(train).st_atime_ns, os.stat(train).st_mtime_ns + 10**9))
+    assert text_key(["a sentence added later"]) in training_keys(config) and len(reads) == 2

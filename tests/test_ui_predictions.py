@@ -84,7 +84,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     shown = [float(m.data(m.index(r, margin_col))) for r in range(m.rowCount())]
     assert shown == sorted(shown, reverse=True)
     page.sort_least_certain()
-    assert "Model vs gold <b>label</b> (30 rows)" in page.metrics.text()
+    assert "Model vs gold <b>label_in_file</b> (30 rows)" in page.metrics.text()
     assert "accuracy (%) " in page.metrics.text() and "macro F1 (%) " in page.metrics.text()   # the metric table's
     assert page.confusion.rowCount() == 2 and sum(int(page.confusion.item(i, j).text())
                                                   for i in range(2) for j in range(2)) == 30
@@ -263,6 +263,120 @@ def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path)
         qtbot.keyClick(widget, key, modifier)
         assert (row in page.review.reviewed) == reviewed, (type(widget).__name__, key, modifier)
     assert page.reviewed_box.isChecked()
+
+
+def test_a_label_key_moves_to_the_next_row_in_the_shown_order_and_the_last_row_stays(qtbot, tmp_path):
+    """A number key sets the current row's label and the row under it becomes current (the table's order, here by
+    margin descending), so a list is reviewed with the keys alone; on the last row the selection stays."""
+    from explorer.core.predict.writing import write_table
+
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
+    rows = [{"text": t, "predicted_label": "neg" if i % 2 else "pos", "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2 + i}
+            for i, t in enumerate(TEXTS[:4])]
+    path = write_table(tmp_path / "few.predictions.csv", cols, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(path, {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
+                     "text_columns": ["text"]})
+    page.view.sortByColumn(page.model.headers.index("margin"), Qt.SortOrder.DescendingOrder)
+    page.view.selectRow(0)
+    shown = [page.model.file_row(r) for r in range(4)]
+    assert shown == [3, 2, 1, 0]
+    for r in range(4):
+        assert page.current_row() == shown[r]
+        qtbot.keyClick(page.view, "1")
+        assert shown[r] in page.review.reviewed and page.state.labels[shown[r]] == "neg"
+    assert page.current_row() == shown[-1] and page.view.currentIndex().row() == 3
+    assert page.text.toPlainText()   # the side pane shows the row the key moved to
+
+
+def test_the_page_says_in_amber_how_many_rows_the_run_trained_on(qtbot, tmp_path):
+    """Predicting the run's own training file: the page says "8 of these 8 rows were in the run's training data…"
+    over the table; a file of new texts, or the training file gone, says nothing."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    train = tmp_path / "train.tsv"
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    summary = predict_file(str(ckpt), str(train), str(tmp_path / "train.predictions.csv"))
+    page.open(summary.out, summary.to_dict())
+    assert not page.file_notes.isHidden()
+    assert page.file_notes.text() == ("8 of these 8 rows were in the run's training data: their predictions are "
+                                      "not a fair test of the model.")
+    assert "color: #b35c00" in page.file_notes.styleSheet()
+    new = predict_file(str(ckpt), str(data), str(tmp_path / "new.predictions.csv"))
+    page.open(new.out, new.to_dict())
+    assert page.file_notes.isHidden()
+    train.unlink()
+    page.open(summary.out)
+    assert page.file_notes.isHidden()
+
+
+def test_the_files_own_label_column_shows_its_gold_as_label_in_file_beside_the_reviewed_label(qtbot, tmp_path):
+    """A predicted file with its own "label" column (gold ids 0 / 1): the table shows those gold values under
+    "label_in_file", the name Save labelled file… gives it, beside the reviewed "label" (the model's or the
+    person's), never the reviewed label twice; the model is measured against it and it sorts by its own values.
+    A run trained on another label column ("sentiment") is measured against that column of the file."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "new.predictions.csv"))
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(summary.out, summary.to_dict())
+    m = page.model
+    assert m.headers.count("label") == 1 and m.headers.count("label_in_file") == 1
+    gold_col, label_col = m.headers.index("label_in_file"), m.headers.index("label")
+    assert m.headerData(gold_col, Qt.Orientation.Horizontal) == "label_in_file"
+    assert "the file's own label column" in m.headerData(gold_col, Qt.Orientation.Horizontal,
+                                                         Qt.ItemDataRole.ToolTipRole)
+    gold = page.table_data.column("label")
+    assert [m.data(m.index(r, gold_col)) for r in range(m.rowCount())] == [gold[m.file_row(r)]
+                                                                           for r in range(m.rowCount())]
+    assert [m.data(m.index(r, label_col)) for r in range(m.rowCount())] == [m.predicted[m.file_row(r)]
+                                                                            for r in range(m.rowCount())]
+    page.view.sortByColumn(gold_col, Qt.SortOrder.AscendingOrder)
+    shown = [m.data(m.index(r, gold_col)) for r in range(m.rowCount())]
+    assert shown == sorted(shown) and set(shown) == {"0", "1"}
+    assert "Model vs gold <b>label_in_file</b> (30 rows)" in page.metrics.text()
+    page.select_file_row(0)
+    assert "label_in_file: 0" in page.text.toHtml() or "label_in_file: 0" in page.text.toPlainText()
+    saved = list(csv.DictReader(open(page.save_labelled(tmp_path / "labelled.csv"), encoding="utf-8")))
+    assert [r["label_in_file"] for r in saved] == gold
+    # the person's and the annotators' lists name it so too, and pick the file's column
+    assert [page.person.itemText(k) for k in range(page.person.count())] == ["none", "label_in_file", "annotator"]
+    page.person.setCurrentText("label_in_file")
+    assert page.review.person_column == "label" and "Model vs person <b>label_in_file</b>" in page.metrics.text()
+    item = page.annotator_list.item(0)
+    assert item.text() == "label_in_file"
+    item.setCheckState(Qt.CheckState.Checked)
+    assert page.review.annotator_columns == ["label"] and "label_in_file ticked" in page.annotator_note.text()
+
+    run_cfg = ckpt.parent.parent / "config.json"
+    run_cfg.write_text(json.dumps(dict(json.loads(run_cfg.read_text()), label_column="sentiment")))
+    other = tmp_path / "other.csv"
+    other.write_text("text,sentiment,label\na good model,pos,x\nthe worst year,neg,x\n", encoding="utf-8")
+    summary = predict_file(str(ckpt), str(other), str(tmp_path / "other.predictions.csv"))
+    page.open(summary.out, summary.to_dict())
+    assert page.review.gold_column == "sentiment" and "Model vs gold <b>sentiment</b> (2 rows)" in page.metrics.text()
+
+
+def test_the_page_says_which_empty_lines_of_the_input_were_skipped(qtbot, tmp_path):
+    """A one-text-per-line input with empty lines among its texts: the page says "2 empty rows skipped (lines 2,
+    4)" over the table, the rows keep their own lines in the first column."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, _data = _run_with_checkpoint(tmp_path)
+    data = tmp_path / "texts.txt"
+    data.write_text("one new text\n\nanother new text\n\na third new text\n", encoding="utf-8")
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "texts.predictions.csv"))
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(summary.out, summary.to_dict())
+    assert not page.file_notes.isHidden() and page.file_notes.text() == "2 empty rows skipped (lines 2, 4)"
+    m = page.model
+    assert sorted(int(m.data(m.index(r, 0))) for r in range(m.rowCount())) == [1, 3, 5]
 
 
 def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
@@ -578,6 +692,16 @@ def test_the_review_table_keeps_its_rows_in_view_at_1280x800_with_a_gold_column_
     row_px = page.view.verticalHeader().defaultSectionSize()
     assert page.view.viewport().height() >= 8 * row_px, (page.view.viewport().height(), row_px)
     assert "Model vs gold" in page.metrics.text() and not page.metrics.visibleRegion().isEmpty()   # in view
+    # the gold matrix's titles whole: each column as wide as its title in the bold a selected cell draws it in, and
+    # inside the header's visible width ("pred AGAINST" was cut by Qt's 100 px default section)
+    from explorer.ui.shell.layout_check import header_need
+
+    header = page.confusion.horizontalHeader()
+    for k in range(page.confusion.columnCount()):
+        title, left, size = page.confusion.horizontalHeaderItem(k).text(), header.sectionViewportPosition(k), \
+            header.sectionSize(k)
+        assert header_need(header, k, title, bold=True) <= size, (title, size)
+        assert 0 <= left and left + size <= header.viewport().width(), (title, left, size)
     table, side = page.split.sizes()
     page.split.setSizes([table - 60, side + 60])
     QApplication.processEvents()

@@ -51,7 +51,8 @@ from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
 from explorer.core.specs.heads import HeadSpec, Inputs, Scores
 from explorer.core.specs.tasks import find_task_facts
-from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
+from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, skipped_note, text_of
+from explorer.core.predict.seen import keyed_rows, training_keys, training_rows
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
 
 
@@ -60,7 +61,8 @@ from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kin
 class PredictSummary:
     """What a run did. rows: output rows in OUT now (resumed ones included); new_rows: written by this call;
     resumed_from: rows already there at the start; errors: rows with an error (this call); seconds: wall time
-    of this call; load_seconds: of it, loading the model; kind, columns (of OUT), label_names, tau (QA), input_columns, text_columns, notes."""
+    of this call; load_seconds: of it, loading the model; kind, columns (of OUT), label_names, tau (QA), input_columns, text_columns, notes;
+    training_rows: rows of this call the checkpoint's run trained on (explorer.core.predict.seen)."""
 
     out: str
     data: str
@@ -78,6 +80,7 @@ class PredictSummary:
     label_names: list[str] = field(default_factory=list)
     tau: float | None = None
     notes: list[str] = field(default_factory=list)
+    training_rows: int = 0   # rows of this call whose texts the checkpoint's run trained on
 
     @property
     def rows_per_second(self) -> float:
@@ -575,6 +578,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     counter = _RowCount(data_path, squad, encoding, bool(no_header) or as_run)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
                                                             resume, tau, bool(no_header) or as_run)
+    row_keys: list[bytes] = []   # each predicted row's texts, hashed: which of them the run trained on
+    rows = keyed_rows(rows, cols, row_keys)
     if as_run:
         summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
                              "if this file has one)")
@@ -597,12 +602,26 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                       saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols),
                       _Windows(batch_size * WINDOW_BATCHES, cancelled))
         reporter.finish(summary.rows)
+        if info.skipped_lines:   # the file is read to its end: every empty line is known
+            summary.notes.append(skipped_note(info.skipped_lines))
     finally:
         writer.close()
         summary.seconds = time.perf_counter() - t0
     finish(out)
+    _say_training_rows(summary, facts, model, row_keys)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _say_training_rows(summary: PredictSummary, facts: CheckpointFacts, model: str, row_keys: list[bytes]) -> None:
+    """A note when rows of this call are rows the checkpoint's run trained on (explorer.core.predict.seen): their
+    predictions are no fair test. Nothing when none are, or the run's training file is gone."""
+    from explorer.core.runs.layout import run_dir_of
+
+    seen = training_rows(row_keys, training_keys(facts.run_config, run_dir_of(model)) if row_keys else None)
+    if seen is not None:
+        summary.training_rows = seen.rows
+        summary.notes.append(seen.sentence())
 
 
 def _word_rule_note(loaded) -> str:

@@ -68,6 +68,21 @@ class TableInfo:
     columns: list[str] = field(default_factory=list)
     encoding: str = ""
     note: str = ""
+    # the empty lines of a one-text-per-line file, which are not rows (1-based; those before a later text, so the
+    # line ends of the file's end are not counted), filled in as the rows are read: complete once they all are
+    skipped_lines: list[int] = field(default_factory=list)
+
+
+SKIPPED_SHOWN = 5   # line numbers named in skipped_note; the others are counted
+
+
+def skipped_note(lines: list[int]) -> str:
+    """"3 empty rows skipped (lines 2, 5, 9)", the first SKIPPED_SHOWN line numbers named; "" for none."""
+    if not lines:
+        return ""
+    shown = ", ".join(str(n) for n in lines[:SKIPPED_SHOWN]) + (", …" if len(lines) > SKIPPED_SHOWN else "")
+    many = len(lines) != 1
+    return f"{len(lines)} empty row{'s' if many else ''} skipped (line{'s' if many else ''} {shown})"
 
 
 def file_kind(path: str | Path, first_line: str = "") -> str:
@@ -162,12 +177,20 @@ def row_lines(path: str | Path, n_rows: int, encoding: str = "auto") -> list[int
     row number), for the ``n_rows`` rows a predict run wrote from it: what a person finds in their file, where a
     quoted text over several lines or a blank line makes the data row's number differ from its line. None when
     the file is gone or unreadable now, or holds another number of rows (it changed since)."""
+    return read_layout(path, n_rows, encoding)[0]
+
+
+def read_layout(path: str | Path, n_rows: int, encoding: str = "auto") -> tuple[list[int] | None, list[int]]:
+    """(:func:`row_lines`, the empty lines skipped as no rows: ``TableInfo.skipped_lines``), in one reading of
+    ``path``; ``(None, [])`` when it is gone, unreadable or holds another number of rows."""
     try:
-        _info, rows = iter_rows(path, encoding)
+        info, rows = iter_rows(path, encoding)
         lines = [row.line for row in itertools.islice(rows, n_rows + 1)]
     except (OSError, ValueError, UserError):
-        return None
-    return lines if len(lines) == n_rows and all(lines) else None
+        return None, []
+    if len(lines) != n_rows or not all(lines):
+        return None, []
+    return lines, list(info.skipped_lines)
 
 
 def _rows(path, encoding: str, header_only: bool = False, no_header: bool = False):
@@ -196,7 +219,8 @@ def _rows(path, encoding: str, header_only: bool = False, no_header: bool = Fals
 
 
 def _text_lines(p: Path, fh, enc: str, note: str, header_only: bool):
-    """One text per line: column ``text``; blank lines are not rows; a CRLF's \r never ends a text."""
+    """One text per line: column ``text``; blank lines are not rows (``info.skipped_lines`` names them); a CRLF's
+    \r never ends a text."""
     from explorer.core.data.table import LINES_COLUMN
 
     info = TableInfo(str(p), "lines", [LINES_COLUMN], enc, note)
@@ -204,11 +228,15 @@ def _text_lines(p: Path, fh, enc: str, note: str, header_only: bool):
     if header_only:
         return
     index = 0
+    blanks: list[int] = []   # empty lines since the last text: skipped, and said once a text follows them
     for n, text in enumerate(fh, start=1):
         text = text.rstrip("\n")
         text = text[:-1] if text.endswith("\r") else text
         if not text.strip():
+            blanks.append(n)
             continue
+        info.skipped_lines.extend(blanks)
+        blanks.clear()
         error = f"{p.name} line {n}: bytes that are not {enc} text" if _bad_bytes([text]) else ""
         yield info, Row(index, n, {LINES_COLUMN: text}, error)
         index += 1

@@ -77,8 +77,21 @@ class Review:
         r = cls(summary["out"], summary.get("model", ""), summary.get("data", ""), summary.get("kind", ""),
                 list(summary.get("label_names") or []), list(summary.get("input_columns") or []),
                 list(summary.get("text_columns") or []), summary.get("tau"))
-        r.gold_column = next((c for c in GOLD_NAMES if c in r.input_columns), "")
+        r.gold_column = r.run_label_column() or next((c for c in GOLD_NAMES if c in r.input_columns), "")
         return r
+
+    def run_label_column(self) -> str:
+        """The input column named as the one the model's run was trained on (its config's ``label_column``), or
+        "" (no run config, no such name, or not among the file's columns): the gold the model is measured
+        against before the usual names."""
+        path = None if self.train_config else self.run_config_path()
+        if path is None:
+            return ""
+        try:
+            column = str(json.loads(path.read_text(encoding="utf-8")).get("label_column") or "")
+        except (OSError, ValueError, AttributeError):
+            return ""
+        return column if column in self.input_columns else ""
 
     @property
     def path(self) -> Path:
@@ -352,7 +365,7 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
     cols = [table.column(c) for c in inputs + per_class]
     labels = current_labels(table, review)
 
-    names = [KEPT_LABEL if c == "label" else c for c in inputs]   # the file's own label column, kept
+    names = [saved_name(c) for c in inputs]   # the file's own label column, kept
 
     def rows():
         for i in range(len(table)):
@@ -366,6 +379,12 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
 
 
 KEPT_LABEL = "label_in_file"   # save_labelled: the input's own ``label`` column, beside the reviewed ``label``
+
+
+def saved_name(column: str) -> str:
+    """The name an input column has in the labelled file (:func:`save_labelled`), and on the Predictions page: the
+    file's own ``label`` is ``label_in_file``, beside the reviewed ``label``; the others keep theirs."""
+    return KEPT_LABEL if column == "label" else column
 
 
 # run config keys a fine-tune on reviewed rows does not take from the run it corrects: its identity and

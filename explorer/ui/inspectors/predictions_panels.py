@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, 
                                QListWidget, QListWidgetItem, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
                                QTextBrowser, QVBoxLayout, QWidget)
 
+from explorer.core.predict.review import saved_name
 from explorer.ui.shell.class_names import add_names, bound_box, set_header_names
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 
@@ -124,7 +125,8 @@ class ReviewPane(QWidget):
         self.annotator_list.blockSignals(True)
         self.annotator_list.clear()
         for c in annotator_columns:
-            item = QListWidgetItem(c)
+            item = QListWidgetItem(saved_name(c))   # as the labelled file names it: its own "label" is label_in_file
+            item.setData(Qt.ItemDataRole.UserRole, c)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if c in ticked else Qt.CheckState.Unchecked)
             self.annotator_list.addItem(item)
@@ -137,7 +139,7 @@ class ReviewPane(QWidget):
 
     def ticked(self) -> list[str]:
         """The columns ticked as annotators'."""
-        return [self.annotator_list.item(i).text() for i in range(self.annotator_list.count())
+        return [self.annotator_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.annotator_list.count())
                 if self.annotator_list.item(i).checkState() == Qt.CheckState.Checked]
 
     def show_row(self, html: str, label: str | None, labelable: bool, reviewed: bool) -> None:
@@ -174,6 +176,18 @@ class ReviewPane(QWidget):
                 shade = int(255 - 120 * a.confusion[i, j] / top)
                 item.setBackground(QColor(shade, shade, 255) if i == j else QColor(255, shade, shade))
                 self.confusion.setItem(i, j, item)
+        self._fit_titles()
+
+    def _fit_titles(self) -> None:
+        """Each column of the confusion matrix as wide as its title ("pred AGAINST") in the bold a selected cell
+        gives it, and its counts: Qt's default section width (100 px) cut the first titles by a few pixels."""
+        from explorer.ui.shell.layout_check import header_need
+
+        header = self.confusion.horizontalHeader()
+        for j in range(self.confusion.columnCount()):
+            title = self.confusion.horizontalHeaderItem(j).text()
+            self.confusion.setColumnWidth(j, max(self.confusion.sizeHintForColumn(j),
+                                                 header_need(header, j, title, bold=True)))
 
     def show_annotators(self, note: str, rows: list[AnnotatorRow]) -> None:
         """The annotators' note and table (components.predictions.ReviewState.annotators); the table only while it

@@ -29,13 +29,15 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
 
-from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
+from explorer.core.predict.review import (PredictionTable, Review, finetune_data, load_predictions, saved_name,
+                                          uncertainty)
 from explorer.ui.shell.class_names import NAME_PX, add_names, bound_box, header_title
 from explorer.ui.shell.short_names import short_name
 from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.glyphs import undrawable, undrawable_note
 from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, save_file
 from explorer.ui.shell.flow_layout import FlowLayout
+from explorer.ui.launch.form_model import WARNING_COLOR
 
 from .common import StatusLabel
 from .job_bar import JobBar
@@ -50,7 +52,9 @@ class PredictionsModel(QAbstractTableModel):
     """Rows of a PredictionTable in a kept order (``order``: file rows shown, top to bottom).
 
     Columns: "#" (titled "line": the input file's line, else "row": the data row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
-    uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns.
+    uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns
+    (``headers``: as the labelled file names them, the file's own ``label`` as ``label_in_file``; ``file_columns``:
+    as the predictions file does).
     """
 
     def __init__(self, state: ReviewState, parent: QObject | None = None):
@@ -71,7 +75,9 @@ class PredictionsModel(QAbstractTableModel):
         self.file_columns = texts + numbers + rest + [c for c in table.columns if c == "error"]
         self.number_columns = numbers
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
-        self.headers = self.virtual + self.file_columns
+        # the file's own label column is titled as the labelled file names it (label_in_file), so the reviewed
+        # "label" column never stands for it (each cell and sort goes by the column's place, not its title)
+        self.headers = self.virtual + [saved_name(c) for c in self.file_columns]
         self.predicted, self.labels = state.predicted, state.labels   # the state's lists (it relabels rows)
         self.order = np.arange(len(table))
         self.filter_label: str | None = None
@@ -155,7 +161,7 @@ class PredictionsModel(QAbstractTableModel):
             return np.array(self.labels, dtype=object)
         if column < len(self.virtual):
             return self.unc
-        nums = self.table.numbers(name)
+        nums = self.table.numbers(self.file_columns[column - len(self.virtual)])
         values = self.table.cells[self._cell_index[column - len(self.virtual)]]
         filled = sum(bool(v) for v in values)
         if filled and np.isfinite(nums).sum() >= filled:   # a numeric column (blank cells sort last)
@@ -219,6 +225,9 @@ class PredictionsView(QWidget):
     def _build(self) -> None:
         self.info = QLabel("Predict on a file (Runs list, Classify or Spans & τ) to review its predictions here.")
         self.info.setWordWrap(True)
+        self.file_notes = StatusLabel("")   # what holds for the file as a whole (ReviewState.file_notes), in amber
+        self.file_notes.setStyleSheet(f"color: {WARNING_COLOR}")
+        self.file_notes.hide()
         self.filter = QComboBox()
         self.filter.setToolTip("Show only the rows the model predicted as this label")
         bound_box(self.filter)   # a long class name elides in the box, never widens the window
@@ -273,6 +282,7 @@ class PredictionsView(QWidget):
         split = self.split = ReviewSplit(self.view, side, self._table_need)
         lay = QVBoxLayout(self)
         lay.addWidget(self.info)
+        lay.addWidget(self.file_notes)
         lay.addLayout(top)
         lay.addWidget(split, 1)
 
@@ -294,14 +304,15 @@ class PredictionsView(QWidget):
         self.model = PredictionsModel(self.state, self)
         self.view.setModel(self.model)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
+        # the file's columns as the labelled file names them (its own "label" is label_in_file)
         for widget, items in ((self.filter, self._filter_items()),
-                              (self.person, ["none"] + self.state.person_choices())):
+                              (self.person, ["none"] + [saved_name(c) for c in self.state.person_choices()])):
             widget.blockSignals(True)
             widget.clear()
             add_names(widget, items)
             widget.blockSignals(False)
         if review.person_column:
-            self.person.setCurrentText(review.person_column)
+            self.person.setCurrentText(saved_name(review.person_column))
         self.side.set_file(self._choices(), self.state.person_choices(), review.annotator_columns)
         self.sort_least_certain()
         fit_columns(self.view)   # short cells and titles whole, text columns elided but readable
@@ -311,6 +322,9 @@ class PredictionsView(QWidget):
         self._show_current()
         self._update_info()
         self._update_metrics()
+        notes = self.state.file_notes()
+        self.file_notes.setText("\n".join(notes))
+        self.file_notes.setVisible(bool(notes))
 
     def fit_text_columns(self) -> None:
         """The text column(s) take the width the viewport leaves beside the other columns up to the model's numbers
@@ -457,7 +471,8 @@ class PredictionsView(QWidget):
                 and event.modifiers() in plain):   # r and R (Shift) alike; Ctrl+R and the like stay the app's
             label = self.state.key_label(event.text())
             if label is not None:
-                self.set_label(self.current_row(), label)
+                if self.set_label(self.current_row(), label):
+                    self.select_next_row()   # reviewing down the list with the keys alone, as labelling tools do
                 return True
             if event.key() == Qt.Key.Key_R:
                 i = self.current_row()
@@ -466,26 +481,35 @@ class PredictionsView(QWidget):
                 return True
         return super().eventFilter(obj, event)
 
-    def set_label(self, file_row: int | None, label: str) -> None:
-        """A person's label for a file row (saved at once); the same as the model's still counts as reviewed."""
+    def set_label(self, file_row: int | None, label: str) -> bool:
+        """A person's label for a file row (saved at once); the same as the model's still counts as reviewed.
+        Returns whether the label was set (False: no row, or refused and said)."""
         if file_row is not None and self.review is not None:
-            self._changed(file_row, self.state.set_label(file_row, label))
+            return self._changed(file_row, self.state.set_label(file_row, label))
+        return False
+
+    def select_next_row(self) -> None:
+        """The row under the current one in the table's shown order becomes current; the last row stays."""
+        idx = self.view.currentIndex()
+        if self.model is not None and idx.isValid() and idx.row() + 1 < self.model.rowCount():
+            self.view.selectRow(idx.row() + 1)
 
     def mark_reviewed(self, file_row: int | None, on: bool = True) -> None:
         if file_row is not None and self.review is not None:
             self._changed(file_row, self.state.mark_reviewed(file_row, on))
 
-    def _changed(self, file_row: int, refused: str) -> None:
-        """After a review action on ``file_row``: saved and shown, or ``refused``'s reason said."""
+    def _changed(self, file_row: int, refused: str) -> bool:
+        """After a review action on ``file_row``: saved and shown (True), or ``refused``'s reason said (False)."""
         if refused:
             self.message.emit(refused)
-            return
+            return False
         self.review.save()
         self.model.row_changed(file_row)
         self.fit_text_columns()   # a person's label is bold: its column widens for it, not "AGAI…"
         self._show_current()
         self._update_info()
         self._update_metrics()
+        return True
 
     # ---- filters and metrics
     def _filter_changed(self, k: int) -> None:
@@ -501,7 +525,7 @@ class PredictionsView(QWidget):
     def _person_changed(self, k: int) -> None:
         if self.review is None:
             return
-        self.review.person_column = "" if k <= 0 else self.person.itemText(k)
+        self.review.person_column = "" if k <= 0 else self.state.person_choices()[k - 1]   # the file's name
         self.review.save()
         self._update_metrics()
 

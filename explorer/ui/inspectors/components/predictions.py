@@ -1,6 +1,6 @@
 """What the Predictions page decides and says about a predicted file under review, without Qt: the labels a row
 may get and what a key or a choice does to it, the row's full text, the page's info line, the model's agreement
-with the gold and a person's labels, the annotators' agreement, and the order the table opens in.
+with the gold and a person's labels, the notes on the file as a whole (rows the run trained on), the annotators' agreement, and the order the table opens in.
 explorer.ui.inspectors.predictions_view shows it; explorer.core.predict.review keeps and saves the review.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
-                                          gold_as_names)
+from explorer.core.predict.review import (KEPT_LABEL, PredictionTable, Review, agreement, annotator_agreement,
+                                          current_labels, gold_as_names, saved_name)
 from explorer.core.specs.heads import PredictionSpec, Uncertainty
 from explorer.ui.shell.short_names import short_name
 
@@ -22,7 +22,9 @@ HEADER_TITLES = {"reviewed": "✓"}
 LINES_READ_MAX = 200_000   # rows: a larger input file is not read again for its line numbers (the GUI would wait)
 HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
                "label": "the person's label where set (blue, bold), else the model's",
-               "margin": "the top probability minus the second: small = the model hesitates"}
+               "margin": "the top probability minus the second: small = the model hesitates",
+               KEPT_LABEL: "label_in_file: the file's own label column (\"label\" in the file; Save labelled file… keeps "
+                           "it under this name), often gold labels: the model is measured against it"}
 ANNOTATORS_HINT = ("Tick two or more columns of annotators' labels to see how far they agree with each other and "
                    "with the model.")
 ANNOTATORS_NOTE = ("Cohen's κ: two labelings beyond chance; Krippendorff's α: all annotators together (nominal; "
@@ -111,11 +113,17 @@ class ReviewState:
         """The line of the input file (the review's ``data``) each row starts on (core.predict.reading.row_lines),
         read once; None when it is not known (the file moved or changed, a SQuAD file, over LINES_READ_MAX rows)."""
         if not hasattr(self, "_lines"):
-            from explorer.core.predict.reading import row_lines
+            from explorer.core.predict.reading import read_layout
 
             n, data = len(self.table), self.review.data
-            self._lines = row_lines(data, n) if data and n <= LINES_READ_MAX else None
+            self._lines, self._skipped = read_layout(data, n) if data and n <= LINES_READ_MAX else (None, [])
         return self._lines
+
+    def skipped_lines(self) -> list[int]:
+        """The empty lines of the input file that are no rows (core.predict.reading.read_layout), read with
+        :meth:`input_lines`; [] when none, or when the file is not read again."""
+        self.input_lines()
+        return self._skipped
 
     def row_header(self) -> tuple[str, str]:
         """The first column's title and tooltip: the input file's line when known, else the data row's number,
@@ -204,6 +212,35 @@ class ReviewState:
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
                 f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed.")
 
+    def file_notes(self) -> list[str]:
+        """Plain sentences about the predicted file as a whole, shown over the table in amber (found once per
+        file): the empty lines of the input file skipped as no rows, how many of its rows the checkpoint's run
+        trained on."""
+        if not hasattr(self, "_notes"):
+            from explorer.core.predict.reading import skipped_note
+
+            self._notes = [n for n in (skipped_note(self.skipped_lines()), self._training_note()) if n]
+        return self._notes
+
+    def _training_note(self) -> str:
+        """"N of these M rows were in the run's training data…" (core.predict.seen), or "" when none were, the
+        run's training file is gone, or the rows are training rows by design (a review of suspected label errors
+        names its group's config)."""
+        from explorer.core.predict.seen import text_key, training_keys, training_rows
+
+        t, r = self.table, self.review
+        if r.train_config or not r.model or not r.text_columns or any(c not in t.columns for c in r.text_columns):
+            return ""
+        run_cfg, _folder, run_dir = self.corrections_place()
+        keys = training_keys(run_cfg, run_dir) if run_cfg else None
+        if not keys:
+            return ""
+        texts, errors = [t.column(c) for c in r.text_columns], t.column("error")
+        row_keys = (text_key([c[i] for c in texts]) for i in range(len(t))
+                    if not errors[i] and all(c[i].strip() for c in texts))
+        seen = training_rows(row_keys, keys)
+        return seen.sentence() if seen is not None else ""
+
     def row_html(self, i: int) -> str:
         """Row ``i`` in full: its text columns as paragraphs (a QA answer marked in its passage), then the rest."""
         t, r = self.table, self.review
@@ -219,7 +256,7 @@ class ReviewState:
                 else:
                     shown = html.escape(v)
                 parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
-                             else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
+                             else f"<span style='color:#555'>{html.escape(saved_name(c))}: {shown}</span><br>")
         return "".join(parts)
 
     def agreements(self):
@@ -237,7 +274,7 @@ class ReviewState:
             gold = gold_as_names(t.column(gold_col), names) if prediction_spec(r).labels_by_name else t.column(gold_col)
             a = agreement(gold, self.predicted, names)
             if a is not None:
-                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): "
+                lines.append(f"Model vs gold <b>{html.escape(saved_name(gold_col))}</b> ({a.n} rows): "
                              f"{format_metric('accuracy', a.accuracy, 'single')}, "
                              f"{format_metric('macro_f1', a.macro_f1, 'single')}")
                 with_gold = a
@@ -245,7 +282,7 @@ class ReviewState:
             person = gold_as_names(t.column(r.person_column), names)
             a = agreement(person, self.predicted, names)
             if a is not None:
-                lines.append(f"Model vs person <b>{r.person_column}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
+                lines.append(f"Model vs person <b>{html.escape(saved_name(r.person_column))}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
                              f"{format_metric('accuracy', a.accuracy, 'single')}")
         return lines, with_gold
 
@@ -257,7 +294,7 @@ class ReviewState:
         if not prediction_spec(r).labels_by_name or not cols:
             return (ANNOTATORS_HINT if prediction_spec(r).labels_by_name else ""), []
         if len(cols) < 2:
-            return f"{cols[0]} ticked; tick at least one more annotator column.", []
+            return f"{saved_name(cols[0])} ticked; tick at least one more annotator column.", []
         table = annotator_agreement(self.table, cols, self.predicted, self.choices())
         return ANNOTATORS_NOTE, [AnnotatorRow(row.who, row.statistic, "-" if row.value != row.value
                                               else f"{row.value:.3f}", str(row.n)) for row in table.rows]
