@@ -301,15 +301,18 @@ def test_the_page_says_in_amber_how_many_rows_the_run_trained_on(qtbot, tmp_path
     qtbot.addWidget(page)
     summary = predict_file(str(ckpt), str(train), str(tmp_path / "train.predictions.csv"))
     page.open(summary.out, summary.to_dict())
+    qtbot.waitUntil(lambda: page.notes_shown_for is page.state, timeout=30000)
     assert not page.file_notes.isHidden()
     assert page.file_notes.text() == ("8 of these 8 rows were in the run's training data: their predictions are "
                                       "not a fair test of the model.")
     assert "color: #b35c00" in page.file_notes.styleSheet()
     new = predict_file(str(ckpt), str(data), str(tmp_path / "new.predictions.csv"))
     page.open(new.out, new.to_dict())
+    qtbot.waitUntil(lambda: page.notes_shown_for is page.state, timeout=30000)
     assert page.file_notes.isHidden()
     train.unlink()
     page.open(summary.out)
+    qtbot.waitUntil(lambda: page.notes_shown_for is page.state, timeout=30000)
     assert page.file_notes.isHidden()
 
 
@@ -362,6 +365,27 @@ def test_the_files_own_label_column_shows_its_gold_as_label_in_file_beside_the_r
     assert page.review.gold_column == "sentiment" and "Model vs gold <b>sentiment</b> (2 rows)" in page.metrics.text()
 
 
+def test_the_training_rows_count_reads_the_runs_training_file_off_the_gui_thread(qtbot, tmp_path, monkeypatch):
+    """Counting the predicted rows the run trained on reads the run's whole training file (a second for SST-2):
+    the page finds it on a worker thread, so opening a Predictions page never waits for it."""
+    import threading
+
+    from explorer.core.predict import seen
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, _data = _run_with_checkpoint(tmp_path)
+    summary = predict_file(str(ckpt), str(tmp_path / "train.tsv"), str(tmp_path / "train.predictions.csv"))
+    threads, real = [], seen.training_keys
+    monkeypatch.setattr(seen, "training_keys", lambda *a, **k: (threads.append(threading.current_thread()),
+                                                                real(*a, **k))[1])
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(summary.out, summary.to_dict())
+    qtbot.waitUntil(lambda: page.notes_shown_for is page.state, timeout=30000)
+    assert threads and threading.main_thread() not in threads
+    assert page.file_notes.text().startswith("8 of these 8 rows")
+
+
 def test_the_page_says_which_empty_lines_of_the_input_were_skipped(qtbot, tmp_path):
     """A one-text-per-line input with empty lines among its texts: the page says "2 empty rows skipped (lines 2,
     4)" over the table, the rows keep their own lines in the first column."""
@@ -374,6 +398,7 @@ def test_the_page_says_which_empty_lines_of_the_input_were_skipped(qtbot, tmp_pa
     page = PredictionsView()
     qtbot.addWidget(page)
     page.open(summary.out, summary.to_dict())
+    qtbot.waitUntil(lambda: page.notes_shown_for is page.state, timeout=30000)
     assert not page.file_notes.isHidden() and page.file_notes.text() == "2 empty rows skipped (lines 2, 4)"
     m = page.model
     assert sorted(int(m.data(m.index(r, 0))) for r in range(m.rowCount())) == [1, 3, 5]

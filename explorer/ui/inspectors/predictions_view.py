@@ -228,6 +228,7 @@ class PredictionsView(QWidget):
         self.file_notes = StatusLabel("")   # what holds for the file as a whole (ReviewState.file_notes), in amber
         self.file_notes.setStyleSheet(f"color: {WARNING_COLOR}")
         self.file_notes.hide()
+        self.notes_shown_for = None   # the ReviewState whose file notes are shown (found on a thread)
         self.filter = QComboBox()
         self.filter.setToolTip("Show only the rows the model predicted as this label")
         bound_box(self.filter)   # a long class name elides in the box, never widens the window
@@ -322,9 +323,26 @@ class PredictionsView(QWidget):
         self._show_current()
         self._update_info()
         self._update_metrics()
-        notes = self.state.file_notes()
-        self.file_notes.setText("\n".join(notes))
-        self.file_notes.setVisible(bool(notes))
+        self._find_file_notes()
+
+    def _find_file_notes(self) -> None:
+        """The amber notes about the file as a whole (ReviewState.file_notes), found on a worker thread: the
+        training-rows count reads the run's whole training file (a second for SST-2's 67,349 rows), which
+        would freeze the page as it opens. ``notes_shown_for`` is the state they were found for."""
+        from explorer.ui.shell.tasks import run_in_thread
+
+        self.file_notes.hide()
+        self.notes_shown_for = None
+        state = self.state
+
+        def show(notes: list[str]) -> None:
+            if state is not self.state:   # another file was opened meanwhile: its own notes come
+                return
+            self.file_notes.setText("\n".join(notes))
+            self.file_notes.setVisible(bool(notes))
+            self.notes_shown_for = state
+
+        run_in_thread(state.file_notes, owner=self, on_done=show)
 
     def fit_text_columns(self) -> None:
         """The text column(s) take the width the viewport leaves beside the other columns up to the model's numbers
