@@ -306,6 +306,20 @@ def test_cli_group_summary_prints_the_spread_of_every_final_metric(tmp_path):
     assert p.returncode == 2 and "nope" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_cli_group_summary_of_members_without_a_dev_figure_says_so_instead_of_nan(tmp_path):
+    """Every member failed before its first evaluation: each row reads "—" and the summary says there is nothing
+    to summarise, never "nan" or an optimism warning about figures that do not exist."""
+    g, _ = groups.plan_restarts(TrainConfig(task="pair"), "s", [1, 2])
+    groups.write_group(tmp_path, g)
+    _fake_run(tmp_path, "s-01", [], finished=False)
+    _fake_run(tmp_path, "s-02", [], finished=False)
+    p = _cli(["group", "--group", "s", "--summary", "--output-dir", str(tmp_path)])
+    assert p.returncode == 0, p.stderr
+    assert "nan" not in p.stdout and "optimistic" not in p.stdout
+    assert "final accuracy (%) —  best —" in p.stdout.splitlines()[1]
+    assert "no member has a dev figure yet" in p.stdout
+
+
 def test_cli_group_summary_reads_the_default_runs_folder_without_output_dir(tmp_path, monkeypatch):
     """`group --summary --group NAME` as docs/statistics.md gives it, without --output-dir: the runs folder the
     app uses by default (EXPLORER_RUNS_DIR here), not a traceback."""

@@ -31,6 +31,7 @@ Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -158,13 +159,19 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         grouping = (f"grouped by {group.cv['group_column']}" if group.cv.get("group_column")
                     else "folds stratified by label" if group.cv.get("data") == "table" else "grouped by article title")
         lines[0] += f"; {group.cv.get('k')}-fold cross-validation of {group.cv.get('source')}, {grouping}"
+    def figure(v) -> str:   # a member that ended without a dev evaluation has no figure, never "nan"
+        return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+
     for row in table.rows:
         params = " ".join(f"{k}={row[k]}" for k in group.varied)
         lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.label} "
-                     f"{row['final']:.4f}  best {row['best']:.4f}")
+                     f"{figure(row['final'])}  best {figure(row['best'])}")
     from explorer.core.metrics.optimism import figure_marks, mark_lines
     from explorer.core.specs.metric_display import metric_label
 
+    if all(figure(row["best"]) == "—" for row in table.rows):
+        lines.append("no member has a dev figure yet (none has finished an evaluation): nothing to summarise")
+        return lines
     lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
