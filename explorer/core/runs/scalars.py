@@ -9,6 +9,7 @@ Face's TensorBoard callback uses), an ``eval`` event's metrics are ``eval/<metri
 from __future__ import annotations
 
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS as _STEP_CONTEXT   # where and when, not what was measured
+from explorer.core.protocol.events import is_rescoring
 
 TRAIN_PREFIX, EVAL_PREFIX = "train/", "eval/"
 RENAMED = {"lr": "learning_rate"}   # event field -> scalar name, where they differ
@@ -25,7 +26,7 @@ def event_scalars(event: dict) -> list[tuple[int, str, float]]:
     """The (step, name, value) rows of one event: a step event's numbers as ``train/<field>``, an eval
     event's metrics as ``eval/<metric>``; other events and non-numbers (per_class tables, null) give []."""
     kind, step = event.get("event"), scalar(event.get("step"))
-    if step is None or kind not in ("step", "eval"):
+    if step is None or kind not in ("step", "eval") or is_rescoring(event):   # a rescoring: not a point of the curve
         return []
     if kind == "step":
         items = ((TRAIN_PREFIX + RENAMED.get(k, k), v) for k, v in event.items() if k not in _STEP_CONTEXT)
