@@ -115,6 +115,7 @@ class EvaluatingEvent(_Event, total=False):
     dev_total: int                  # rows of the whole dev set
     seconds: float                  # since the evaluation began
     rows_per_second: float          # its forward rate so far (0 before a batch is done)
+    rescoring: bool                 # checkpoints/best of ``step`` scored on all dev rows after the final evaluation
 
 
 class CheckpointEvent(_Event, total=False):

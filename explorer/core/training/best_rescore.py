@@ -63,7 +63,7 @@ def rescore_best(run, keeper, final_metrics: dict | None) -> None:
         res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, run.dev_ex, run.dev_feats, run.dev_loader,
                        run.config, control=run.control, out_dir=None,
                        on_rows=EvaluationProgress(run.writer, step=best_step, final=False, rows_total=dev_total,
-                                                  dev_total=dev_total))
+                                                  dev_total=dev_total, rescoring=True))
     metrics = res["metrics"]
     run.writer.emit("eval", step=best_step, epoch=best_step / run.plan["steps_per_epoch"], metrics=metrics,
                     seconds=res["seconds"], dev_rows=dev_total, dev_total=dev_total,

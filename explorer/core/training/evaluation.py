@@ -139,11 +139,14 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
 class EvaluationProgress:
     """The ``evaluating`` events of one evaluation (explorer.core.protocol.events.EvaluatingEvent): one at its start,
     then one every ``every`` seconds while it runs, with the rows forwarded, the rate so far and whether it is the
-    final one; called with the rows done after each batch (evaluation.gather_outputs' ``on_rows``)."""
+    final one (``rescoring``: checkpoints/best of ``step`` scored on all dev rows after the final one, best_rescore);
+    called with the rows done after each batch (evaluation.gather_outputs' ``on_rows``)."""
 
-    def __init__(self, writer, *, step: int, final: bool, rows_total: int, dev_total: int, every: float = 2.0):
+    def __init__(self, writer, *, step: int, final: bool, rows_total: int, dev_total: int, every: float = 2.0,
+                 rescoring: bool = False):
         self.writer, self.every = writer, every
-        self.fields = {"step": step, "final": final, "rows_total": rows_total, "dev_total": dev_total}
+        self.fields = {"step": step, "final": final, "rows_total": rows_total, "dev_total": dev_total,
+                       **({"rescoring": True} if rescoring else {})}
         self.t0 = time.perf_counter()
         self.last = self.t0
         self._emit(0)
