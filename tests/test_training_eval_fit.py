@@ -328,3 +328,19 @@ def test_a_resumed_run_scores_the_best_its_first_part_picked_on_the_sample(files
     again = rescorings(ev)
     assert [(e["step"], e["dev_rows"]) for e in again] == [(3, 400)] and 3 in weights
     assert best_readings(tmp_path / "r")["core"] == (3, 0.8)
+
+
+def test_a_best_that_cannot_be_read_again_stays_best_and_the_log_says_why(files, tmp_path, fake_rates, monkeypatch):
+    import explorer.core.training.best_rescore as best_rescore
+    from explorer.core.errors import CheckpointError
+
+    def unreadable(model, folder):
+        raise CheckpointError(f"{folder}: no model weights (*.safetensors) to score")
+
+    scored_by_step(monkeypatch, {3: 0.9, 6: 0.8, 8: 0.7}, {3: 0.6, 8: 0.75})
+    monkeypatch.setattr(best_rescore, "weights_from", unreadable)
+    rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
+    assert rc == EXIT_OK, ev[-1]
+    assert not rescorings(ev) and best_readings(tmp_path / "r")["checkpoint"] == (3, 0.9)
+    said = [e for e in of(ev, "log") if e.get("topic") == "best_rescored"]
+    assert [e["level"] for e in said] == ["warning"] and "could not be scored on all 400 dev rows" in said[0]["message"]

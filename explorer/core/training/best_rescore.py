@@ -59,11 +59,17 @@ def rescore_best(run, keeper, final_metrics: dict | None) -> None:
         return
     best_step, picked_rows = keeper.best_step, keeper.best_rows
     inner = run.accelerator.unwrap_model(run.model)
-    with weights_from(inner, folder):
-        res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, run.dev_ex, run.dev_feats, run.dev_loader,
-                       run.config, control=run.control, out_dir=None,
-                       on_rows=EvaluationProgress(run.writer, step=best_step, final=False, rows_total=dev_total,
-                                                  dev_total=dev_total, rescoring=True))
+    try:
+        with weights_from(inner, folder):
+            res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, run.dev_ex, run.dev_feats,
+                           run.dev_loader, run.config, control=run.control, out_dir=None,
+                           on_rows=EvaluationProgress(run.writer, step=best_step, final=False, rows_total=dev_total,
+                                                      dev_total=dev_total, rescoring=True))
+    except (CheckpointError, OSError) as exc:   # the run's own results stand: best stays as picked on the sample
+        run.writer.emit("log", level="warning", topic="best_rescored", message=f"checkpoints/best (step {best_step}) "
+                        f"could not be scored on all {dev_total:,} dev rows ({exc}): it stays best, as picked on the "
+                        "dev sample")
+        return
     metrics = res["metrics"]
     run.writer.emit("eval", step=best_step, epoch=best_step / run.plan["steps_per_epoch"], metrics=metrics,
                     seconds=res["seconds"], dev_rows=dev_total, dev_total=dev_total,
