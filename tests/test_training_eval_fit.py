@@ -274,6 +274,11 @@ def test_best_picked_on_the_sample_is_scored_on_all_dev_rows_and_the_better_one_
     from explorer.core.runs.scalars import run_scalars
 
     assert [step for step, name, _ in run_scalars(ev) if name == "eval/accuracy"] == [0, 3, 6, 8]   # no point at 3 again
+    from explorer.core.runs.choice import checkpoint_choice
+    from explorer.core.runs.reading import load_run
+
+    assert [e["step"] for e in load_run(run_dir).evals()] == [0, 3, 6, 8]
+    assert checkpoint_choice(run_dir / "checkpoints" / "best").evaluations == 3   # best is chosen among 3, not 4
 
 
 def test_a_best_on_all_dev_rows_or_at_the_final_step_is_not_scored_again(files, tmp_path, fake_rates, monkeypatch):

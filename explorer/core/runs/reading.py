@@ -102,7 +102,8 @@ class RunRecord:
         return self.status == run_status.RUNNING
 
     def evals(self) -> list[dict]:
-        return [e for e in self.events if e.get("event") == "eval"]
+        """The run's evaluations in step order (a best checkpoint's rescoring after the final one left out)."""
+        return run_evaluations(self.events)
 
     def steps(self) -> list[dict]:
         return [e for e in self.events if e.get("event") == "step"]
