@@ -5,7 +5,8 @@ so they are part of any later sample) and times it; after its first steps (:meth
 it knows its training rate too and plans the cadence and the sample (:func:`plan_evaluations`), writes the
 plan to its log, and re-plans the cadence with every evaluation's measured cost (the sample stays the same).
 The final evaluation scores the whole dev set; checkpoints/best is picked on the sample's rows, which the
-final evaluation also scores first, so every evaluation is compared on the same rows.
+final evaluation also scores first, so every evaluation is compared on the same rows; a best of an earlier step is
+then scored on the whole dev set against the final step (best_rescore), which keeps the better of the two.
 
 Only dev data whose rows are one feature each can be sampled (classification, scores, label sets); for
 the others (QA windows, tagging, multiple choice) every evaluation scores the whole dev set and only the
