@@ -46,6 +46,27 @@ def test_small_dev_set_is_scored_whole_at_the_wanted_cadence():
     assert "all 300 dev rows" in plan.describe()
 
 
+def test_a_sample_of_most_dev_rows_plans_all_of_them():
+    """A sample holding at least 80% of the dev rows saves little: the plan scores all of them, at the cadence the
+    smaller sample would have had; a sample under 80% stays a sample."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.eval_schedule import EvalSchedule
+
+    tight = {**TWEETS, "steps": 400, "eval_rate": 20.0}
+    for dev_total in (240, 250, 300):      # the sample can be no smaller than 200 rows
+        plan = plan_evaluations(**{**tight, "dev_total": dev_total})
+        assert plan.sampled == (dev_total == 300), dev_total
+        assert plan.dev_rows == (200 if dev_total == 300 else dev_total)
+    # a sample sized by the time it may take: about 740 of 1,000 rows stays one, about 850 becomes all 1,000
+    fits = {rate: plan_evaluations(**{**TWEETS, "dev_total": 1000, "eval_rate": rate}) for rate in (75.0, 85.0)}
+    assert fits[75.0].sampled and 700 < fits[75.0].dev_rows < 800 and fits[75.0].eval_every == 43
+    assert not fits[85.0].sampled and fits[85.0].dev_rows == 1000 and "all 1,000 dev rows" in fits[85.0].describe()
+    config = SimpleNamespace(eval_every=15, eval_share=0.15, full_dev_evals=False, seed=42, batch_size=32)
+    for dev_total, sampled in ((250, False), (251, True)):   # before any plan: no probe of most of the rows either
+        assert EvalSchedule(config, dev_total, sampleable=True).sampled == sampled
+
+
 def test_full_dev_every_evaluation_fits_the_cadence_alone():
     plan = plan_evaluations(**{**TWEETS, "full_dev": True, "train_rate": 4.0})
     assert plan.dev_rows == 2478 and not plan.sampled

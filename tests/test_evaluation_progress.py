@@ -88,3 +88,45 @@ def test_the_best_dev_tooltip_says_which_dev_rows_its_figure_counts():
              "dev_rows": 281, "dev_total": 281})
     assert "measured on all 281 dev rows" in RunCells(type("Source", (), {"names": {}, "sizes": {}})()).tooltip(
         s, COLUMNS.index("Best dev"))
+
+
+def _stance_run(*, rescored: float | None, final_kept: bool) -> RunState:
+    """A stance run of 254 dev rows picking checkpoints/best on a 200-row sample: best at step 56 (39.79 F_avg on
+    the sample), the final evaluation at step 71 scores 42.43 on all rows; ``rescored``: step 56's checkpoint then
+    scored on all 254 rows (None: a run made before that), ``final_kept``: the final step became best."""
+    s = RunState(run_id="stance", status=run_status.RUNNING,
+                 config={"task": "single", "f1_classes": ["FAVOR", "AGAINST"], "metric_for_best": "f_avg"})
+    events = [{"event": "eval", "step": 0, "metrics": {"f_avg": 0.2}, "dev_rows": 200, "dev_total": 254},
+              {"event": "eval", "step": 56, "metrics": {"f_avg": 0.3979}, "dev_rows": 200, "dev_total": 254},
+              {"event": "checkpoint", "step": 56, "kind": "best", "metric": "f_avg", "path": "b"},
+              {"event": "eval", "step": 71, "metrics": {"f_avg": 0.4243}, "dev_rows": 254, "dev_total": 254}]
+    if rescored is not None:
+        events += [{"event": "evaluating", "step": 56, "final": False, "rescoring": True, "rows_total": 254,
+                    "dev_total": 254, "rows_done": 0, "seconds": 0.0, "rows_per_second": 0.0}]
+    for ev in events:
+        s.apply({"run_id": "stance", "time": 1.0, **ev})
+    if rescored is not None:
+        assert evaluating_text(s).startswith("evaluating checkpoints/best of step 56, on all 254 dev rows · 0 of 254")
+        s.apply({"event": "eval", "run_id": "stance", "time": 2.0, "step": 56, "metrics": {"f_avg": rescored},
+                 "dev_rows": 254, "dev_total": 254, "rescored": True})
+        if final_kept:
+            s.apply({"event": "checkpoint", "run_id": "stance", "time": 2.0, "step": 71, "kind": "best",
+                     "metric": "f_avg", "path": "b"})
+    s.apply({"event": "finished", "run_id": "stance", "time": 3.0, "metrics": {"f_avg": 0.4243}})
+    return s
+
+
+def test_best_dev_gives_the_whole_dev_figure_of_a_best_scored_again_on_all_rows():
+    """The Best dev cell names the figure on all dev rows of the checkpoint that is checkpoints/best, without
+    "(sample)": the final step's when it won, the rescored step's when it stayed; a run without the rescoring keeps
+    its sample's figure marked "(sample)". The rescoring is no point of the curve."""
+    cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
+    best = COLUMNS.index("Best dev")
+    final = _stance_run(rescored=0.4110, final_kept=True)
+    assert cells.text(final, best) == "42.43% F_avg"
+    stayed = _stance_run(rescored=0.4400, final_kept=False)
+    assert cells.text(stayed, best) == "44.00% F_avg"
+    assert "44.00 @56" in cells.tooltip(stayed, best) and "after the final evaluation" in cells.tooltip(stayed, best)
+    assert stayed.series["dev/f_avg"].x.tolist() == [0, 56, 71]
+    older = _stance_run(rescored=None, final_kept=False)
+    assert cells.text(older, best) == "39.79% F_avg (sample)"

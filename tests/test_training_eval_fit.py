@@ -15,6 +15,7 @@ import explorer.core.training.loop as loop
 from explorer.core.errors import Cancelled
 from explorer.core.protocol.events import iter_events
 from explorer.core.training.evaluation import gather_outputs
+from explorer.core.training.setup import Control
 from explorer.worker.train import EXIT_CANCELLED, EXIT_OK, main as train_main
 
 
@@ -65,15 +66,17 @@ def of(events, kind):
 def test_planned_cadence_and_stratified_sample_with_the_whole_dev_set_at_the_end(files, tmp_path, fake_rates):
     rc, ev = run(files, tmp_path)
     assert rc == EXIT_OK, ev[-1]
-    evals = of(ev, "eval")
+    evals = [e for e in of(ev, "eval") if not e.get("rescored")]   # a best of step 3 or 6 is scored again at the end
     assert [e["step"] for e in evals] == [0, 3, 6, 8]
     assert [e["dev_rows"] for e in evals] == [200, 200, 200, 400]
-    assert all(e["dev_total"] == 400 for e in evals)
+    assert all(e["dev_total"] == 400 for e in of(ev, "eval"))
+    assert [(e["step"] in (3, 6), e["dev_rows"]) for e in rescorings(ev)] in ([], [(True, 400)])
     plan = [e["message"] for e in of(ev, "log") if e["message"].startswith("Evaluate ")]
     assert len(plan) == 1 and "every 3 steps (not every 2" in plan[0] and "200 of the 400 dev rows" in plan[0]
     assert "Whole run about" in plan[0]
     best = [e for e in of(ev, "checkpoint") if e["kind"] == "best"]
-    assert best and all(e["picked_on"] == "the 200-row stratified sample of the 400 dev rows" for e in best)
+    assert best and all(e["picked_on"] == "the 200-row stratified sample of the 400 dev rows" for e in best
+                        if e["picked_on"] != "all 400 dev rows" or e["step"] != 8)
     assert of(ev, "finished")[0]["metrics"]["total"] == 400
 
 
@@ -191,3 +194,158 @@ class _Module(torch.nn.Module):
 
     def forward(self, x):
         return self.fn(x)
+
+
+def scored_by_step(monkeypatch, sample: dict, whole: dict) -> dict:
+    """Every evaluation's accuracy set by the step whose weights it scores and its rows (``sample``: on the 200-row
+    dev sample, ``whole``: on all 400 rows; 0.5 elsewhere), so which checkpoint is best is the test's choice, not
+    training's. Returns {step: a fingerprint of the weights its evaluations scored}: an evaluation of a step's
+    checkpoint after the run must score that step's own weights."""
+    import explorer.core.training.best_rescore as best_rescore
+
+    real = loop.evaluate
+    weights: dict = {}
+
+    def evaluate(accelerator, model, *args, on_rows=None, **kwargs):
+        res = real(accelerator, model, *args, on_rows=on_rows, **kwargs)
+        step, rows, total = (on_rows.fields[k] for k in ("step", "rows_total", "dev_total"))
+        fingerprint = float(sum(p.detach().double().sum() for p in model.parameters()))
+        assert weights.setdefault(step, fingerprint) == fingerprint, step
+        res["metrics"] = {**res["metrics"], "accuracy": (whole if rows == total else sample).get(step, 0.5)}
+        if "sample_metrics" in res:
+            res["sample_metrics"] = {**res["sample_metrics"], "accuracy": sample.get(step, 0.5)}
+        return res
+
+    monkeypatch.setattr(loop, "evaluate", evaluate)
+    monkeypatch.setattr(best_rescore, "evaluate", evaluate)
+    return weights
+
+
+def best_readings(run_dir):
+    """(step, value) of checkpoints/best as checkpoint.json, the core reader, and the Runs list give it, and the
+    Runs list's Best dev cell."""
+    import json
+
+    from explorer.core.runs.reading import load_run
+    from explorer.core.specs.best import best_of_events
+    from explorer.ui.runs.best_rows import sample_mark
+    from explorer.ui.runs.state import RunState
+
+    info = json.loads((run_dir / "checkpoints" / "best" / "checkpoint.json").read_text())
+    record = load_run(run_dir)
+    state = RunState.from_events("r", record.events, config=record.config)
+    name, value, step = state.best_metric()
+    return {"checkpoint": (info["step"], info["metrics"]["accuracy"]),
+            "core": best_of_events(record.events, "accuracy"), "summary": record.summary.metric_value,
+            "runs list": (step, value), "mark": sample_mark(state.evals + state.rescorings, step)}
+
+
+def rescorings(events):
+    return [e for e in of(events, "eval") if e.get("rescored")]
+
+
+@pytest.mark.parametrize("rescored, kept", [(0.6, 8), (0.8, 3)])
+def test_best_picked_on_the_sample_is_scored_on_all_dev_rows_and_the_better_one_kept(files, tmp_path, fake_rates,
+                                                                                      monkeypatch, rescored, kept):
+    """Best on the sample is step 3 (0.9 against 0.8 and 0.7); on all 400 rows the final step 8 scores 0.75 and
+    step 3 ``rescored``: checkpoints/best ends as the better of the two on all rows, and every reader names its
+    whole-dev figure without "(sample)"."""
+    weights = scored_by_step(monkeypatch, {3: 0.9, 6: 0.8, 8: 0.7}, {3: rescored, 8: 0.75})
+    rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
+    assert rc == EXIT_OK, ev[-1]
+    assert [(e["step"], e["dev_rows"]) for e in of(ev, "eval")] == [(0, 200), (3, 200), (6, 200), (8, 400), (3, 400)]
+    again = rescorings(ev)
+    assert len(again) == 1 and again[0]["dev_total"] == 400 and again[0]["metrics"]["accuracy"] == rescored
+    assert set(weights) == {0, 3, 6, 8}        # the rescoring scored step 3's weights (scored_by_step checks them)
+    value = 0.75 if kept == 8 else rescored
+    run_dir = tmp_path / "r"
+    assert best_readings(run_dir) == {"checkpoint": (kept, value), "core": (kept, value), "summary": value,
+                                      "runs list": (kept, pytest.approx(100 * value)), "mark": ""}
+    line = [e["message"] for e in of(ev, "log") if e.get("topic") == "best_rescored"]
+    outcome = "the final step is kept as best" if kept == 8 else "step 3 stays best"
+    assert line == [f"checkpoints/best (step 3, best on the 200-row sample) scored {100 * rescored:.2f} accuracy on "
+                    f"all 400 dev rows against the final step's 75.00: {outcome}"]
+    best_events = [e for e in of(ev, "checkpoint") if e["kind"] == "best"]
+    assert best_events[-1]["step"] == kept
+    import json
+
+    assert json.loads((run_dir / "checkpoints" / "last" / "checkpoint.json").read_text())["step"] == 8
+    assert of(ev, "finished")[0]["metrics"]["accuracy"] == 0.75        # the final evaluation stays the run's final
+    from explorer.core.runs.scalars import run_scalars
+
+    assert [step for step, name, _ in run_scalars(ev) if name == "eval/accuracy"] == [0, 3, 6, 8]   # no point at 3 again
+    from explorer.core.runs.choice import checkpoint_choice
+    from explorer.core.runs.reading import load_run
+
+    assert [e["step"] for e in load_run(run_dir).evals()] == [0, 3, 6, 8]
+    assert checkpoint_choice(run_dir / "checkpoints" / "best").evaluations == 3   # best is chosen among 3, not 4
+
+
+def test_a_best_on_all_dev_rows_or_at_the_final_step_is_not_scored_again(files, tmp_path, fake_rates, monkeypatch):
+    scored_by_step(monkeypatch, {3: 0.6, 6: 0.7, 8: 0.8}, {8: 0.75})
+    rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
+    assert rc == EXIT_OK, ev[-1]
+    assert not rescorings(ev) and best_readings(tmp_path / "r")["core"] == (8, 0.75)
+
+
+@dataclass
+class StopAt7(loop.Control):
+    def stop_requested(self) -> bool:
+        return self.step >= 7
+
+
+def test_a_run_stopped_early_scores_its_sample_best_against_the_final_step(files, tmp_path, fake_rates, monkeypatch):
+    monkeypatch.setattr(loop, "Control", StopAt7)
+    scored_by_step(monkeypatch, {3: 0.9, 6: 0.8, 7: 0.7}, {3: 0.6, 7: 0.75})
+    rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
+    assert rc == EXIT_OK and of(ev, "finished")[0]["stopped_early"] is True
+    assert [(e["step"], e["dev_rows"]) for e in of(ev, "eval")][-2:] == [(7, 400), (3, 400)]
+    assert best_readings(tmp_path / "r")["core"] == (7, 0.75)
+
+
+class CancelAt5(loop.Control):
+    """Cancel after step 5: the run's last checkpoint is the one saved after its evaluation at step 3."""
+
+    def __init__(self, *args, **kwargs):
+        self._cancel = False
+        super().__init__(*args, **kwargs)
+
+    @property
+    def cancel(self) -> bool:
+        return self._cancel or self.step >= 5
+
+    @cancel.setter
+    def cancel(self, value: bool) -> None:
+        self._cancel = value
+
+
+def test_a_resumed_run_scores_the_best_its_first_part_picked_on_the_sample(files, tmp_path, fake_rates, monkeypatch):
+    weights = scored_by_step(monkeypatch, {3: 0.9, 6: 0.8, 8: 0.7}, {3: 0.8, 8: 0.75})
+    monkeypatch.setattr(loop, "Control", CancelAt5)
+    rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
+    assert rc == EXIT_CANCELLED, ev[-1]
+    monkeypatch.setattr(loop, "Control", Control)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = train_main(["--resume", str(tmp_path / "r")])
+    ev = list(iter_events(buf.getvalue().splitlines()))
+    assert rc == EXIT_OK, ev[-1]
+    again = rescorings(ev)
+    assert [(e["step"], e["dev_rows"]) for e in again] == [(3, 400)] and 3 in weights
+    assert best_readings(tmp_path / "r")["core"] == (3, 0.8)
+
+
+def test_a_best_that_cannot_be_read_again_stays_best_and_the_log_says_why(files, tmp_path, fake_rates, monkeypatch):
+    import explorer.core.training.best_rescore as best_rescore
+    from explorer.core.errors import CheckpointError
+
+    def unreadable(model, folder):
+        raise CheckpointError(f"{folder}: no model weights (*.safetensors) to score")
+
+    scored_by_step(monkeypatch, {3: 0.9, 6: 0.8, 8: 0.7}, {3: 0.6, 8: 0.75})
+    monkeypatch.setattr(best_rescore, "weights_from", unreadable)
+    rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
+    assert rc == EXIT_OK, ev[-1]
+    assert not rescorings(ev) and best_readings(tmp_path / "r")["checkpoint"] == (3, 0.9)
+    said = [e for e in of(ev, "log") if e.get("topic") == "best_rescored"]
+    assert [e["level"] for e in said] == ["warning"] and "could not be scored on all 400 dev rows" in said[0]["message"]

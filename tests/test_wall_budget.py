@@ -27,14 +27,25 @@ def test_training_gets_the_budget_less_the_evaluations_done_and_to_come(monkeypa
 def test_the_final_evaluation_on_the_whole_dev_set_is_always_ahead():
     ahead = seconds_ahead(steps=1000, step=900, last_eval_step=900, every=0, rows=200, dev_total=2000,
                           eval_rate=100.0, save_seconds=1.0)
-    assert ahead == pytest.approx(2000 / 100 + 1.0)
+    assert ahead == pytest.approx(2000 / 100 + 1.0 + 2000 / 100)   # and the sample's best scored on all rows
 
 
 def test_evaluations_between_count_at_the_cadence_on_the_sample():
-    # after an evaluation at step 400, the next at 500..900 (below 1000): five on 200 rows, then the final
+    # after an evaluation at step 400, the next at 500..900 (below 1000): five on 200 rows, then the final, then
+    # the sample's best scored on all rows
     ahead = seconds_ahead(steps=1000, step=400, last_eval_step=400, every=100, rows=200, dev_total=2000,
                           eval_rate=100.0)
-    assert ahead == pytest.approx(5 * 2.0 + 20.0)
+    assert ahead == pytest.approx(5 * 2.0 + 20.0 + 20.0)
+
+
+def test_a_best_picked_on_the_sample_is_scored_on_all_dev_rows_within_the_budget():
+    """A run evaluating a dev sample may score its best checkpoint on all dev rows after the final evaluation: the
+    budget keeps that forward's time; a run evaluating all rows has no such evaluation ahead."""
+    sampled = seconds_ahead(steps=1000, step=1000, last_eval_step=900, every=0, rows=200, dev_total=2000,
+                            eval_rate=100.0, save_seconds=1.0)
+    whole = seconds_ahead(steps=1000, step=1000, last_eval_step=900, every=0, rows=2000, dev_total=2000,
+                          eval_rate=100.0, save_seconds=1.0)
+    assert sampled == pytest.approx(2 * 20.0 + 1.0) and whole == pytest.approx(20.0 + 1.0)
 
 
 def test_without_a_measured_rate_nothing_is_planned_ahead():

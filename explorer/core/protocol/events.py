@@ -100,6 +100,8 @@ class EvalEvent(_Event, total=False):
     dev_total: int                  # rows of the whole dev set (the final evaluation scores them all)
     rows_per_second: float          # the evaluation's forward rate after its first batch (what more rows cost)
     watch: list[WatchRow]
+    rescored: bool                  # checkpoints/best of an earlier step scored on every dev row after the final
+    #                                 evaluation (core/training/best_rescore); not a point of the run's curve
 
 
 class EvaluatingEvent(_Event, total=False):
@@ -113,6 +115,7 @@ class EvaluatingEvent(_Event, total=False):
     dev_total: int                  # rows of the whole dev set
     seconds: float                  # since the evaluation began
     rows_per_second: float          # its forward rate so far (0 before a batch is done)
+    rescoring: bool                 # checkpoints/best of ``step`` scored on all dev rows after the final evaluation
 
 
 class CheckpointEvent(_Event, total=False):
@@ -170,6 +173,18 @@ EVENT_TYPES = tuple(EVENT_RECORDS)
 
 class EventParseError(ValueError):
     """A line that is not a valid event (not JSON, no "event"/"run_id", unknown type)."""
+
+
+def is_rescoring(event: dict) -> bool:
+    """An ``eval`` event that scores an earlier step's ``checkpoints/best`` on the whole dev set after the final
+    evaluation (``"rescored": true``): it names that checkpoint's figure on all dev rows, but it is neither the run's
+    final evaluation nor a point of its curve in step order."""
+    return event.get("event") == "eval" and event.get("rescored") is True
+
+
+def run_evaluations(events: Iterable[dict]) -> list[dict]:
+    """The ``eval`` events of a run's curve, in order: every one but the rescorings (:func:`is_rescoring`)."""
+    return [e for e in events if e.get("event") == "eval" and not is_rescoring(e)]
 
 
 def json_safe(value: Any) -> Any:

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.protocol.events import EVENTS_FILE, read_event_log
+from explorer.core.protocol.events import EVENTS_FILE, read_event_log, run_evaluations
 from explorer.core.runs import status as run_status
 from explorer.core.runs.layout import CONFIG_FILE, checkpoint_dir, config_file, events_file, run_dir_of
 from explorer.core.runs.readers.base import reader_for_kind, run_readers
@@ -102,7 +102,8 @@ class RunRecord:
         return self.status == run_status.RUNNING
 
     def evals(self) -> list[dict]:
-        return [e for e in self.events if e.get("event") == "eval"]
+        """The run's evaluations in step order (a best checkpoint's rescoring after the final one left out)."""
+        return run_evaluations(self.events)
 
     def steps(self) -> list[dict]:
         return [e for e in self.events if e.get("event") == "step"]
@@ -375,7 +376,7 @@ def load_run(path: str | Path, *, steps: str = "all") -> RunRecord:
         if e.get("event") == "finished":
             final = dict(e.get("metrics") or {})
     if not final:
-        evals = [e for e in events if e.get("event") == "eval"]
+        evals = run_evaluations(events)
         final = dict(evals[-1].get("metrics") or {}) if evals else {}
     summary = summarize(run_id, path, config, events, worker_alive(path))
     summary.notes = notes

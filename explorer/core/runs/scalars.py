@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS as _STEP_CONTEXT   # where and when, not what was measured
+from explorer.core.protocol.events import is_rescoring
 from explorer.core.specs.metrics import UNDEFINED   # the metrics key naming the metrics without a value
 
 TRAIN_PREFIX, EVAL_PREFIX = "train/", "eval/"
@@ -31,7 +32,7 @@ def event_scalars(event: dict) -> list[tuple[int, str, float]]:
     event's metrics as ``eval/<metric>`` (NaN for one it declares undefined); other events and non-numbers
     (per_class tables, null) give []."""
     kind, step = event.get("event"), scalar(event.get("step"))
-    if step is None or kind not in ("step", "eval"):
+    if step is None or kind not in ("step", "eval") or is_rescoring(event):   # a rescoring: not a point of the curve
         return []
     if kind == "step":
         items = ((TRAIN_PREFIX + RENAMED.get(k, k), v) for k, v in event.items() if k not in _STEP_CONTEXT)

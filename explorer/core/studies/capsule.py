@@ -176,7 +176,9 @@ def _evaluations(events: list[dict]) -> list[dict]:
     """The run's evaluations, those a resume orphaned left out (explorer.core.runs.restarts)."""
     from explorer.core.runs.restarts import drop_orphaned
 
-    return [e for e in drop_orphaned(events)[0] if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
+    from explorer.core.protocol.events import run_evaluations
+
+    return [e for e in run_evaluations(drop_orphaned(events)[0]) if isinstance(e.get("metrics"), dict)]
 
 
 def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, commit: str | None = None) -> dict:

@@ -95,15 +95,17 @@ def member_data(record, params: dict | None = None) -> MemberData:
     events = record.events
     name = record.summary.metric_name if record.summary else ""
     task = record.summary.task if record.summary else ""
-    es, ev = _series(events, "eval", lambda e: (e.get("metrics") or {}).get(name)
+    from explorer.core.protocol.events import run_evaluations
+
+    es, ev = _series(run_evaluations(events), "eval", lambda e: (e.get("metrics") or {}).get(name)
                      if isinstance(e.get("metrics"), dict) else None)
     ev = ev * display_scale(name, task)
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
     from explorer.core.runs.status import IN_PROGRESS, LIVE
 
     ongoing = record.status in LIVE or record.status == IN_PROGRESS
-    last = None if ongoing else next((e for e in reversed(events)
-                                      if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
+    last = None if ongoing else next((e for e in reversed(run_evaluations(events))
+                                      if isinstance(e.get("metrics"), dict)), None)
     finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()
               if metric_spec(k).is_plotted and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     last_step = last.get("step") if last is not None and isinstance(last.get("step"), (int, float)) else None

@@ -64,12 +64,15 @@ def seconds_ahead(*, steps: int, step: int, last_eval_step: int, every: int, row
     """Seconds a run still expects outside its training steps: the evaluations still to come on ``rows`` dev
     rows (one every ``every`` steps after ``last_eval_step``, below ``steps``; the loop's cadence), the final
     one on all ``dev_total`` rows, each at ``eval_rate`` rows/s and costing ``save_seconds`` besides (its metrics
-    and the checkpoint saves after it: eval_schedule.EvalSchedule.overhead).
+    and the checkpoint saves after it: eval_schedule.EvalSchedule.overhead), and, when the evaluations score a
+    sample (``rows`` < ``dev_total``), the forward of all dev rows again for a best checkpoint of an earlier step
+    picked on the sample (best_rescore).
     0 without a measured rate (nothing to plan with yet: no dev data, or before the first evaluation)."""
     if eval_rate <= 0:
         return save_seconds
     between = max(0, (steps - 1 - last_eval_step) // every) if every > 0 and steps > step else 0
-    return between * (rows / eval_rate + save_seconds) + dev_total / eval_rate + save_seconds
+    rescoring = dev_total / eval_rate if rows < dev_total else 0.0
+    return between * (rows / eval_rate + save_seconds) + dev_total / eval_rate + save_seconds + rescoring
 
 
 def no_time_to_train(budget_seconds: float, spent_outside: float, ahead: float, dev_total: int) -> str:

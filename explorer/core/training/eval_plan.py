@@ -6,7 +6,8 @@ train_rate``. With a large dev set evaluated often (2,478 rows every 43 steps of
 of the wall time and a "5-minute" run needed 18. :func:`plan_evaluations` picks, from the measured rates:
 
 - the dev rows each evaluation during training scores: all of them when they fit, else a stratified sample
-  (:func:`sample_order`: the same rows at every evaluation; never fewer than :data:`MIN_SAMPLE_ROWS`), and
+  (:func:`sample_order`: the same rows at every evaluation; never fewer than :data:`MIN_SAMPLE_ROWS`); a sample
+  that would hold at least :data:`WHOLE_DEV_SHARE` of the dev rows is all of them (:func:`worth_sampling`), and
 - the cadence: the wanted one (the task's evaluations per epoch, or the user's Evaluate every) when the sample
   fits it, else the most frequent one that keeps the share,
 
@@ -28,6 +29,15 @@ DEFAULT_SHARE = 0.15
 # fewer rows than this make a dev metric too noisy to pick a checkpoint by: at accuracy 0.85 the 95% interval
 # of 200 rows is about +-5 points
 MIN_SAMPLE_ROWS = 200
+# a sample of at least this share of the dev rows saves little of an evaluation's time, and a best checkpoint picked
+# on it still needs the whole dev set to be named: such a run evaluates all of its dev rows every time
+WHOLE_DEV_SHARE = 0.8
+
+
+def worth_sampling(rows: int, dev_total: int) -> bool:
+    """A dev sample of ``rows`` of the ``dev_total`` dev rows is worth evaluating on instead of all of them: it holds
+    fewer than :data:`WHOLE_DEV_SHARE` of them."""
+    return rows < WHOLE_DEV_SHARE * dev_total
 
 
 def clock_text(seconds: float) -> str:
@@ -177,6 +187,7 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
     start = 1 if start_evaluation else 0
 
     def plan(every: int, rows: int) -> EvalPlan:
+        rows = rows if worth_sampling(rows, dev_total) else dev_total
         count = evaluations_between(steps, every) + start
         return EvalPlan(steps=steps, eval_every=every, wanted_every=wanted_every, dev_rows=rows, dev_total=dev_total,
                         evaluations=count, train_seconds=train_seconds,

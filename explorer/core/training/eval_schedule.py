@@ -5,17 +5,19 @@ so they are part of any later sample) and times it; after its first steps (:meth
 it knows its training rate too and plans the cadence and the sample (:func:`plan_evaluations`), writes the
 plan to its log, and re-plans the cadence with every evaluation's measured cost (the sample stays the same).
 The final evaluation scores the whole dev set; checkpoints/best is picked on the sample's rows, which the
-final evaluation also scores first, so every evaluation is compared on the same rows.
+final evaluation also scores first, so every evaluation is compared on the same rows; a best of an earlier step is
+then scored on the whole dev set against the final step (best_rescore), which keeps the better of the two.
 
 Only dev data whose rows are one feature each can be sampled (classification, scores, label sets); for
 the others (QA windows, tagging, multiple choice) every evaluation scores the whole dev set and only the
 cadence adapts. ``eval_share`` 0 turns planning off (the config's eval_every on the whole dev set), as does a
-dev set of at most MIN_SAMPLE_ROWS rows.
+dev set of at most MIN_SAMPLE_ROWS / WHOLE_DEV_SHARE rows (250: any sample would hold most of it).
 """
 
 from __future__ import annotations
 
-from explorer.core.training.eval_plan import MIN_SAMPLE_ROWS, EvalPlan, plan_evaluations, sample_order
+from explorer.core.training.eval_plan import (MIN_SAMPLE_ROWS, EvalPlan, plan_evaluations, sample_order,
+                                              worth_sampling)
 
 # the plan waits until the training rate is measured over this many seconds and steps (or this many steps)
 PLAN_AFTER_SECONDS, PLAN_AFTER_STEPS, PLAN_BY_STEP = 5.0, 3, 30
@@ -41,9 +43,9 @@ class EvalSchedule:
     def __init__(self, config, dev_total: int, *, sampleable: bool, start_evaluation: bool = True):
         self.config = config
         self.dev_total = dev_total
-        # a dev set of at most MIN_SAMPLE_ROWS rows has nothing to sample and costs little next to training: it
-        # is evaluated whole at the asked cadence, as with eval_share 0
-        self.active = config.eval_share > 0 and dev_total > MIN_SAMPLE_ROWS
+        # a dev set whose smallest sample (MIN_SAMPLE_ROWS) would hold most of its rows has nothing worth sampling
+        # and costs little next to training: it is evaluated whole at the asked cadence, as with eval_share 0
+        self.active = config.eval_share > 0 and worth_sampling(MIN_SAMPLE_ROWS, dev_total)
         self.full_dev = bool(config.full_dev_evals) or not sampleable
         self.start_evaluation = start_evaluation
         self.plan: EvalPlan | None = None

@@ -134,3 +134,30 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
     result["seconds"] = time.perf_counter() - t0
     result["rows_per_second"] = timing.get("rows_per_second") or len(features) / max(forward_seconds, 1e-9)
     return result
+
+
+class EvaluationProgress:
+    """The ``evaluating`` events of one evaluation (explorer.core.protocol.events.EvaluatingEvent): one at its start,
+    then one every ``every`` seconds while it runs, with the rows forwarded, the rate so far and whether it is the
+    final one (``rescoring``: checkpoints/best of ``step`` scored on all dev rows after the final one, best_rescore);
+    called with the rows done after each batch (evaluation.gather_outputs' ``on_rows``)."""
+
+    def __init__(self, writer, *, step: int, final: bool, rows_total: int, dev_total: int, every: float = 2.0,
+                 rescoring: bool = False):
+        self.writer, self.every = writer, every
+        self.fields = {"step": step, "final": final, "rows_total": rows_total, "dev_total": dev_total,
+                       **({"rescoring": True} if rescoring else {})}
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self._emit(0)
+
+    def __call__(self, rows_done: int) -> None:
+        now = time.perf_counter()
+        if now - self.last >= self.every and rows_done < self.fields["rows_total"]:
+            self.last = now
+            self._emit(rows_done)
+
+    def _emit(self, rows_done: int) -> None:
+        seconds = time.perf_counter() - self.t0
+        self.writer.emit("evaluating", **self.fields, rows_done=rows_done, seconds=seconds,
+                         rows_per_second=rows_done / seconds if rows_done and seconds > 0 else 0.0)

@@ -3,15 +3,24 @@
 ``best`` is the ``last`` checkpoint of the evaluation whose metric was best so far, in the metric's own
 direction (explorer.core.specs.best; lowest for ``loss``). The metric is
 explorer.core.specs.tasks.best_metric_name: the config's ``metric_for_best`` or the task's. The
-best value and folder travel in ``training_state.pt`` so a resumed run keeps comparing against them.
+best value, folder, step and the dev rows it was picked on travel in ``training_state.pt`` so a resumed run keeps
+comparing against them. A best picked on a dev sample is scored on the whole dev set at the end of the run
+(best_rescore.py), which may make the final step best instead.
 """
 
 from __future__ import annotations
 
 from explorer.core.specs.best import is_improvement
-from explorer.core.runs.layout import checkpoint_path
+from explorer.core.runs.layout import checkpoint_dir, checkpoint_path
 from explorer.core.specs.tasks import best_metric_name, choose_metric
-from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
+from explorer.core.training.checkpoints import copy_checkpoint, read_checkpoint_info, rng_state, save_checkpoint
+
+
+def saved_best_step(run_dir) -> int | None:
+    """The step ``checkpoints/best`` holds, from its checkpoint.json; None without one."""
+    folder = checkpoint_dir(run_dir, "best")
+    step = read_checkpoint_info(folder).get("step") if folder is not None else None
+    return int(step) if isinstance(step, (int, float)) else None
 
 
 class CheckpointKeeper:
@@ -20,6 +29,8 @@ class CheckpointKeeper:
     Attributes:
         metric_name: the metric that picks ``best``.
         best_value, best_path: the best metric so far and its folder (None before the first).
+        best_step, best_rows: the optimizer step ``best`` holds and the dev rows its evaluation scored (the dev
+            sample's during training; None before the first, or from a state saved before they were kept).
         last_saved_step: the optimizer step of the newest ``last`` (-1 before the first save).
     """
 
@@ -29,6 +40,8 @@ class CheckpointKeeper:
         state = run.state or {}
         self.best_value = state.get("best_value")
         self.best_path = state.get("best_path")
+        self.best_step = state.get("best_step", saved_best_step(run.run_dir) if self.best_path else None)
+        self.best_rows = state.get("best_rows")
         self.last_saved_step = run.progress.step if run.resumed else -1
 
     def improved(self, metrics: dict | None) -> bool:
@@ -39,6 +52,9 @@ class CheckpointKeeper:
             return False
         self.best_value = float(value)
         self.best_path = str(checkpoint_path(self.run.run_dir, "best"))
+        self.best_step = self.run.progress.step
+        schedule = getattr(self.run, "schedule", None)
+        self.best_rows = schedule.rows if schedule is not None else None
         return True
 
     def training_state(self) -> dict:
@@ -51,7 +67,8 @@ class CheckpointKeeper:
                 "rng": rng_state(), "elapsed": run.elapsed(), "train_seconds": run.clock.seconds(),
                 "wall_seconds": run.wall.wall_seconds() if getattr(run, "wall", None) is not None else 0.0,
                 "best_value": self.best_value,
-                "best_path": self.best_path, "metric_for_best": self.metric_name}
+                "best_path": self.best_path, "best_step": self.best_step, "best_rows": self.best_rows,
+                "metric_for_best": self.metric_name}
 
     def save(self, metrics: dict | None) -> None:
         """Save ``last`` (with the training state) and copy it to ``best`` when ``metrics`` improved.

@@ -38,7 +38,8 @@ from explorer.core.training.budget import no_time_to_train
 from explorer.core.training.checkpoints import checkpoint_bytes, disk_shortfall, megabytes, set_rng_state
 from explorer.core.training.eval_budget import expect_ahead, plan_evaluations_now
 from explorer.core.specs.train_config import TrainConfig
-from explorer.core.training.evaluation import EvaluationStopped, evaluate
+from explorer.core.training.best_rescore import rescore_best
+from explorer.core.training.evaluation import EvaluationProgress, EvaluationStopped, evaluate
 from explorer.core.training.keeper import CheckpointKeeper
 from explorer.core.training.setup import (Control, TrainingRun, plan_steps, prepare_run, process_state,
                                           set_dropout)
@@ -92,6 +93,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         final, picked = (done, None) if done is not None else evaluate_now(run, final=True) or (None, None)
         if done is None and (keeper.last_saved_step != run.progress.step or final is not None):
             keeper.save(picked)
+            rescore_best(run, keeper, final)   # a best picked on the dev sample, against the final step on all rows
     except RuntimeError as exc:
         oom = as_out_of_memory(exc)
         if oom is not None:
@@ -196,30 +198,6 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
     run.undefined_metrics = undefined
     schedule.evaluated(step)
     return res["metrics"], res.get("sample_metrics", res["metrics"])
-
-
-class EvaluationProgress:
-    """The ``evaluating`` events of one evaluation (explorer.core.protocol.events.EvaluatingEvent): one at its start,
-    then one every ``every`` seconds while it runs, with the rows forwarded, the rate so far and whether it is the
-    final one; called with the rows done after each batch (evaluation.gather_outputs' ``on_rows``)."""
-
-    def __init__(self, writer, *, step: int, final: bool, rows_total: int, dev_total: int, every: float = 2.0):
-        self.writer, self.every = writer, every
-        self.fields = {"step": step, "final": final, "rows_total": rows_total, "dev_total": dev_total}
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-        self._emit(0)
-
-    def __call__(self, rows_done: int) -> None:
-        now = time.perf_counter()
-        if now - self.last >= self.every and rows_done < self.fields["rows_total"]:
-            self.last = now
-            self._emit(rows_done)
-
-    def _emit(self, rows_done: int) -> None:
-        seconds = time.perf_counter() - self.t0
-        self.writer.emit("evaluating", **self.fields, rows_done=rows_done, seconds=seconds,
-                         rows_per_second=rows_done / seconds if rows_done and seconds > 0 else 0.0)
 
 
 def sample_features(run: TrainingRun):

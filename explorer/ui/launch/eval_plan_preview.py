@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
-from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
+from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations, worth_sampling
 
 __all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan", "measured_eval_rate",
            "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
@@ -149,7 +149,7 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
     if p.share <= 0:
         return f"Evaluation: every {p.every:,} steps on all {rows}, as set (Evaluation share 0: not fitted to the run's time)."
-    if p.dev_rows <= MIN_SAMPLE_ROWS:
+    if not worth_sampling(MIN_SAMPLE_ROWS, p.dev_rows):
         return (f"Evaluation: {_cadence(p.every)} on all {rows}, as set (a dev set this small costs little next to "
                 "training).")
     if p.every <= 0:   # the rule keeps the cadence asked for; nothing in between to sample for
@@ -172,7 +172,7 @@ def expected_plan(p: EvalPreviewInput):
     """The plan (explorer.core.training.eval_plan.EvalPlan) the run's rule makes with the rates past runs
     measured; None without both rates, without planned steps, with Evaluation share 0 or a dev set small enough
     to score whole at the asked cadence, or for a task whose dev rows are not the rows it forwards (QA windows)."""
-    if p.dev_rows <= MIN_SAMPLE_ROWS or p.share <= 0 or p.every <= 0:
+    if not worth_sampling(MIN_SAMPLE_ROWS, p.dev_rows) or p.share <= 0 or p.every <= 0:
         return None
     whole = p.full_dev or not samples_dev_rows(p.task)
     if p.train_rate <= 0 or p.eval_rate <= 0 or p.steps <= 0 or (whole and not samples_dev_rows(p.task)):

@@ -3,7 +3,9 @@
 A run whose dev set has more than a few hundred rows evaluates a stratified sample of them during training
 (core/training/eval_schedule) and all of them at the end; its best figure is usually a sample's. Classify: dev set
 scores the best checkpoint on all of the run's dev rows, so the two figures differ by the rows they count (a
-stance run: 49.85 F_avg on the 200-row sample, 49.61 on all 281 held-out rows), not by a fault; this says so.
+stance run: 49.85 F_avg on the 200-row sample, 49.61 on all 281 held-out rows), not by a fault; this says so. A run
+that scored its sample-picked checkpoints/best on all dev rows at its end (core/training/best_rescore) logs that
+figure as the last evaluation at the best step, so its Best dev counts all rows.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def best_rows_note(evals: list[dict], step: int) -> str:
     if found is None:
         return ""
     rows, total = found
+    if rows >= total and any(ev.get("rescored") is True and ev.get("step") == step for ev in evals):
+        return (f"measured on all {total:,} dev rows after the final evaluation (checkpoints/best was picked on the "
+                "dev sample during training, then scored on every dev row against the final step)")
     if rows >= total:
         return f"measured on all {total:,} dev rows"
     return (f"measured on the {rows:,}-row stratified sample of the {total:,} dev rows that every evaluation during "

@@ -43,7 +43,8 @@ def evaluation_left_seconds(state) -> float | None:
 
 def evaluating_text(state) -> str:
     """'evaluating: final, on all 3,250 dev rows · 1,200 of 3,250 · about 1:10 left' (during training: 'evaluating
-    at step 40, on 347 of the 3,250 dev rows · …'); '' when the run is not evaluating."""
+    at step 40, on 347 of the 3,250 dev rows · …'; after the final one, a best checkpoint picked on the dev sample:
+    'evaluating checkpoints/best of step 56, on all 3,250 dev rows · …'); '' when the run is not evaluating."""
     from explorer.ui.runs.state import format_seconds
 
     ev = evaluating_now(state)
@@ -52,6 +53,8 @@ def evaluating_text(state) -> str:
     total, done = int(_num(ev.get("rows_total"))), int(_num(ev.get("rows_done")))
     dev_total = int(_num(ev.get("dev_total"))) or total
     which = "final" if ev.get("final") else f"at step {int(_num(ev.get('step'))):,}"
+    if ev.get("rescoring"):   # after the final one: the sample's best checkpoint on every dev row
+        which = f"checkpoints/best of step {int(_num(ev.get('step'))):,}"
     rows = (f"on all {dev_total:,} dev rows" if total >= dev_total else
             f"on {total:,} of the {dev_total:,} dev rows")
     left = evaluation_left_seconds(state)

@@ -109,7 +109,7 @@ class RunCells:
             best = s.best_metric()
             if best is None:
                 return s.best_cell_text() or undefined_best_text(s, short=True)
-            return s.best_cell_text() + sample_mark(s.evals, best[2])   # a dev sample's figure says so
+            return s.best_cell_text() + sample_mark(s.evals + s.rescorings, best[2])   # a dev sample's figure says so
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -158,7 +158,7 @@ class RunCells:
         if COLUMNS[col] == "Best dev":
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             best = s.best_metric()
-            rows = best_rows_note(s.evals, best[2]) if best else ""   # a dev sample's figure, or all rows'
+            rows = best_rows_note(s.evals + s.rescorings, best[2]) if best else ""   # a dev sample's figure, or all rows'
             untrained = untrained_note(s)   # a step-0 figure above the best: never a candidate
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")

@@ -26,7 +26,7 @@ import numpy as np
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
-from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
+from explorer.core.protocol.events import STEP_CONTEXT_FIELDS, is_rescoring   # STEP_CONTEXT_FIELDS: no series
 from explorer.core.specs.metrics import UNDEFINED, metric_spec
 from explorer.core.specs.tasks import choose_metric
 from explorer.ui.runs.eta import SETTLED_SECONDS, SETTLED_STEPS, EtaMeter  # noqa: F401 - also read from here
@@ -186,6 +186,7 @@ class RunState:
     series: dict[str, Series] = field(default_factory=dict)
     evals: list[dict] = field(default_factory=list)
     eval_points: dict[str, list[int]] = field(default_factory=dict)   # dev series key -> its points' evals index
+    rescorings: list[dict] = field(default_factory=list)   # checkpoints/best rescored on all dev rows, not in evals
     final_metrics: dict = field(default_factory=dict)
     checkpoints: dict[str, str] = field(default_factory=dict)   # kind ("last"/"best") -> path
     best_checkpoint: str | None = None
@@ -263,7 +264,9 @@ class RunState:
             return None
         s = self.series[DEV_PREFIX + name]
         if self.best_pick is not None and self.best_pick[1] in (None, name):   # the loop's own pick (core/specs/best)
+            again = [_num((e.get("metrics") or {}).get(name)) for e in self.rescorings if e.get("step") == self.best_pick[0]]
             at = [y for x, y in zip(s.x.tolist(), s.y.tolist()) if int(x) == self.best_pick[0] and math.isfinite(y)]
+            at += [to_display(name, v, self.task) for v in again if v is not None and math.isfinite(v)]
             if at:
                 return name, at[-1], self.best_pick[0]
         found = best_evaluation(zip(s.x.tolist(), s.y.tolist()), metric=name)
@@ -472,6 +475,8 @@ class RunState:
                     y = float(value) if value is not None else math.nan
                     self.series.setdefault(name, Series()).append(step, y)
                     changed.add(name)
+        elif kind == "eval" and is_rescoring(ev):   # an earlier step's figure on all dev rows: not a curve point
+            self.rescorings.append(ev)
         elif kind == "eval":
             step = _num(ev.get("step")) or 0.0
             metrics = ev.get("metrics") or {}
