@@ -176,68 +176,89 @@ def _wheel(widget, ctrl: bool, delta: int = -240) -> None:
     QApplication.sendEvent(widget, ev)
 
 
-def test_the_wheel_over_a_plot_of_the_attention_page_scrolls_the_page_and_ctrl_wheel_zooms(qtbot):
-    """On the Attention page (which scrolls at 1280x800) the wheel over a plot scrolls the page; Ctrl+wheel
-    zooms the plot."""
+def test_the_wheel_over_a_plot_of_the_attention_page_scrolls_its_tab_and_ctrl_wheel_zooms(qtbot):
+    """On the Attention page the wheel over a lower tab's plot scrolls that tab's page (lower than the block flow
+    needs) and the wheel over the token map leaves its zoom; Ctrl+wheel zooms the plot."""
     from PySide6.QtWidgets import QGraphicsView
 
     from explorer.ui.inspectors.attention_view import AttentionView
+    from explorer.ui.shell.scrolling import page_scroll_area
 
     view = AttentionView()
     qtbot.addWidget(view)
-    view.resize(884, 420)   # lower than the page's plots need: it scrolls
+    view.resize(884, 420)   # lower than the block flow's table and plot need: its tab scrolls
     view.show()
     qtbot.waitExposed(view)
-    bar = view.scroll.verticalScrollBar()
+    bar = page_scroll_area(view.flow_plot).verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
     bar.setValue(0)
     box = view.flow_plot.getPlotItem().getViewBox()
     before = [v for r in box.viewRange() for v in r]
     _wheel(view.flow_plot.viewport(), ctrl=False)
-    assert bar.value() > 0                                          # the page scrolled
+    assert bar.value() > 0                                          # the tab's page scrolled
     assert [v for r in box.viewRange() for v in r] == before        # the plot did not zoom
-    for plot in (view.heatmap, view.model_map):                     # the heat maps too
-        bar.setValue(0)
-        graphics = plot if isinstance(plot, QGraphicsView) else plot.findChildren(QGraphicsView)[0]
-        _wheel(graphics.viewport(), ctrl=False)
-        assert bar.value() > 0, plot
+    map_box = view.heatmap.plot.getViewBox()
+    map_before = [v for r in map_box.viewRange() for v in r]
+    heat = view.heatmap
+    graphics = heat if isinstance(heat, QGraphicsView) else heat.findChildren(QGraphicsView)[0]
+    _wheel(graphics.viewport(), ctrl=False)
+    assert [v for r in map_box.viewRange() for v in r] == map_before   # the token map did not zoom
     scrolled = bar.value()
     _wheel(view.flow_plot.viewport(), ctrl=True)
     assert bar.value() == scrolled                                  # Ctrl+wheel: the page stays
     assert [v for r in box.viewRange() for v in r] != before        # and the plot zoomed
 
 
-def test_the_wheel_over_the_lines_view_scrolls_it_then_the_page(qtbot, tiny_qa):
-    """The question -> passage lines view (about 95 px high at 1280x800) scrolls under the wheel until its end;
-    there, or when it has nothing to scroll, the wheel scrolls the page, so the block flow below stays in reach."""
+def test_the_wheel_over_the_lines_view_scrolls_the_lines(qtbot, tiny_qa):
+    """The question -> passage lines view scrolls under the wheel; the page around it does not scroll at all (the
+    lower tabs are in view without it)."""
+    from PySide6.QtWidgets import QScrollArea
+
     from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = AttentionView()
     qtbot.addWidget(view)
-    view.resize(500, 660)
+    view.resize(500, 480)
     view.show()
     qtbot.waitExposed(view)
-    page = view.scroll.verticalScrollBar()
+    assert not [a for a in view.findChildren(QScrollArea) if a.isAncestorOf(view.bottom)]
+    if view.token_views.tabbed:   # a narrow page: the map and the lines view are tabs
+        view.token_views.tabs.setCurrentWidget(view.token_views.head_box)
     lines = view.head_scroll.viewport()    # where the wheel over the lines arrives (the lines widget ignores it)
     inner = view.head_scroll.verticalScrollBar()
-    qtbot.waitUntil(lambda: page.maximum() > 0)
-    page.setValue(0)
-    _wheel(lines, ctrl=False)                # nothing to scroll inside yet: the page scrolls
-    assert inner.maximum() == 0 and page.value() > 0
-    passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the engine." for i in range(12))
+    passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the engine." for i in range(30))
     view.set_result(probe(tiny_qa, "where was ada born?", passage, attentions=True))
     qtbot.waitUntil(lambda: inner.maximum() > 0)
-    page.setValue(0)
     inner.setValue(0)
-    _wheel(lines, ctrl=False)                # the lines view can move down: it scrolls, the page stays
-    assert inner.value() > 0 and page.value() == 0
-    inner.setValue(inner.maximum())
-    _wheel(lines, ctrl=False)                # at its end: the page scrolls
-    assert inner.value() == inner.maximum() and page.value() > 0
-    scrolled = page.value()
-    _wheel(lines, ctrl=False, delta=240)     # upward: the lines view moves back first
-    assert inner.value() < inner.maximum() and page.value() == scrolled
+    _wheel(lines, ctrl=False)
+    assert inner.value() > 0
+    _wheel(lines, ctrl=False, delta=240)     # upward: back
+    assert inner.value() == 0
+
+
+def test_the_handle_between_the_token_views_and_the_lower_tabs_is_remembered(qtbot, tmp_path):
+    """Where the user leaves the handle between the token views and the lower tabs is kept in the settings and
+    taken again by the next Attention view."""
+    from explorer.ui.inspectors.attention_view import AttentionView
+    from explorer.ui.shell.settings import AppSettings
+
+    settings = AppSettings(tmp_path / "s.ini")
+    views = []
+    for _ in range(2):
+        view = AttentionView()
+        qtbot.addWidget(view)
+        view.resize(900, 1000)
+        view.show()
+        qtbot.waitExposed(view)
+        view.remember_layout(settings)
+        views.append(view)
+        if len(views) == 1:
+            total = sum(view.split.sizes())
+            view.split.moveSplitter(total - 420, 1)   # as a drag of the handle does
+            moved = view.split.sizes()
+            assert abs(moved[1] - 420) <= view.split.handleWidth() + 1
+    assert views[1].split.sizes() == moved
 
 
 def test_export_save_dialog_starts_in_the_runs_folder_then_in_the_last_export_folder(qtbot, tmp_path, monkeypatch):

@@ -191,11 +191,26 @@ def six_layer_window(qtbot, tmp_path, monkeypatch):
     return w
 
 
+def _read_lower_page(view, widget, app) -> None:
+    """As a person reads a lower tab's page whole: where it is taller than its tab, the handle over the tabs dragged
+    to the top (the token views fold away) and the tab's page scrolled to ``widget``'s top."""
+    from PySide6.QtCore import QPoint
+
+    from explorer.ui.shell.scrolling import page_scroll_area
+
+    area = page_scroll_area(widget)
+    if area.verticalScrollBar().maximum() > 0:
+        view.split.setSizes([0, sum(view.split.sizes())])
+        settle(app)
+    area.verticalScrollBar().setValue(widget.mapTo(area.widget(), QPoint(0, 0)).y())
+    settle(app)
+
+
 def test_attention_block_flow_table_shows_every_layer_and_the_hint_whole(six_layer_window, qtbot):
     """On the Attention page of a 6-layer model, at each size: the block flow table shows all six rows under its
     header once the page is scrolled to it (it kept three, a fixed 110 px minimum); the usage hint under the views ("Rows attend to columns; hover a token ...") is whole beside a memory-budget note in
     the readout: not elided, the wrapped lines of both inside their labels' heights."""
-    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QLabel
 
     from explorer.ui.shell.layout_check import out_of_view
@@ -211,9 +226,7 @@ def test_attention_block_flow_table_shows_every_layer_and_the_hint_whole(six_lay
         qtbot.waitUntil(lambda: table.rowCount() == 6, timeout=30_000)
         view._redraw()
         app.processEvents()
-        page = view.scroll.verticalScrollBar()   # scrolled as a person does: the table's top at the top
-        page.setValue(table.mapTo(view.scroll.widget(), QPoint(0, 0)).y())
-        app.processEvents()
+        _read_lower_page(view, table, app)
         rows = [r for r in range(6) if table.rowViewportPosition(r) >= 0
                 and table.rowViewportPosition(r) + table.rowHeight(r) <= table.viewport().height() + 1]
         if len(rows) < 6:
@@ -234,6 +247,69 @@ def test_attention_block_flow_table_shows_every_layer_and_the_hint_whole(six_lay
                                                     label.text()).height()
             if need > rect.height():
                 report.append(f"{size[0]}x{size[1]}: {label.text()[:30]!r}... needs {need} px, has {rect.height()}")
+    assert not report, "\n".join(report)
+
+
+LINES_MIN_HEIGHT = 180   # px the lines view gets at least, its tab chosen where it is a tab
+
+
+def _bring_into_view(widget, page) -> None:
+    """Choose, in every tab stack between ``widget`` and ``page``, the tab that holds ``widget``."""
+    from PySide6.QtWidgets import QStackedWidget
+
+    child, parent = widget, widget.parentWidget()
+    while parent is not None and parent is not page:
+        if isinstance(parent, QStackedWidget):
+            parent.setCurrentWidget(child)
+        child, parent = parent, parent.parentWidget()
+
+
+def _scrolls_on_the_way(widget, page) -> list[str]:
+    """The scroll areas between ``widget`` and ``page`` that would have to be scrolled (they have a range)."""
+    from PySide6.QtWidgets import QAbstractScrollArea
+
+    found, parent = [], widget.parentWidget()
+    while parent is not None and parent is not page:
+        if isinstance(parent, QAbstractScrollArea) and parent.verticalScrollBar().maximum() > 0:
+            found.append(f"{type(parent).__name__} scrolls {parent.verticalScrollBar().maximum()} px")
+        parent = parent.parentWidget()
+    return found
+
+
+def test_the_lines_view_the_lower_tabs_and_a_whole_hover_readout_without_scrolling(six_layer_window, qtbot):
+    """On the Attention page at 1280x800 (also 1264x760) and 1920x1080, with nothing scrolled: the lines view is
+    at least LINES_MIN_HEIGHT px high and in view (its tab chosen where it is one), the lower tabs' bar (Block
+    flow, Model view, Head importance) is in view with no scroll area on the way to it, and a hover over the token
+    map shows its whole sentence in the readout (at 1280x800 the lines view got 60 px, the lower tabs were
+    reached only by scrolling the page, and the readout ended "… gives 0.044 of its attenti…")."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = six_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    bar = view.bottom.tabBar()
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        _bring_into_view(view.head_scroll, view)
+        settle(app)
+        where = f"{size[0]}x{size[1]}"
+        if view.head_scroll.height() < LINES_MIN_HEIGHT:
+            report.append(f"{where}: the lines view is {view.head_scroll.height()} px high")
+        for what, widget in (("lines view", view.head_scroll), ("lower tab bar", bar)):
+            why = out_of_view(widget)
+            if why:
+                report.append(f"{where} {what}: {why}")
+            report += [f"{where} {what}: {s}" for s in _scrolls_on_the_way(widget, view)]
+        _bring_into_view(view.heatmap, view)
+        settle(app)
+        view._on_heatmap_hover(1, len(view.current_labels()) - 2)
+        sentence = view.info.full_text
+        assert "Averaged over all layers and heads" in sentence
+        if view.info.text_shown() != sentence:
+            report.append(f"{where}: the readout shows {view.info.text_shown()!r} of {sentence!r}")
     assert not report, "\n".join(report)
 
 
@@ -334,9 +410,6 @@ def test_every_tab_under_the_attention_views_shows_at_each_size(six_layer_window
         show_page(w, "Attention", app)
         hidden = hidden_tabs(bar)
         if os.environ.get("EXPLORER_SHOTS"):   # a look at the page, scrolled to the tabs: EXPLORER_SHOTS=<folder>
-            view = w.hub.attention_view
-            view.scroll.ensureWidgetVisible(bar)
-            app.processEvents()
             w.grab().save(os.path.join(os.environ["EXPLORER_SHOTS"], f"attention_{size[0]}x{size[1]}.png"))
         if hidden:
             report.append(f"{size[0]}x{size[1]}: {', '.join(hidden)} not in view (bar {bar.width()} px wide, "
@@ -350,7 +423,6 @@ def test_head_importance_map_and_pruning_curve_are_readable_at_each_size(six_lay
     at each size: beside each other where both fit, as two tabs of the whole width where not (side by side in the
     narrow pane at 1280x800 the map was 71 px wide for all of a layer's heads)."""
     from helpers import write_tiny_squad
-    from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.shell.layout_check import layout_offenders, out_of_view
@@ -375,9 +447,7 @@ def test_head_importance_map_and_pruning_curve_are_readable_at_each_size(six_lay
             if plots is not None and plots.tabbed:
                 plots.tabs.setCurrentWidget(plot)
             settle(app)
-            bar = view.scroll.verticalScrollBar()   # the page scrolled to the plot's top, as a person does
-            bar.setValue(plot.mapTo(view.scroll.widget(), QPoint(0, 0)).y())
-            settle(app)
+            _read_lower_page(view, plot, app)
             why = out_of_view(plot)
             if why:
                 report.append(f"{size[0]}x{size[1]}: {why}")

@@ -129,7 +129,7 @@ def test_the_probe_views_grey_the_previous_models_answer_until_the_new_one_is_sh
     assert not any(c.stale for c in hub.stale) and hub.stale[0].veils[0].isHidden()
     new = str(save_tiny_model(tmp_path / "model-b", "qa", seed=5))
     hub.open_model(new)
-    for cover, body in zip(hub.stale, (hub.spans_view.body_scroll, hub.attention_view.scroll)):
+    for cover, body in zip(hub.stale, (hub.spans_view.body_scroll, hub.attention_view.body)):
         assert cover.stale and cover.label.text() == updating_note("model-a", new) == \
             f"Results of model-a: updating for {new}…"
         assert cover.veils[0].isVisibleTo(body) and not cover.label.isHidden()

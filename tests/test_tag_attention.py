@@ -102,7 +102,7 @@ def test_tag_page_shows_the_sentences_attention_with_its_pieces(qtbot, view, tmp
     assert av.current_labels() == ["[CLS]", *words, "[SEP]"] and av.heatmap.left_axis.labels[1:-1] == words
     assert np.allclose(av.current_matrix().sum(axis=1), 1.0, atol=1e-5)
     assert av.flow_table.rowCount() == 2 and av.flow_table.horizontalHeaderItem(0).text() == "s→s"
-    view.lower.setCurrentWidget(av)
+    view.lower.setCurrentWidget(view.attention_scroll)
     view.grab().save(str(tmp_path / "tag_attention.png"))
     # another piece of the same sentence: the head is redone, the attention on screen is kept
     view.token.setValue(3)

@@ -191,6 +191,29 @@ def test_attention_readout_fixed_height(qtbot, tiny_qa):
     assert label.full_text.count("readout") == 40
 
 
+def test_a_readout_that_fits_its_lines_wrapped_is_shown_whole(qtbot):
+    """A text that wraps into the readout's lines is shown whole, never cut by the estimate of what fits (it cut a
+    hover sentence at "… gives 0.044 of its attenti…" with room left on its last line)."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.common import ReadoutLabel
+
+    label = ReadoutLabel("short", lines=3)
+    qtbot.addWidget(label)
+    label.resize(400, label.height())
+    label.show()
+    words, text = ("gives 0.044 of its attention to the question " * 20).split(), ""
+    room = label.contentsRect()
+    for word in words:   # the longest run of words that still wraps into the three lines
+        longer = f"{text} {word}".strip()
+        if label.fontMetrics().boundingRect(0, 0, room.width(), 10_000, int(Qt.TextFlag.TextWordWrap),
+                                            longer).height() > room.height():
+            break
+        text = longer
+    label.setText(text)
+    assert label.text_shown() == text
+
+
 def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
     from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView

@@ -1,28 +1,35 @@
 """The Attention view's panes, each drawing one thing it is given (explorer.ui.inspectors.attention_view decides
-what): the token views (the token x token map beside the head view's lines), the block flow per layer (table
-and curves), and the model view (one block flow over all layers x heads).
+what): the token views (the token x token map beside the head view's lines, or the two as tabs in a narrow pane),
+the block flow per layer (table and curves), the model view (one block flow over all layers x heads), and how
+they share the page: the token views over the lower tabs in a splitter whose place is remembered, without a page
+scroll (at 1280x800 the lines view got 60 px and the lower tabs were reached only by scrolling the page).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QSize, Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.attention.head_labels import head_axis_labels, layer_axis_labels
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, rows_tall
 from explorer.ui.shell.flow_layout import FlowLayout
+from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .common import tip
 from .components.attention import BlockLayout, flow_column_tip, flow_which_text
 from .head_view import HeadView
 from .heatmap import TokenHeatmap
 
-MIN_MAP_PX = 220    # the token map's smallest side inside its axes, pixels
+MIN_MAP_PX = 220    # the token map's smallest width inside its axes (side by side with the lines view), pixels
+MAP_MIN_HEIGHT = 200   # the token map widget's smallest height, axes and labels included, pixels
+LINES_MIN_PX = 190  # the lines view's smallest height (its scroll area, under the direction and top-k boxes), pixels
+TABS_MIN_PX = 90    # the lower tabs' smallest page height: a page taller than its tab scrolls inside the tab
+SPLIT_KEY = "attention/views"   # AppSettings.layout_value key: the splitter's saveState, base64
 MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's axes, pixels
 FLOW_MAX_ROWS = 12  # layers the block flow table keeps in view; a deeper model's table scrolls under its header
 FLOW_COLOURS = ("#1f77b4", "#2ca02c", "#7f7f7f")
@@ -58,10 +65,10 @@ class ControlRow(FlowLayout):
         self.addStretch(1)
 
 
-class TokenViews(AdaptiveSplitter):
+class TokenViews(PanesOrTabs):
     """The token x token heat map (``heatmap``) beside the head view (``head_view``: lines of the top-k weights
-    per token, in ``head_scroll``) with its direction and top-k boxes; the head view goes under the map when both
-    do not fit side by side."""
+    per token, in ``head_scroll``) with its direction and top-k boxes; the two are tabs of the whole width when
+    they do not fit side by side (stacked in a 1280x800 window the lines view got 60 px under the map)."""
 
     def __init__(self, blocks: BlockLayout, parent=None):
         super().__init__(parent)
@@ -74,29 +81,156 @@ class TokenViews(AdaptiveSplitter):
         self.topk.setPrefix("top ")
         self.topk.setToolTip("Lines drawn per from-token in the head view: its k largest weights.")
         self.heatmap = TokenHeatmap(colorbar_label="attention weight")
-        # a map of MIN_MAP_PX or more inside its token labels and colour bar; narrower than that and the head
-        # view goes under it (side by side in a 1280 px window the map would be a 90 px strip)
-        self.heatmap.setMinimumSize(MIN_MAP_PX + 150, MIN_MAP_PX + 70)
+        # a map of MIN_MAP_PX or more inside its token labels and colour bar; narrower than that and the two views
+        # become tabs (side by side in a 1280 px window the map would be a 90 px strip)
+        self.heatmap.setMinimumSize(MIN_MAP_PX + 150, MAP_MIN_HEIGHT)
         self.heatmap.plot.setLabel("left", "from token (row)")
         self.heatmap.plot.setLabel("bottom", "to token (column)")
         self.head_view = HeadView()
         self.head_scroll = QScrollArea()
         self.head_scroll.setWidgetResizable(True)
         self.head_scroll.setWidget(self.head_view)
-        head_box = QWidget()
-        hl = QVBoxLayout(head_box)
+        self.head_scroll.setMinimumHeight(LINES_MIN_PX)
+        self.head_box = QWidget()
+        hl = QVBoxLayout(self.head_box)
         hl.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(self.direction)
         row.addWidget(self.topk)
         row.addStretch(1)
         hl.addLayout(row)
-        hl.addWidget(self.head_scroll)
-        head_box.setMinimumHeight(MIN_MAP_PX + 40)
-        self.addWidget(self.heatmap)
-        self.addWidget(head_box)
-        self.setStretchFactor(0, 3)
-        self.setStretchFactor(1, 2)
+        hl.addWidget(self.head_scroll, 1)
+        self.add(self.heatmap, "Token map", MIN_MAP_PX + 150)
+        self.add(self.head_box, "Lines view", max(self.head_box.minimumSizeHint().width(), 240))
+        self.tabs.setTabToolTip(0, "The token x token map of the layer and head chosen above.")
+        self.tabs.setTabToolTip(1, "Lines from each token to the tokens it attends to most (thickness = weight); "
+                                   "hover or select tokens.")
+
+
+class PageScroll(QScrollArea):
+    """A lower tab's page in a scroll area that scrolls up and down only: the page fills the tab, and is as tall as
+    its minimum for the tab's width where that is more (then it scrolls). A resizable QScrollArea gave a page with
+    wrapped text its preferred height instead: the head importance plots 604 px high in a 380 px tab."""
+
+    def __init__(self, page: QWidget, parent=None):
+        super().__init__(parent)
+        self.setWidget(page)
+        self.setWidgetResizable(False)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMinimumHeight(TABS_MIN_PX)
+        page.installEventFilter(self)
+
+    def page_height(self, width: int) -> int:
+        """The page's minimum height at ``width``: wrapped labels counted at that width."""
+        page = self.widget()
+        height = page.minimumSizeHint().expandedTo(page.minimumSize()).height()
+        layout = page.layout()
+        if layout is not None and layout.hasHeightForWidth():
+            height = max(height, layout.totalMinimumHeightForWidth(width))
+        return height
+
+    def fit(self) -> None:
+        """Size the page to the viewport's width, its height at least the viewport's."""
+        width = self.viewport().width()
+        if self.verticalScrollBar().isVisible() or self.page_height(width) > self.viewport().height():
+            width = self.width() - self.verticalScrollBar().sizeHint().width()
+        self.widget().resize(width, max(self.page_height(width), self.viewport().height()))
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.fit()
+        return False
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """The page's minimum width (plus the scroll bar): the tab is never narrower than the page needs."""
+        page = self.widget()
+        width = page.minimumSizeHint().expandedTo(page.minimumSize()).width()
+        return QSize(width + self.verticalScrollBar().sizeHint().width(), TABS_MIN_PX)
+
+
+class ScrollingTabs(QTabWidget):
+    """Tabs whose pages scroll up and down inside their tab: the tab bar stays in view however low the room under
+    the token views (the block flow's table and plot need more than a 1280x800 window leaves them). ``page(i)`` and
+    ``indexOf``/``setCurrentWidget`` speak of the pages added, not of the scroll areas holding them."""
+
+    def addTab(self, page: QWidget, title: str) -> int:  # noqa: N802 - Qt's name
+        return super().addTab(PageScroll(page), title)
+
+    def page(self, index: int) -> QWidget | None:
+        area = self.widget(index)
+        return area.widget() if isinstance(area, QScrollArea) else area
+
+    def indexOf(self, page: QWidget) -> int:  # noqa: N802 - Qt's name
+        for i in range(self.count()):
+            if page is self.page(i) or page is self.widget(i):
+                return i
+        return -1
+
+    def setCurrentWidget(self, page: QWidget) -> None:  # noqa: N802 - Qt's name
+        index = self.indexOf(page)
+        if index >= 0:
+            self.setCurrentIndex(index)
+
+
+class ViewsSplit(QSplitter):
+    """The token views over the lower tabs, one above the other. Until the user moves the handle, the lower tabs get
+    the height their shown page asks for and the token views the rest (never under their minimum); dragged to
+    the top, the handle folds the token views away and the lower tabs get the whole height. :meth:`remember`
+    keeps where the user left the handle (AppSettings)."""
+
+    def __init__(self, top: QWidget, bottom: ScrollingTabs, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.addWidget(top)
+        self.addWidget(bottom)
+        self.setStretchFactor(0, 1)
+        self.setStretchFactor(1, 0)
+        self.setCollapsible(0, True)    # the handle dragged up: the lower tabs' pages whole
+        self.setCollapsible(1, False)   # their tab bar always in view
+        self.settings = None
+        self.user_set = False
+        self.splitterMoved.connect(lambda _pos, _i: self._save())
+
+    def remember(self, settings) -> None:
+        """Put the handle where it was left (``settings``: the app's AppSettings) and keep its moves there."""
+        self.settings = settings
+        saved = settings.layout_value(SPLIT_KEY) if settings is not None else ""
+        if saved and self.restoreState(QByteArray.fromBase64(saved.encode("ascii"))):
+            self.user_set = True
+
+    def lower_wants(self) -> int:
+        """The height the lower tabs ask for: their bar and their shown page's minimum height."""
+        tabs = self.widget(1)
+        page = tabs.page(tabs.currentIndex()) if tabs.count() else None
+        need = page.minimumSizeHint().expandedTo(page.minimumSize()).height() if page is not None else 0
+        return tabs.tabBar().sizeHint().height() + need + 8
+
+    def place(self) -> None:
+        """The default sizes: the lower tabs what they ask for, as far as the token views' minimum leaves room."""
+        total = self.height() - self.handleWidth()
+        top_min = self.widget(0).minimumSizeHint().height()
+        bottom_min = self.widget(1).minimumSizeHint().height()
+        lower = max(min(self.lower_wants(), total - top_min), bottom_min)
+        self.setSizes([max(total - lower, 0), lower])
+
+    def relayout(self) -> None:
+        """What the lower tabs ask for changed (new table rows): the default sizes again, unless the user moved
+        the handle."""
+        if not self.user_set:
+            self.place()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.relayout()
+
+    def _save(self) -> None:
+        self.user_set = True
+        if self.settings is not None:
+            self.settings.set_layout_value(SPLIT_KEY, bytes(self.saveState().toBase64()).decode("ascii"))
 
 
 class FlowPanel(AdaptiveSplitter):

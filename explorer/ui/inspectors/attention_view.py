@@ -12,18 +12,17 @@ without a forward pass (scripts/bench_inspectors.py prints the time).
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.attention.head_labels import head_name, layer_label, numbers
 from explorer.core.attention.layers import head_matrix
 from explorer.core.attention.wordmerge import merge_attention, word_groups
 from explorer.ui.shell.flow_layout import FlowLayout
-from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end, wheel_scrolls_page
+from explorer.ui.shell.scrolling import wheel_scrolls_page
 from explorer.ui.shell.turns import zero_timer
 
-from .attention_panels import ControlRow, FlowPanel, ModelMapPanel, TokenViews
+from .attention_panels import ControlRow, FlowPanel, ModelMapPanel, ScrollingTabs, TokenViews, ViewsSplit
 from .common import ReadoutLabel, header
 from .components.attention import (MODE_LAYER, MODE_ROLLOUT, QA_BLOCKS, USAGE_HINT, BlockLayout, ShownAttention,
                                    export_title, head_flow, window_label)
@@ -63,12 +62,12 @@ class AttentionView(QWidget):
         self.mode, self.layer, self.head = controls.mode, controls.layer, controls.head
         self.window_box, self.merge = controls.window_box, controls.merge
         self._build_buttons()
-        top = TokenViews(blocks)
+        top = self.token_views = TokenViews(blocks)   # the map beside the lines view, or the two as tabs
         self.heatmap, self.head_view, self.head_scroll = top.heatmap, top.head_view, top.head_scroll
         self.direction, self.topk = top.direction, top.topk
         # fixed height: a hover readout that wraps to more lines would move the plots (and re-thin the
-        # heat map's token labels) on every mouse move
-        self.info = ReadoutLabel(self.blocks.empty, lines=3)
+        # heat map's token labels) on every mouse move; four lines hold a hover sentence whole in a 500 px pane
+        self.info = ReadoutLabel(self.blocks.empty, lines=4)
         # how to use the views: a label of its own, wrapped to the lines it needs (in the readout a memory note or
         # a wider font elided it)
         self.hint = QLabel(USAGE_HINT)
@@ -79,7 +78,7 @@ class AttentionView(QWidget):
         self.model_view = ModelMapPanel(blocks)
         self.model_pair, self.model_map = self.model_view.pair_box, self.model_view.map
         self._pairs = self.model_view.pairs
-        self.bottom = QTabWidget()
+        self.bottom = ScrollingTabs()
         self.bottom.addTab(self.flow, "Block flow per layer")
         self.bottom.addTab(self.model_view, "Model view")
         self.bottom.setTabToolTip(1, "The block flow of every layer × head at once (rows: layers, columns: heads).")
@@ -102,26 +101,27 @@ class AttentionView(QWidget):
         self.compare.clicked.connect(self.compare_requested)
         self.compare.setVisible(False)   # shown when an owner listens (the QA Attention page)
 
-    def _layout(self, controls: FlowLayout, top: QSplitter) -> None:
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(self.bottom)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setChildrenCollapsible(False)   # a dragged handle never squeezes a plot to nothing
-        self._split = split   # what the PNG / SVG export saves
-        # the views keep their minimum sizes: a window too low for them scrolls (the header, the controls and
-        # the hover readout stay in view)
-        self.scroll = scrolling(split, horizontal=False)
+    def _layout(self, controls: FlowLayout, top: TokenViews) -> None:
+        # the token views over the lower tabs, no page scroll: the lines view, the lower tab bar and the readout
+        # are in view at 1280x800 (the page scrolled, and the wheel over the lines view scrolled only the lines)
+        self.split = ViewsSplit(top, self.bottom)
+        self._split = self.split   # what the PNG / SVG export saves
+        self.body = QWidget()      # the views under one cover (a veil while another model answers)
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addWidget(self.split)
 
         layout = QVBoxLayout(self)
         layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
         layout.addLayout(controls)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.body, 1)
         layout.addWidget(self.hint)   # under the views it is about; the readout's empty lines below it
         layout.addWidget(self.info)
-        wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
-        wheel_passes_to_page_at_end(self.head_scroll)   # the lines view, then the page: block flow below in reach
+        wheel_scrolls_page(self)   # the wheel over a lower tab's plot scrolls its tab; Ctrl+wheel zooms the plot
+
+    def remember_layout(self, settings) -> None:
+        """Keep the handle between the token views and the lower tabs where the user leaves it (AppSettings)."""
+        self.split.remember(settings)
 
     def _connect(self) -> None:
         for box in (self.mode, self.layer, self.head, self.direction, self.model_pair):
@@ -288,6 +288,7 @@ class AttentionView(QWidget):
             # new table rows and the plot's first title (the first result, another model) change the page's
             # layout: they come now, so that the map is not painted once at a size it loses a turn later
             self.flow.lay_out(*head_flow(self._attention().flow, self.head.currentIndex(), self.mode.currentIndex()))
+            self.split.relayout()   # the lower tabs ask for the table's new rows
         self._rest.start()   # restarted by a quick series of changes: the rest is drawn once, for the last
 
     def _redraw_rest(self) -> None:

@@ -137,6 +137,8 @@ class ReadoutLabel(QLabel):
         width = max(self.contentsRect().width(), 100)
         fm = self.fontMetrics()
         room = self.contentsRect().height()
+        if fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap), self.full_text).height() <= room:
+            return self.full_text   # it fits wrapped: whole (the estimate below cut texts that fit)
         budget = int(width * self.lines * 0.85)   # wrapped lines leave some of each line empty
         text = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
         # a wider font or long words wrap earlier than the estimate: shorten until the wrapped text fits

@@ -28,6 +28,7 @@ from .remote import RemoteJob
 # map's data area was 71 px wide for all of a layer's heads, colour bar and layer labels taking the rest)
 MAP_MIN_WIDTH = 380
 CURVE_MIN_WIDTH = 260
+PLOT_MIN_HEIGHT = 210   # px each plot keeps (a data area of 120 px or more inside its axes); a lower tab scrolls
 
 
 class HeadImportancePanel(QWidget):
@@ -85,6 +86,8 @@ class HeadImportancePanel(QWidget):
         self.curve.setLabel("bottom", "heads kept")
         self.curve.setLabel("left", "dev metric")
         self.curve.showGrid(x=True, y=True, alpha=0.3)
+        for plot in (self.heat, self.curve):
+            plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         split = self.plots = PanesOrTabs()
         split.add(self.heat, "Importance map", MAP_MIN_WIDTH)
         split.add(self.curve, "Pruning curve", CURVE_MIN_WIDTH)

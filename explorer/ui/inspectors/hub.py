@@ -118,7 +118,7 @@ class InspectorHub(QObject):
         self.head_controls = QAHeadControls(self)   # heads switched off (Spans & τ), head importance (Attention)
         self.head_mask, self.head_importance = self.head_controls.mask_bar, self.head_controls.importance
         # results of the previous model stay greyed under "Results of A: updating for B…" until B's probe is shown
-        self.stale = (StaleCover(self.spans_view.body_scroll), StaleCover(self.attention_view.scroll))
+        self.stale = (StaleCover(self.spans_view.body_scroll), StaleCover(self.attention_view.body))
         for view, cover in zip((self.spans_view, self.attention_view), self.stale):
             view.layout().insertWidget(1, cover.label)
         self._stale_was = ""             # the model whose results are greyed

@@ -100,7 +100,9 @@ class TagView(ModelPage):
                                             self)
         lower = self.lower = QTabWidget()
         lower.addTab(head_split, "Tags and head")
-        lower.addTab(self.attention_view, "Attention")
+        # in a scroll of its own: the Attention page's views need more height than the Tags and head tab
+        self.attention_scroll = scrolling(self.attention_view, horizontal=False)
+        lower.addTab(self.attention_scroll, "Attention")
         layout = QVBoxLayout(self)
         layout.addWidget(header("Token tagging with this model's numbers: a tag per word from its first piece, "
                                 "logits_i = T_i Wᵀ + b, softmax over the tags, entities by type."))

@@ -233,6 +233,7 @@ class MainWindow(HelpActions, QMainWindow):
                                                      shortcut.keys)
         if provider == HUB and self.hub is not None:
             self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
+            self.hub.attention_view.remember_layout(self.settings)   # where the views' handle was left
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
         """The first paint starts the device probe's child and queues the Curves plots' build and first render

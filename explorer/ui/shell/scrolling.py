@@ -36,16 +36,15 @@ def scrolling(widget: QWidget, *, horizontal: bool = True) -> QScrollArea:
 
 class _WheelToPage(QObject):
     """An event filter on plot viewports: a plain wheel scrolls the page (the nearest scroll area around the plot
-    that is not itself a plot); Ctrl+wheel goes on to the plot, which zooms."""
+    that is not itself a plot; none: it does nothing); Ctrl+wheel goes on to the plot, which zooms."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if event.type() != QEvent.Type.Wheel or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             return False
         area = page_scroll_area(obj)
-        if area is None:
-            return False
-        QApplication.sendEvent(area.verticalScrollBar(), event)
-        return True
+        if area is not None:
+            QApplication.sendEvent(area.verticalScrollBar(), event)
+        return True   # a plot with no scroll area around it (the Attention page's token map) keeps its zoom
 
 
 def page_scroll_area(widget: QWidget) -> QAbstractScrollArea | None:
