@@ -206,7 +206,8 @@ def test_help_has_one_line_per_flag(capsys):
     assert "--eval-every N optimizer steps between dev evaluations; 0 = evaluate only at the start and the end" in text
     assert "--max-steps N optimizer steps to run; 0 = use --epochs instead (default: 0)" in text
     assert "--dev-cap N evaluate on the first N dev examples; 0 = all" in text
-    assert "--train-cap N train on the first N training examples; 0 = all" in text
+    assert ("--train-cap N train on N training examples; 0 = all. Tables: a stratified random N of the rows (each "
+            "class in its share; seed: split_seed, else seed)") in text
     assert "--batch-size N examples (QA: windows) per micro-batch (default: 32)" in text
 
 
