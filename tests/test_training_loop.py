@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from helpers import save_tiny_model, write_tiny_classification, write_tiny_squad
+from helpers import save_tiny_model, write_label_sorted_table, write_tiny_classification, write_tiny_squad
 
 from explorer.core.protocol.events import iter_events
 from explorer.worker.train import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main as train_main
@@ -413,13 +413,6 @@ def test_a_checkpoint_save_that_fails_on_a_full_disk_names_the_free_space_and_th
     assert not isinstance(other.value, DiskFullError) and is_internal_error(other.value)
 
 
-def _label_sorted(path, first: int = 40, second: int = 10, names=("a", "b")):
-    """A table sorted by label: ``first`` rows of class names[0], then ``second`` rows of names[1]."""
-    path.write_text("sentence\tlabel\n" + "".join(f"text number {i}\t{names[0]}\n" for i in range(first))
-                    + "".join(f"text number {first + i}\t{names[1]}\n" for i in range(second)), encoding="utf-8")
-    return path
-
-
 def _capped(train, cap, seed=42, task="single"):
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.tasks import get_task
@@ -432,7 +425,7 @@ def test_train_cap_keeps_a_seeded_stratified_subset_of_a_label_sorted_table_nest
     """A file of 40 rows of 'a' then 10 of 'b' capped at 10 trains on both classes in their shares (not the first
     10 rows, all 'a'), in the file's order; the same seed keeps the same rows, and the rows of cap 10 lie inside
     those of cap 20."""
-    train = _label_sorted(tmp_path / "sorted.tsv")
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
     lines, labels = _capped(train, 10)
     assert len(lines) == 10 and lines == sorted(lines)
     assert abs(labels.count("b") - 2) <= 1 and labels.count("a") >= 7
@@ -456,7 +449,8 @@ def test_train_cap_keeps_a_row_of_every_class_and_a_seeded_random_subset_of_scor
 
 
 def test_a_capped_run_on_a_label_sorted_table_trains_on_both_classes(files, tmp_path):
-    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", _label_sorted(tmp_path / "sorted.tsv"),
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", train,
                   "--train-cap", 10, "--max-steps", 1, "--no-save-checkpoints", "--output-dir", tmp_path,
                   "--run-id", "capped"])
     assert rc == EXIT_OK, ev[-1]
@@ -473,7 +467,7 @@ def test_training_rows_of_one_class_name_the_class_held_and_the_file_as_the_caus
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.tasks import get_task
 
-    train = _label_sorted(tmp_path / "one.tsv", first=12, second=0, names=("0", "1"))
+    train = write_label_sorted_table(tmp_path / "one.tsv", first=12, second=0, names=("0", "1"))
     config = TrainConfig(task="single", train=str(train), label_names=["not depressed", "depressed"], train_cap=10)
     task = get_task("single")
     with pytest.raises(ClassificationDataError) as err:
