@@ -101,6 +101,13 @@ class RunPlan:
             n = min(n, cfg.train_cap)
         return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.dev_split_seed(), n)
 
+    def cap_note(self, cfg: TrainConfig) -> str:
+        """'' or which training rows the form's Train cap keeps (core.specs.tasks.train_cap_note), for the Train
+        cap field's tooltip."""
+        from explorer.core.specs.tasks import train_cap_note
+
+        return train_cap_note(cfg.task, cfg.train_cap, cfg.dev_split_seed(), self.train_rows())
+
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
         start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates
