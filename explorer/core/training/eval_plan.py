@@ -6,7 +6,7 @@ train_rate``. With a large dev set evaluated often (2,478 rows every 43 steps of
 of the wall time and a "5-minute" run needed 18. :func:`plan_evaluations` picks, from the measured rates:
 
 - the dev rows each evaluation during training scores: all of them when they fit, else a stratified sample
-  (:func:`sample_order`: the same rows at every evaluation; never fewer than :data:`MIN_SAMPLE_ROWS`), and
+  (explorer.core.data.sample.sample_order: the same rows at every evaluation; never fewer than :data:`MIN_SAMPLE_ROWS`), and
 - the cadence: the wanted one (the task's evaluations per epoch, or the user's Evaluate every) when the sample
   fits it, else the most frequent one that keeps the share,
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from explorer.core.data.sample import sample_order  # noqa: F401  (the dev sample's order; callers import it here)
 
 # evaluations with their metrics and saves take at most this share, so a time-budgeted run trains at least about
 # 8 of every 10 minutes once the set-up and the final evaluation are paid for
