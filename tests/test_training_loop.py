@@ -476,3 +476,24 @@ def test_training_rows_of_one_class_name_the_class_held_and_the_file_as_the_caus
     assert "the 10 training rows hold only 'not depressed'" in message
     assert "the training file itself holds no row of another class ('depressed' named by Label names)" in message
     assert "only 1 class" not in message
+
+
+def test_resuming_a_capped_run_whose_dev_rows_lie_outside_the_caps_rows_says_why(tmp_path):
+    """A run folder whose dev_split.csv names rows the Train cap does not keep (rows chosen as the file's first
+    ones) is refused with the cap as the cause, not only "did the file change?"."""
+    from explorer.core.data.classification import ClassificationDataError, load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.runs.layout import dev_split_file
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
+    config = TrainConfig(task="single", train=str(train), train_cap=10, seed=42)
+    task = get_task("single")
+    capped = task.load(config, "train")
+    outside = next(k for k in range(50) if k + 2 not in capped.lines)   # a row of the file the cap left out
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    write_dev_split(dev_split_file(run_dir), load_classification(str(train)), [outside])
+    with pytest.raises(ClassificationDataError, match="Train cap 10 keeps a stratified random 10 of the file's rows"):
+        task.split_dev(capped, config, run_dir)

@@ -149,7 +149,16 @@ class ClassificationTask(Task):
 
         path = dev_split_file(run_dir) if run_dir is not None else None
         if path is not None and path.is_file():
-            dev_idx = load_dev_split(path, train_examples)
+            try:
+                dev_idx = load_dev_split(path, train_examples)
+            except ClassificationDataError as e:
+                if not config.train_cap:
+                    raise
+                raise ClassificationDataError(
+                    f"{e} Train cap {config.train_cap:,} keeps a stratified random {config.train_cap:,} of the "
+                    f"file's rows (seed {config.dev_split_seed()}) and this run's dev rows are not all among them: "
+                    "its rows were chosen otherwise (the file's first rows), so start a new run on them instead of "
+                    "resuming this one") from e
             notes = [("info", f"dev split read back from {path}: {len(dev_idx)} rows")]
         else:
             if train_examples.regression:   # scores have no classes to stratify by: a seeded random split
