@@ -476,6 +476,10 @@ def test_training_rows_of_one_class_name_the_class_held_and_the_file_as_the_caus
     assert "the 10 training rows hold only 'not depressed'" in message
     assert "the training file itself holds no row of another class ('depressed' named by Label names)" in message
     assert "only 1 class" not in message
+    two = write_label_sorted_table(tmp_path / "two.tsv")
+    one_row = TrainConfig(task="single", train=str(two), train_cap=1)
+    with pytest.raises(ClassificationDataError, match="Train cap 1 keeps fewer rows than the 2 classes: raise it"):
+        task.check_data(task.load(one_row, "train"), None, one_row)
 
 
 def test_resuming_a_capped_run_whose_dev_rows_lie_outside_the_caps_rows_says_why(tmp_path):
