@@ -278,6 +278,15 @@ def write_tiny_classification(path: str | Path, pair: bool = False, repeat: int 
     return path
 
 
+def write_label_sorted_table(path: str | Path, first: int = 40, second: int = 10, names=("a", "b")) -> Path:
+    """A ``sentence, label`` TSV sorted by label: ``first`` rows of class names[0], then ``second`` of names[1]
+    (a file whose first rows hold one class only)."""
+    path = Path(path)
+    path.write_text("sentence\tlabel\n" + "".join(f"text number {i}\t{names[0]}\n" for i in range(first))
+                    + "".join(f"text number {first + i}\t{names[1]}\n" for i in range(second)), encoding="utf-8")
+    return path
+
+
 def worker_env(**extra: str) -> dict:
     env = dict(os.environ)
     env.update({"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1",

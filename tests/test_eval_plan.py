@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
+from explorer.core.data.sample import sample_order
 from explorer.core.training.eval_plan import (MIN_SAMPLE_ROWS, cadence_for, clock_text, evaluations_between,
-                                              plan_evaluations, sample_order)
+                                              plan_evaluations)
 
 # the tweet table's run: 2,478 dev rows, every 43 steps of batch 16, 1,394 steps; 16 windows/s training,
 # 23 rows/s evaluating (a loaded machine); evaluations within a fifth of the wall time

@@ -132,9 +132,11 @@ def test_the_forms_evaluate_every_note_uses_past_runs_rates():
     assert note.split("about every ")[1].split(" steps")[0] in plan.eval_preview(cfg)
 
 
-def test_the_held_out_rows_the_launcher_counts_are_the_runs_stratified_split():
-    """A 10% stratified split of the first 1,200 rows holds out 75 + 25 + 19 = 119 rows (per class rounding), not
-    round(1,200 x 10%) = 120: the estimate counts them by the run's own rule, from the class ids the check read."""
+def test_the_held_out_rows_the_launcher_counts_are_the_runs_stratified_split_of_its_capped_rows():
+    """The estimate counts the dev rows by the run's own rule (per class rounding), from the class ids the check
+    read, of the rows the run's Train cap keeps: a stratified 1,200 of the whole file (6 + 112 + 2 = 120 held
+    out), not its first 1,200 rows (75 + 25 + 19 = 119)."""
+    from explorer.core.data.sample import capped_rows
     from explorer.core.data.split import stratified_split
 
     ids = [0] * 754 + [1] * 254 + [2] * 192 + [1] * 13_440
@@ -143,9 +145,10 @@ def test_the_held_out_rows_the_launcher_counts_are_the_runs_stratified_split():
               "train_cap": 1200, "epochs": 1, "max_steps": 0, "task": "single"}
     plan = RunPlan(values)
     plan.train_result = {"ok": True, "counts": {"examples": len(ids)}, "class_ids": ids}
-    run_split, _ = stratified_split(ids[:1200], cfg.resolved_dev_fraction(), cfg.seed)
-    assert plan.dev_rows(cfg) == (len(run_split), True) == (119, True)
-    assert "119 held-out dev rows" in plan.eval_preview(cfg)
+    kept = [ids[i] for i in capped_rows(len(ids), 1200, cfg.dev_split_seed(), ids)]
+    run_split, _ = stratified_split(kept, cfg.resolved_dev_fraction(), cfg.dev_split_seed())
+    assert plan.dev_rows(cfg) == (len(run_split), True) == (120, True)
+    assert "120 held-out dev rows" in plan.eval_preview(cfg)
 
 
 def test_the_data_check_reads_the_class_ids_in_file_order(tmp_path):
@@ -219,3 +222,17 @@ def test_a_faster_past_run_of_another_length_does_not_speed_up_the_estimate():
     assert "(estimate from the rates of past run same-length)" in line and "40.0 training windows/s" in line
     assert "short-fast" not in line and "104.0" not in line
     assert "same-length" in plan.eval_preview_tip(cfg) and "short-fast" not in plan.eval_preview_tip(cfg)
+
+
+def test_the_train_cap_note_says_a_tables_stratified_rows_and_other_files_first_examples():
+    """A table's cap keeps a stratified random N (scores: a random N) with the run's seed; SQuAD, CoNLL and SWAG
+    files keep their first N questions, sentences and examples; no cap, no note."""
+    from explorer.core.specs.tasks import train_cap_note
+
+    assert train_cap_note("single", 1500, 42, 10_314).startswith(
+        "Train cap 1,500: the run trains on a stratified random 1,500 of the 10,314 training rows (each class in its "
+        "share, seed 42)")
+    assert "a random 10 of the training rows (seed 3)" in train_cap_note("regression", 10, 3)
+    assert train_cap_note("squad_v2", 100, 1).endswith("the first 100 questions of the training file.")
+    assert "first 5 sentences" in train_cap_note("ner", 5, 1) and "first 5 examples" in train_cap_note("swag", 5, 1)
+    assert train_cap_note("single", 0, 1) == ""

@@ -490,3 +490,19 @@ def test_a_runs_training_texts_are_read_once_while_the_file_stays_the_same(tmp_p
         fh.write("a sentence added later\t1\n")
     os.utime(train, ns=(os.stat(train).st_atime_ns, os.stat(train).st_mtime_ns + 10**9))
     assert text_key(["a sentence added later"]) in training_keys(config) and len(reads) == 2
+
+
+def test_the_rows_a_capped_run_trained_on_are_those_its_train_cap_kept(tmp_path):
+    """A run capped at 10 rows of a label-sorted file trained on a stratified 10 of them, not the first 10: the
+    predicted rows said to be its training rows are exactly the rows the run read."""
+    from helpers import write_label_sorted_table
+
+    from explorer.core.predict.seen import text_key, training_keys
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
+    run = get_task("single").load(TrainConfig(task="single", train=str(train), train_cap=10, seed=3), "train")
+    keys = training_keys({"task": "single", "train": str(train), "train_cap": 10, "seed": 3})
+    assert keys == frozenset(text_key([t]) for t in run.texts_a) and len(keys) == 10
+    assert {int(t.split()[-1]) >= 40 for t in run.texts_a} == {True, False}   # rows of both classes

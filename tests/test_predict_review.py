@@ -116,9 +116,9 @@ def test_finetune_data_reads_the_training_file_with_the_runs_label_names(tmp_pat
 
 
 def test_finetune_data_of_a_capped_run_holds_its_rows_and_every_reviewed_row_uncapped(tmp_path):
-    """A first run capped at 5 rows trained on the file's first 5: the combined file holds those 5 and the two
-    reviewed rows after them, and the fields clear the cap (a cap of 5 left in the launcher would train on the
-    first 5 rows only, never on the corrections at the file's end)."""
+    """A first run capped at 5 rows trained on the 5 its cap kept: the combined file holds those 5 and the two
+    reviewed rows after them, and the fields clear the cap (a cap of 5 left in the launcher would draw 5 rows of
+    the combined file and leave corrections out)."""
     from helpers import write_tiny_classification
 
     train = write_tiny_classification(tmp_path / "train.tsv")
@@ -130,7 +130,27 @@ def test_finetune_data_of_a_capped_run_holds_its_rows_and_every_reviewed_row_unc
     rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
     assert len(rows) == 5 + 2 and [r["sentence"] for r in rows[-2:]] == ["t1", "t3"]
     assert fields["train_cap"] == 0
-    assert "the first run's first 5 rows: its Train cap" in note
+    assert "the 5 rows the first run's Train cap kept, seed 42" in note
+
+
+def test_finetune_data_of_a_capped_run_holds_the_rows_the_run_trained_on(tmp_path):
+    """A first run capped at 10 rows of a label-sorted file trained on a stratified 10 (both classes), not the
+    file's first 10: the combined file holds exactly the rows the run read, in the file's order, then the
+    reviewed row."""
+    from helpers import write_label_sorted_table
+
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    train = write_label_sorted_table(tmp_path / "sorted.tsv", names=("neg", "pos"))
+    run = get_task("single").load(TrainConfig(task="single", train=str(train), train_cap=10, seed=5), "train")
+    table, review = _predictions(tmp_path)
+    review.set_label(1, "pos")
+    fields, _ = finetune_data(table, review, {"train": str(train), "task": "single", "model": "base",
+                                              "train_cap": 10, "seed": 5}, tmp_path / "runs" / ".corrections")
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    assert [r["sentence"] for r in rows] == list(run.texts_a) + ["t1"]
+    assert {r["label"] for r in rows[:10]} == {"neg", "pos"}
 
 
 def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_path):

@@ -290,3 +290,20 @@ def test_dev_files_are_scored_by_regression_and_multilabel_heads(tmp_path):
     # every label predicted at tau 0: recall 1, precision = the share of rows carrying the label (12 of 24)
     assert rep.total == 24 and rep.thresholds.tolist() == [0.0, 0.0] and rep.label_f1 == pytest.approx([2 / 3, 2 / 3])
     assert rep.support.tolist() == [12, 12]
+
+
+def test_a_train_cap_on_label_sets_keeps_a_seeded_random_subset_with_each_rows_place(tmp_path):
+    """Label sets are capped to a seeded random subset in the file's order (not the first rows), each row with its
+    own place in the file for messages."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    path = tmp_path / "m.tsv"
+    path.write_text("text\tlabels\n" + "".join(f"text {i}\t{'econ,sport' if i % 3 else 'econ'}\n" for i in range(30)),
+                    encoding="utf-8")
+    config = TrainConfig(task="multilabel", train=str(path), train_cap=6, seed=4)
+    data = get_task("multilabel").load(config, "train")
+    assert len(data) == len(data.row_where) == 6 and data.texts_a != [f"text {i}" for i in range(6)]
+    assert [int(t.split()[1]) for t in data.texts_a] == sorted(int(t.split()[1]) for t in data.texts_a)
+    assert all(w.endswith(str(int(t.split()[1]) + 2)) for w, t in zip(data.row_where, data.texts_a))
+    assert get_task("multilabel").load(config, "train").texts_a == data.texts_a

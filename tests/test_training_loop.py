@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from helpers import save_tiny_model, write_tiny_classification, write_tiny_squad
+from helpers import save_tiny_model, write_label_sorted_table, write_tiny_classification, write_tiny_squad
 
 from explorer.core.protocol.events import iter_events
 from explorer.worker.train import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main as train_main
@@ -147,7 +147,7 @@ def _bad_cases(files, d):
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
         "wrong columns": (cls + ["--train", wrong_cols], "no sentence column found among ['phrase', 'y']"),
-        "text labels": (cls + ["--train", text_labels], "only 1 class ('positive')"),   # names are classes
+        "text labels": (cls + ["--train", text_labels], "hold only 'positive'"),   # names are classes
         "empty train": (cls + ["--train", header_only], "no examples"),
         "dev label out of range": (cls + ["--train", files["sst"], "--dev", three], "has label 2 but the model has 2"),
         "missing model": (["--model", d / "no_model", "--task", "single", "--train", files["sst"]], "does not exist"),
@@ -206,7 +206,8 @@ def test_help_has_one_line_per_flag(capsys):
     assert "--eval-every N optimizer steps between dev evaluations; 0 = evaluate only at the start and the end" in text
     assert "--max-steps N optimizer steps to run; 0 = use --epochs instead (default: 0)" in text
     assert "--dev-cap N evaluate on the first N dev examples; 0 = all" in text
-    assert "--train-cap N train on the first N training examples; 0 = all" in text
+    assert ("--train-cap N train on N training examples; 0 = all. Tables: a stratified random N of the rows (each "
+            "class in its share; seed: split_seed, else seed)") in text
     assert "--batch-size N examples (QA: windows) per micro-batch (default: 32)" in text
 
 
@@ -410,3 +411,93 @@ def test_a_checkpoint_save_that_fails_on_a_full_disk_names_the_free_space_and_th
     with pytest.raises(RuntimeError, match="unexpected pos") as other:
         checkpoints.save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=3, training_state={"step": 3})
     assert not isinstance(other.value, DiskFullError) and is_internal_error(other.value)
+
+
+def _capped(train, cap, seed=42, task="single"):
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    data = get_task(task).load(TrainConfig(task=task, train=str(train), train_cap=cap, seed=seed), "train")
+    return data.lines, [data.class_names()[y] for y in data.labels] if not data.regression else data.labels
+
+
+def test_train_cap_keeps_a_seeded_stratified_subset_of_a_label_sorted_table_nested_in_larger_caps(tmp_path):
+    """A file of 40 rows of 'a' then 10 of 'b' capped at 10 trains on both classes in their shares (not the first
+    10 rows, all 'a'), in the file's order; the same seed keeps the same rows, and the rows of cap 10 lie inside
+    those of cap 20."""
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
+    lines, labels = _capped(train, 10)
+    assert len(lines) == 10 and lines == sorted(lines)
+    assert abs(labels.count("b") - 2) <= 1 and labels.count("a") >= 7
+    assert _capped(train, 10) == (lines, labels)
+    assert set(lines) < set(_capped(train, 20)[0])
+    assert _capped(train, 10, seed=7)[0] != lines
+
+
+def test_train_cap_keeps_a_row_of_every_class_and_a_seeded_random_subset_of_scores(tmp_path):
+    """A class of one row in 100 is kept by a cap of 2; scores (regression) are capped to a seeded random subset,
+    nested in larger caps."""
+    from explorer.core.data.sample import capped_rows
+
+    labels = [0] * 99 + [1]
+    assert sorted(labels[i] for i in capped_rows(100, 2, 1, labels)) == [0, 1]
+    scores = tmp_path / "scores.tsv"
+    scores.write_text("sentence\tlabel\n" + "".join(f"text {i}\t{i / 10}\n" for i in range(30)), encoding="utf-8")
+    small, _ = _capped(scores, 5, task="regression")
+    assert len(small) == 5 and small != list(range(2, 7)) and _capped(scores, 5, task="regression")[0] == small
+    assert set(small) < set(_capped(scores, 12, task="regression")[0])
+
+
+def test_a_capped_run_on_a_label_sorted_table_trains_on_both_classes(files, tmp_path):
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", train,
+                  "--train-cap", 10, "--max-steps", 1, "--no-save-checkpoints", "--output-dir", tmp_path,
+                  "--run-id", "capped"])
+    assert rc == EXIT_OK, ev[-1]
+    started = next(e for e in ev if e["event"] == "started")
+    assert started["class_counts"]["a"] > 0 and started["class_counts"]["b"] > 0
+    assert any("Train cap: 10 of the 50 training rows, a stratified random subset (seed 42)" in e.get("message", "")
+               for e in ev if e["event"] == "log")
+
+
+def test_training_rows_of_one_class_name_the_class_held_and_the_file_as_the_cause(tmp_path):
+    """Integer labels all 0 with Label names 'not depressed,depressed': the message names the one class the rows
+    hold, the class the file lacks, and the file as the cause (not 'only 1 class' beside two names)."""
+    from explorer.core.data.classification import ClassificationDataError
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    train = write_label_sorted_table(tmp_path / "one.tsv", first=12, second=0, names=("0", "1"))
+    config = TrainConfig(task="single", train=str(train), label_names=["not depressed", "depressed"], train_cap=10)
+    task = get_task("single")
+    with pytest.raises(ClassificationDataError) as err:
+        task.check_data(task.load(config, "train"), None, config)
+    message = str(err.value)
+    assert "the 10 training rows hold only 'not depressed'" in message
+    assert "the training file itself holds no row of another class ('depressed' named by Label names)" in message
+    assert "only 1 class" not in message
+    two = write_label_sorted_table(tmp_path / "two.tsv")
+    one_row = TrainConfig(task="single", train=str(two), train_cap=1)
+    with pytest.raises(ClassificationDataError, match="Train cap 1 keeps fewer rows than the 2 classes: raise it"):
+        task.check_data(task.load(one_row, "train"), None, one_row)
+
+
+def test_resuming_a_capped_run_whose_dev_rows_lie_outside_the_caps_rows_says_why(tmp_path):
+    """A run folder whose dev_split.csv names rows the Train cap does not keep (rows chosen as the file's first
+    ones) is refused with the cap as the cause, not only "did the file change?"."""
+    from explorer.core.data.classification import ClassificationDataError, load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.runs.layout import dev_split_file
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    train = write_label_sorted_table(tmp_path / "sorted.tsv")
+    config = TrainConfig(task="single", train=str(train), train_cap=10, seed=42)
+    task = get_task("single")
+    capped = task.load(config, "train")
+    outside = next(k for k in range(50) if k + 2 not in capped.lines)   # a row of the file the cap left out
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    write_dev_split(dev_split_file(run_dir), load_classification(str(train)), [outside])
+    with pytest.raises(ClassificationDataError, match="Train cap 10 keeps a stratified random 10 of the file's rows"):
+        task.split_dev(capped, config, run_dir)

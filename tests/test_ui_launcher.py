@@ -541,3 +541,21 @@ def test_clearing_dev_data_replaces_a_note_that_named_it(qtbot, tmp_path):
     assert ("Dev data dev_split.tsv cleared: the run's dev rows now come from Dev fraction (held out of the training "
             "file), not from it") in w.banner.whole_text()
     assert w.config().resolved_dev_fraction() == 0.1
+
+
+def test_the_train_cap_fields_tooltip_says_which_rows_the_cap_keeps(qtbot, tmp_path):
+    """A table's Train cap keeps a stratified random N of its rows, seeded by the run: the field's tooltip says so
+    with the seed, under the field's own help; a SQuAD run's cap keeps its first N questions."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    sst2 = str(write_file(tmp_path / "train.tsv", "sentence\tlabel\na fine film\t1\na dull film\t0\n"))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=sst2, train_cap=1500, seed=7, text_columns=["sentence"],
+                             label_column="label"))
+    w.editors["train_cap"].set(1500)
+    tip = w.editors["train_cap"].focus.toolTip()
+    assert "Train cap 1,500: the run trains on a stratified random 1,500 of the training rows" in tip
+    assert "seed 7" in tip and "0 = all" in tip
+    w.editors["train_cap"].set(0)
+    assert "the run trains on" not in w.editors["train_cap"].focus.toolTip()

@@ -158,6 +158,11 @@ class MultiLabelData(ClassificationData):
         return replace(self, labels=labels, label_names=list(names), problems=list(self.problems),
                        notes=list(self.notes), label_columns=self.label_columns, row_where=list(self.row_where))
 
+    def subset(self, indices: list[int]) -> "MultiLabelData":
+        """The examples at ``indices`` (in that order), each row's place in its file with it."""
+        out = super().subset(indices)
+        return replace(out, row_where=[self.row_where[i] for i in indices] if self.row_where else [])
+
     def head(self, n: int) -> "MultiLabelData":
         if n <= 0 or n >= len(self):
             return self

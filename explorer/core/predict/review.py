@@ -37,7 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.predict.reading import PredictDataError, iter_rows, text_of
+from explorer.core.predict.seen import trained_rows
 from explorer.core.specs.heads import HeadSpec, Uncertainty, for_prediction_kind
+from explorer.core.specs.train_config import dev_split_seed_of
 from explorer.core.predict.writing import write_table
 
 GOLD_NAMES = ("label", "labels", "gold_label", "Quality", "Stance", "gold")
@@ -431,9 +433,10 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     "model, reviewed", as :func:`save_labelled` writes them: a confirmed row is a labelled example too). Rows not
     reviewed, and rows the model could not read (an error, no label), are left out.
 
-    A first run with a Train cap trained on the file's first ``train_cap`` rows: the combined file holds those
-    (less the dev rows) and the fields set ``train_cap`` to 0, so every reviewed row is trained on (a cap left
-    in the form would cut the combined file before the reviewed rows at its end).
+    A first run with a Train cap trained on the rows it kept (a stratified random ``train_cap`` of them,
+    core.predict.seen.trained_rows): the combined file holds those (less the dev rows) and the fields set
+    ``train_cap`` to 0, so every reviewed row is trained on (a cap left in the form would draw its own rows of the
+    combined file and leave reviewed rows out).
 
     The training config names one train file, so a combined TSV, ``<train>-plus-corrected-<predictions>.tsv``, is
     written into ``folder`` (the runs folder's ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
@@ -575,13 +578,14 @@ def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names,
         base.dev_keys = {(data.texts_a[k], data.texts_b[k] if pair else "") for k in held}
     for r in records:
         r.setdefault(LABEL_SOURCE, "original")
-    # a capped first run trained on the file's first train_cap rows (less its dev rows): the combined file holds
+    # a capped first run trained on the rows its Train cap kept (less its dev rows): the combined file holds
     # those, so the reviewed rows are trained on and the recipe is the same, with the cap itself cleared
     cap = int(run_config.get("train_cap") or 0)
-    base.rows = [r for k, r in enumerate(records) if k not in held and (cap <= 0 or k < cap)]
+    kept = set(trained_rows(data, run_config))
+    base.rows = [r for k, r in enumerate(records) if k not in held and k in kept]
     base.note_parts.append(f"{len(base.rows)} rows of {train}"
-                           + (f" (the first run's first {cap:,} rows: its Train cap)" if 0 < cap < len(records)
-                              else ""))
+                           + (f" (the {cap:,} rows the first run's Train cap kept, seed {dev_split_seed_of(run_config)})"
+                              if 0 < cap < len(records) else ""))
     dev = run_config.get("dev")
     if held:
         base.out_dev = str(write_table(dev_out, base.header, [records[k] for k in sorted(held)]))

@@ -1,9 +1,9 @@
 """Which predicted rows the run was trained on: a prediction of a training row is no fair test of the model.
 
 The run's training texts are read once as the run read them (its config: train file, text columns, no_header,
-encoding; rows without a text skipped; the rows it held out as dev, its ``dev_split.csv``, and those past its ``train_cap`` left
-out) and kept as 16-byte hashes (for the same file and settings, the last few runs' in memory: read once);
-each predicted row's texts are hashed and looked up. When the training file is
+encoding; rows without a text skipped; the rows it held out as dev, its ``dev_split.csv``, and those its
+``train_cap`` left out: :func:`trained_rows`) and kept as 16-byte hashes (for the same file and settings, the last
+few runs' in memory: read once); each predicted row's texts are hashed and looked up. When the training file is
 gone or cannot be read as a table, nothing is said (the check is a courtesy, never a refusal).
 """
 
@@ -36,7 +36,7 @@ def text_key(texts: Sequence[str]) -> bytes:
 
 
 _READ_AS = ("task", "train", "text_columns", "label_column", "id_column", "no_header", "encoding", "label_names",
-            "train_cap", "dev")   # the run config's keys that decide which texts it trained on
+            "train_cap", "seed", "split_seed", "dev")   # the run config's keys that decide which texts it trained on
 _KEPT = 4   # training files whose keys are kept (several Predictions pages of one run read its file once)
 _kept: dict[tuple, frozenset[bytes] | None] = {}
 
@@ -91,11 +91,22 @@ def _read_keys(train: str, facts, run_config: dict, run_dir) -> frozenset[bytes]
                                    label_names=run_config.get("label_names") or None, skip_invalid=True)
     except (UserError, OSError, ValueError):
         return None
-    held = _held_out(data, run_config, run_dir)
-    cap = int(run_config.get("train_cap") or 0)
+    trained = set(trained_rows(data, run_config, by_class=not facts.is_multilabel)) - _held_out(data, run_config, run_dir)
     texts_b = data.texts_b if pair and data.texts_b is not None else None
     return frozenset(text_key((a, texts_b[k]) if texts_b is not None else (a,))
-                     for k, a in enumerate(data.texts_a) if k not in held and (cap <= 0 or k < cap))
+                     for k, a in enumerate(data.texts_a) if k in trained)
+
+
+def trained_rows(data, run_config: dict, *, by_class: bool = True) -> list[int]:
+    """The indices of ``data`` (the run's training file read whole, as the run read it) its Train cap kept, dev
+    rows not yet held out: every row without a cap (core.data.sample.capped_rows_of, seeded as the run was;
+    ``by_class`` False: a multi-label run's rows, whose cap is not stratified by the label column read as one
+    class)."""
+    from explorer.core.data.sample import capped_rows_of
+    from explorer.core.specs.train_config import dev_split_seed_of
+
+    return capped_rows_of(data, int(run_config.get("train_cap") or 0), dev_split_seed_of(run_config),
+                          by_class=by_class)
 
 
 def _held_out(data, run_config: dict, run_dir) -> set[int]:

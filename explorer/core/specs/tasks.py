@@ -321,6 +321,27 @@ def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0)
             f"{seed}; Dev fraction), evaluates on them and writes their ids to dev_split.csv in the run folder.")
 
 
+def train_cap_note(task: str, cap: int, seed: int, n_rows: int = 0) -> str:
+    """Which training examples a Train cap of ``cap`` keeps, in one sentence ("" without a cap): a table's a
+    seeded random ``cap`` of its rows (stratified by class for one class per row: core.data.sample.capped_rows),
+    taken before any dev rows are held out of them; a SQuAD file's first questions, a CoNLL file's first
+    sentences, a SWAG file's first examples. ``n_rows``: the training rows the file holds, 0 when not known yet."""
+    if cap <= 0:
+        return ""
+    facts = find_task_facts(task)
+    kind = facts.data_kind if facts is not None else ""
+    if kind == "table":
+        of = f" of the {n_rows:,} training rows" if n_rows > 0 else " of the training rows"
+        if 0 < n_rows <= cap:
+            return f"Train cap {cap:,}: the file's {n_rows:,} training rows are all kept."
+        by_class = not (facts.is_regression or facts.is_multilabel)
+        how, share = ("a stratified random", "each class in its share, ") if by_class else ("a random", "")
+        return (f"Train cap {cap:,}: the run trains on {how} {cap:,}{of} ({share}seed {seed}), in the file's "
+                "order; any dev rows are held out of them.")
+    what = {"squad": "questions", "conll": "sentences", "swag": "examples"}.get(kind, "examples")
+    return f"Train cap {cap:,}: the run trains on the first {cap:,} {what} of the training file."
+
+
 def task_labels() -> dict[str, str]:
     """name -> GUI label, in table order."""
     return {name: f.label for name, f in _TABLE.items()}

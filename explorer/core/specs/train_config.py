@@ -261,7 +261,10 @@ class TrainConfig:
         'By default a large dev set is sampled during training (a stratified sample, the same rows at every '
         'evaluation; the whole dev set at the end) so evaluations take at most a fifth of the run. Tick to score '
         'every dev row at every evaluation; the run then evaluates less often.'))
-    train_cap: int = setting(0, "train on the first N training examples; 0 = all", label="Train cap", group=DATA,
+    train_cap: int = setting(0, "train on N training examples; 0 = all. Tables: a stratified random N of the rows "
+                             "(each class in its share; seed: split_seed, else seed), taken before any dev rows "
+                             "are held out of them; SQuAD, CoNLL and SWAG: the first N questions, sentences or "
+                             "examples", label="Train cap", group=DATA,
                              kind="int", lo=0, step=100, special="all", rank=1)
     mixed_precision: str = setting("auto", "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX "
                                    "CPUs, else fp32)", label="Precision", group=OUTPUT, kind="choice", rank=1,
@@ -474,7 +477,7 @@ class TrainConfig:
 
     def dev_split_seed(self) -> int:
         """The seed of the held-out dev rows and of the dev sample: ``split_seed``, else ``seed``."""
-        return self.seed if self.split_seed is None else int(self.split_seed)
+        return dev_split_seed_of({"seed": self.seed, "split_seed": self.split_seed})
 
     def to_cli_args(self) -> list[str]:
         """The flags of ``bert-explorer train`` that reproduce this config (defaults omitted)."""
@@ -615,3 +618,10 @@ def settings_markdown() -> str:
         valid = f.metadata["setting"].bounds_text()
         lines.append(f"| `{f.name}` | `--{f.name.replace('_', '-')}` | {shown} | {valid} | {text} |")
     return "\n".join(lines) + "\n"
+
+
+def dev_split_seed_of(fields) -> int:
+    """A run's ``dev_split_seed`` from its saved config's fields (a dict): ``split_seed``, else ``seed``; the seed
+    of its held-out dev rows, of its dev sample and of the rows its Train cap keeps."""
+    split = fields.get("split_seed")
+    return int(fields.get("seed", TrainConfig.__dataclass_fields__["seed"].default)) if split is None else int(split)

@@ -6,7 +6,7 @@ train_rate``. With a large dev set evaluated often (2,478 rows every 43 steps of
 of the wall time and a "5-minute" run needed 18. :func:`plan_evaluations` picks, from the measured rates:
 
 - the dev rows each evaluation during training scores: all of them when they fit, else a stratified sample
-  (:func:`sample_order`: the same rows at every evaluation; never fewer than :data:`MIN_SAMPLE_ROWS`); a sample
+  (explorer.core.data.sample.sample_order: the same rows at every evaluation; never fewer than :data:`MIN_SAMPLE_ROWS`); a sample
   that would hold at least :data:`WHOLE_DEV_SHARE` of the dev rows is all of them (:func:`worth_sampling`), and
 - the cadence: the wanted one (the task's evaluations per epoch, or the user's Evaluate every) when the sample
   fits it, else the most frequent one that keeps the share,
@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
 # evaluations with their metrics and saves take at most this share, so a time-budgeted run trains at least about
 # 8 of every 10 minutes once the set-up and the final evaluation are paid for
@@ -209,30 +208,3 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
     if fits >= evaluations_between(steps, wanted_every):
         return plan(wanted_every, floor_rows)
     return plan(cadence_for(steps, fits), floor_rows)
-
-
-def sample_order(labels, n_rows: int, seed: int = 0) -> np.ndarray:
-    """A seeded order of ``n_rows`` dev rows whose every prefix is a stratified sample: the first k rows hold
-    each class in its share of the whole (within one row), so the rows an evaluation samples are the same at
-    every evaluation and a larger sample contains a smaller one.
-
-    ``labels``: one class id per row (hashable), or None (multi-label, scores, spans: a seeded shuffle).
-    Each class's rows are shuffled and spread evenly over [0, 1) (the j-th of n at (j + u) / n, u uniform in
-    [0, 1)); sorting by that position interleaves the classes in proportion (systematic stratified sampling).
-    Returns an int array, a permutation of range(n_rows).
-    """
-    rng = np.random.default_rng(seed)
-    if labels is None or len(labels) != n_rows or n_rows == 0:
-        return rng.permutation(n_rows)
-    try:
-        keys = np.asarray([hash(x) for x in labels])
-    except TypeError:   # unhashable (a label set)
-        return rng.permutation(n_rows)
-    _, codes, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    shuffled = rng.permutation(n_rows)
-    rows = shuffled[np.argsort(codes[shuffled], kind="stable")]       # class by class, shuffled within each
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    rank = np.arange(n_rows) - starts[codes[rows]]                     # j: the row's place within its class
-    position = np.empty(n_rows)
-    position[rows] = (rank + rng.random(n_rows)) / counts[codes[rows]]
-    return np.argsort(position, kind="stable")

@@ -16,8 +16,8 @@ dev set of at most MIN_SAMPLE_ROWS / WHOLE_DEV_SHARE rows (250: any sample would
 
 from __future__ import annotations
 
-from explorer.core.training.eval_plan import (MIN_SAMPLE_ROWS, EvalPlan, plan_evaluations, sample_order,
-                                              worth_sampling)
+from explorer.core.data.sample import sample_order
+from explorer.core.training.eval_plan import MIN_SAMPLE_ROWS, EvalPlan, plan_evaluations, worth_sampling
 
 # the plan waits until the training rate is measured over this many seconds and steps (or this many steps)
 PLAN_AFTER_SECONDS, PLAN_AFTER_STEPS, PLAN_BY_STEP = 5.0, 3, 30
@@ -58,7 +58,7 @@ class EvalSchedule:
 
     # -- which rows ---------------------------------------------------------------------------------
     def order(self, labels) -> list[int]:
-        """The dev rows in sample order (explorer.core.training.eval_plan.sample_order, seeded by the run)."""
+        """The dev rows in sample order (explorer.core.data.sample.sample_order, seeded by the run)."""
         return sample_order(labels, self.dev_total, seed=self.config.dev_split_seed()).tolist()
 
     @property

@@ -423,7 +423,7 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
 
 def _dev_in_sample_order(task: Task, dev_ex, tokenizer, config: TrainConfig, resume: bool):
     """(dev examples, their features, EvalSchedule): the dev rows put in the stratified sample order
-    (explorer.core.training.eval_plan.sample_order) when they can be sampled, so that any dev sample is their
+    (explorer.core.data.sample.sample_order) when they can be sampled, so that any dev sample is their
     first rows; (None, None, None) without dev data."""
     if dev_ex is None:
         return None, None, None

@@ -21,7 +21,7 @@ from explorer.ui.launch.field_specs import (FIELDS, FLOAT_MAX, GROUPS, INT_MAX, 
                                              field_tooltip)
 
 __all__ = ["EDITORS", "FIELDS", "GROUPS", "Editor", "FieldSpec", "field_spec", "field_tooltip", "make_editor",
-           "mark_invalid", "register_editor", "set_metric_choices"]
+           "mark_invalid", "register_editor", "set_field_note", "set_metric_choices"]
 
 PRECISION_LABELS = {
     "auto": "auto (bf16 where fast)",
@@ -55,6 +55,21 @@ def _with_button(edit: QWidget, text: str) -> tuple[QWidget, QPushButton]:
 
 INVALID_STYLE = "background-color: #f8d7da; border: 1px solid #b02a37;"
 WARNING_STYLE = "background-color: #fff3cd; border: 1px solid #b35c00;"
+
+
+def set_field_note(editor: Editor, note: str) -> None:
+    """The field's own tooltip with ``note`` under it ("" takes it away); a red or amber reason shown now stays
+    above it, and :func:`mark_invalid` keeps the note under the next reason."""
+    widgets = [editor.focus] + ([editor.label] if getattr(editor, "label", None) is not None else [])
+    for w in widgets:
+        own = w.property("ownToolTip")
+        if own is None:
+            own = w.property("baseToolTip") if w.property("baseToolTip") is not None else w.toolTip()
+            w.setProperty("ownToolTip", own)
+        base = f"{own}\n\n{note}" if note else own
+        w.setProperty("baseToolTip", base)
+        if not editor.focus.property("invalidReason"):
+            w.setToolTip(base)
 
 
 def mark_invalid(editor: Editor, reason: str = "", severity: str = "error") -> None:

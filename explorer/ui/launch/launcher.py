@@ -24,7 +24,7 @@ from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_gri
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
 from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.config_files import ConfigFiles
-from explorer.ui.launch.form_fields import Editor, mark_invalid, set_metric_choices
+from explorer.ui.launch.form_fields import Editor, mark_invalid, set_field_note, set_metric_choices
 from explorer.ui.launch.form_model import WARNING_COLOR, LaunchForm, column_choices, grid_suffixes  # noqa: F401
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.hosts_dialog import RunOnPicker
@@ -272,6 +272,7 @@ class LauncherPanel(ConfigFiles, QWidget):
             self.editors[name].label.setEnabled(on)
         self.watch.setEnabled(is_qa_task(cfg.task))
         self.dev_preview.set_empty_note(self.form.plan.no_dev_note(cfg))
+        set_field_note(self.editors["train_cap"], self.form.plan.cap_note(cfg))   # which rows the cap keeps
         self.command.setPlainText(self.form.command(cfg))
         self.banner.show_text(*with_note(self.form.banner(cfg), self.run_on.note))   # a Run on host gone
         gate = self.form.gate

@@ -101,6 +101,13 @@ class RunPlan:
             n = min(n, cfg.train_cap)
         return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.dev_split_seed(), n)
 
+    def cap_note(self, cfg: TrainConfig) -> str:
+        """'' or which training rows the form's Train cap keeps (core.specs.tasks.train_cap_note), for the Train
+        cap field's tooltip."""
+        from explorer.core.specs.tasks import train_cap_note
+
+        return train_cap_note(cfg.task, cfg.train_cap, cfg.dev_split_seed(), self.train_rows())
+
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
         start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates
@@ -130,20 +137,26 @@ class RunPlan:
                 n = min(n, cfg.train_cap)
             fraction = cfg.resolved_dev_fraction()
             holds_out = fraction > 0 and bool(task_dev_split(cfg.task))
-            rows, held_out = (self._held_out(n, fraction) if holds_out else 0), True
+            rows, held_out = (self._held_out(n, fraction, cfg) if holds_out else 0), True
         return (min(rows, cfg.dev_cap) if cfg.dev_cap and rows else rows), held_out
 
-    def _held_out(self, n: int, fraction: float) -> int:
-        """The rows the run holds out of its first ``n`` training rows, by its own split rule
+    def _held_out(self, n: int, fraction: float, cfg: TrainConfig) -> int:
+        """The rows the run holds out of the ``n`` training rows its Train cap keeps, by its own split rule
         (explorer.core.data.split.held_out_rows): per class, from the class ids the data check read, when it read
-        them for those rows (a stratified split of 1,200 rows holds out 119, not 10% = 120); else the random rule."""
+        them for every row (a stratified split of 1,200 rows holds out 119, not 10% = 120; the cap's rows are
+        those the run keeps, explorer.core.data.sample.capped_rows); else the random rule."""
         from collections import Counter
 
+        from explorer.core.data.sample import capped_rows
         from explorer.core.data.split import held_out_rows
 
         res = self.train_result or {}
         ids = res.get("class_ids") or []
-        sizes = Counter(ids[:n]).values() if res.get("ok") and n and len(ids) >= n else None
+        total = self.train_rows()
+        sizes = None
+        if res.get("ok") and n and total and len(ids) >= total:
+            kept = capped_rows(total, cfg.train_cap, cfg.dev_split_seed(), ids[:total])
+            sizes = Counter(ids[i] for i in kept).values()
         return held_out_rows(n, fraction, sizes)
 
     def no_dev_warning(self, cfg: TrainConfig) -> str:

@@ -22,6 +22,7 @@ from explorer.core.data.classification import (
     ClassificationDataError,
     load_classification,
 )
+from explorer.core.data.sample import capped_rows_of, stratified_by_class
 from explorer.core.errors import ConfigError
 from explorer.core.runs.dev_outputs import DevOutputs, write_dev_outputs
 from explorer.core.runs.layout import dev_split_file
@@ -59,6 +60,42 @@ def parse_weights_for(text: str, train_examples: ClassificationData) -> list[flo
     return [float(spec.get(n, 1.0)) for n in names]
 
 
+def cap_training_rows(data: ClassificationData, config) -> ClassificationData:
+    """The training rows a run's Train cap keeps (:func:`explorer.core.data.sample.capped_rows`, seeded by the
+    run's ``dev_split_seed``, so the restarts of a group train on the same rows), in the file's order: a
+    class-stratified subset of classes, a random one of scores and label sets; ``data`` itself without a cap.
+    Predictions (core/predict/seen.py) and the fine-tune on reviewed rows (core/predict/review.py) find the same
+    rows through :func:`explorer.core.data.sample.capped_rows_of`."""
+    if not config.train_cap or config.train_cap >= len(data):
+        return data
+    kept = data.subset(capped_rows_of(data, config.train_cap, config.dev_split_seed()))
+    kept.notes.append(("info", f"Train cap: {len(kept):,} of the {len(data):,} training rows, "
+                       f"{'a stratified' if stratified_by_class(data) else 'a'} random subset (seed "
+                       f"{config.dev_split_seed()}), before any dev rows are held out of them"))
+    return kept
+
+
+def one_class_message(train_examples: ClassificationData, config) -> str:
+    """Why training rows of a single class cannot train a classifier, naming the class they hold and the cause.
+    The Train cap keeps a row of every class when it keeps at least as many rows as there are classes, and the dev
+    split never takes a class's last row, so otherwise the file itself holds no other class."""
+    names = train_examples.class_names()
+    present = sorted(set(train_examples.labels))
+    held = " and ".join(repr(names[y] if y < len(names) else str(y)) for y in present) or "no class"
+    others = [repr(n) for k, n in enumerate(names) if k not in present]
+    cap = int(config.train_cap or 0)
+    if 0 < cap < len(names):
+        cause = f"Train cap {cap:,} keeps fewer rows than the {len(names)} classes: raise it"
+    else:
+        column = train_examples.columns[2] if len(train_examples.columns) > 2 else ""
+        cause = ("the training file itself holds no row of another class"
+                 + (f" ({', '.join(others)} named by Label names)" if others else "")
+                 + (f" in its label column {column!r}" if column else "")
+                 + ": choose the label column of the classes, or a file with rows of at least 2 classes")
+    return (f"{train_examples.source}: the {len(train_examples):,} training rows hold only {held}; {cause}; "
+            "classification needs at least 2 classes")
+
+
 NO_DEV_NOTE = ("info", "no dev data (no dev file and dev fraction 0): the run is never evaluated, keeps no best "
                           "checkpoint and its result is checkpoints/last")
 
@@ -73,13 +110,15 @@ class ClassificationTask(Task):
         """The examples of ``split``; the training data's report also says which figure its field quotes
         (explorer.core.specs.metrics.field_figure_note: SemEval stance labels -> F_avg) and how to get it."""
         source = config.train if split == "train" else config.dev
-        cap = config.train_cap if split == "train" else config.dev_cap
+        cap = 0 if split == "train" else config.dev_cap   # the Train cap keeps a stratified subset: cap_training_rows
         data = load_classification(source, pair=self.pair, text_columns=config.text_columns or None,
                                    label_column=config.label_column, cap=cap,
                                    split="train" if split == "train" else "validation",
                                    regression=config.num_labels == 1, id_column=config.id_column,
                                    no_header=config.no_header, encoding=config.encoding,
                                    label_names=config.label_names or None, skip_invalid=config.skip_invalid)
+        if split == "train":
+            data = cap_training_rows(data, config)
         note = field_figure_note(data.label_names, config.f1_classes) if split == "train" else None
         if note is not None:
             data.notes.append(note)
@@ -110,7 +149,16 @@ class ClassificationTask(Task):
 
         path = dev_split_file(run_dir) if run_dir is not None else None
         if path is not None and path.is_file():
-            dev_idx = load_dev_split(path, train_examples)
+            try:
+                dev_idx = load_dev_split(path, train_examples)
+            except ClassificationDataError as e:
+                if not config.train_cap:
+                    raise
+                raise ClassificationDataError(
+                    f"{e} Train cap {config.train_cap:,} keeps a stratified random {config.train_cap:,} of the "
+                    f"file's rows (seed {config.dev_split_seed()}) and this run's dev rows are not all among them: "
+                    "its rows were chosen otherwise (the file's first rows), so start a new run on them instead of "
+                    "resuming this one") from e
             notes = [("info", f"dev split read back from {path}: {len(dev_idx)} rows")]
         else:
             if train_examples.regression:   # scores have no classes to stratify by: a seeded random split
@@ -142,9 +190,7 @@ class ClassificationTask(Task):
         if not train_examples.regression:
             present = sorted(set(train_examples.labels))
             if len(present) < 2:
-                shown = ", ".join(repr(n) for n in (names or [str(y) for y in present]))
-                raise ClassificationDataError(f"{train_examples.source}: the training labels have only 1 class "
-                                              f"({shown}); classification needs at least 2")
+                raise ClassificationDataError(one_class_message(train_examples, config))
         for name, data in (("train", train_examples), ("dev", dev_examples)):
             if data is None or k == 1:
                 continue

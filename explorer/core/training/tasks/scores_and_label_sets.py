@@ -25,7 +25,7 @@ from explorer.core.data.scores_and_label_sets import MultiLabelData, load_multil
 from explorer.core.metrics.multilabel import multilabel_metrics
 from explorer.core.metrics.regression import regression_metrics
 from explorer.core.training.tasks.base import FeatureSet
-from explorer.core.training.tasks.classification import ClassificationTask, keep_dev_outputs
+from explorer.core.training.tasks.classification import ClassificationTask, cap_training_rows, keep_dev_outputs
 
 THRESHOLDS_KEY = "label_thresholds"   # the model config attribute (config.json) holding {label: tau}
 
@@ -47,10 +47,11 @@ class RegressionTask(ClassificationTask):
 
     def load(self, config, split: str):
         train = split == "train"
-        return load_regression(config.train if train else config.dev, text_columns=config.text_columns or None,
-                               label_column=config.label_column, cap=config.train_cap if train else config.dev_cap,
+        data = load_regression(config.train if train else config.dev, text_columns=config.text_columns or None,
+                               label_column=config.label_column, cap=0 if train else config.dev_cap,
                                split=_split(split), no_header=config.no_header, encoding=config.encoding,
                                skip_invalid=config.skip_invalid)
+        return cap_training_rows(data, config) if train else data
 
     def num_labels(self, train_examples, config) -> int:
         return 1
@@ -100,11 +101,12 @@ class MultiLabelTask(ClassificationTask):
 
     def load(self, config, split: str) -> MultiLabelData:
         train = split == "train"
-        return load_multilabel(config.train if train else config.dev, text_columns=config.text_columns or None,
+        data = load_multilabel(config.train if train else config.dev, text_columns=config.text_columns or None,
                                label_column=config.label_column, separator=config.label_separator,
-                               cap=config.train_cap if train else config.dev_cap, split=_split(split),
+                               cap=0 if train else config.dev_cap, split=_split(split),
                                no_header=config.no_header, encoding=config.encoding,
                                skip_invalid=config.skip_invalid)
+        return cap_training_rows(data, config) if train else data
 
     def num_labels(self, train_examples, config) -> int:
         return train_examples.num_labels
