@@ -491,3 +491,14 @@ def test_the_heading_counts_the_compared_rows_and_says_the_dev_cap_was_not_appli
                                      "is not applied: its Best dev was measured on the first 10)")
     assert heading_html("a", "b", 40).endswith("on the 40 dev rows of a's run")
     assert heading_html("a", "b", 40, 100).endswith("on all 40 dev rows of a's run")
+
+
+def test_an_accuracy_interval_touching_zero_says_which_way_the_rows_only_one_model_got_right_went():
+    gold = np.array([0, 1] * 15)
+    za = np.eye(2)[gold].copy()
+    za[:2] = np.eye(2)[1 - gold[:2]]          # A wrong on the first two rows, B right on every row
+    zb = np.eye(2)[gold]
+    cmp = compare_classifiers(gold, za, zb, name_a="base", name_b="tuned", resamples=500, picked_by=("accuracy",) * 2)
+    acc = next(line for line in cmp.lines() if line.startswith("accuracy:"))
+    assert "at the 95% level" in acc and "interval 0.0 to" in acc and "touches 0" in acc
+    assert "tuned was right on 2 rows base got wrong and never the other way" in acc

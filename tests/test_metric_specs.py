@@ -171,3 +171,16 @@ def test_the_tagging_entity_count_is_a_size_not_a_curve():
     """The NER run's ``entities`` (the dev set's gold entity count) has a count row: never a dev curve."""
     spec = ms.METRICS["entities"]
     assert spec.unit == "count" and not spec.drawn_by_default and spec.higher_is_better is None
+
+
+def test_correlations_have_three_decimals_and_never_round_up_to_a_perfect_one():
+    from explorer.core.specs.metric_display import display_number, format_metric
+
+    assert format_metric("matthews_corrcoef", 0.412, "classification") == "matthews_corrcoef 0.412"
+    assert format_metric("matthews_corrcoef", 0.997, "classification") == "matthews_corrcoef 0.997"
+    assert format_metric("matthews_corrcoef", 0.9997, "classification") == "matthews_corrcoef 0.9997"
+    assert format_metric("pearson", 0.99996, "regression") == "pearson 0.9999"
+    assert format_metric("spearman", -0.9998, "regression") == "spearman -0.9998"
+    assert format_metric("matthews_corrcoef", 1.0, "classification") == "matthews_corrcoef 1.000"
+    assert display_number("matthews_corrcoef", 0.9997) == "0.9997"
+    assert format_metric("accuracy", 0.5, "classification") == "accuracy (%) 50.00"

@@ -195,3 +195,21 @@ def test_the_run_menu_opens_the_hosts_dialog(qtbot, tmp_path):
     dialog = w.launcher.run_on.dialog
     assert isinstance(dialog, HostsDialog) and dialog.isVisible()
     dialog.close()
+
+
+def test_a_new_host_gets_a_grey_hint_until_its_ssh_host_is_typed_or_saved(qtbot, tmp_path):
+    from explorer.ui.launch.hosts_dialog import NEW_HOST_HINT
+
+    dialog = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(dialog)
+    dialog.add_host()
+    assert dialog.problem.text() == NEW_HOST_HINT and dialog.problem.objectName() == "hint"
+    _fill(dialog, name="lab")
+    assert dialog.problem.objectName() == "hint"
+    _fill(dialog, target="x")
+    _fill(dialog, target="")
+    assert "needs an SSH alias or user@host" in dialog.problem.text() and dialog.problem.objectName() == "errorLabel"
+    dialog.add_host()
+    assert dialog.problem.objectName() == "hint"
+    dialog.accept()
+    assert "needs an SSH alias or user@host" in dialog.problem.text() and dialog.problem.objectName() == "errorLabel"

@@ -150,6 +150,17 @@ def test_difference_in_words():
     assert S.difference_in_words(none, label="F1").startswith("no detectable difference in F1")
 
 
+def test_an_interval_that_touches_zero_says_so_with_the_rows_only_one_model_got_right():
+    touching = S.BootstrapResult("accuracy", 0.80, 0.821, 0.021, -0.0004, 0.071, 0.95, 10000, 0, 100)
+    text = S.difference_in_words(touching, label="accuracy", mcnemar=S.McNemarResult(only_a=0, only_b=2, p=0.5))
+    assert text == ("no detectable difference in accuracy at the 95% level (B - A = +2.1 points; interval 0.0 to 7.1 "
+                    "touches 0); B was right on 2 rows A got wrong and never the other way")
+    assert S.discordant_in_words(S.McNemarResult(only_a=3, only_b=1, p=0.6)) == \
+        "A was right on 3 rows B got wrong, B on 1 row A got wrong"
+    wide = S.BootstrapResult("f1", 0.80, 0.804, 0.004, -0.011, 0.019, 0.95, 10000, 0, 300)
+    assert "touches" not in S.difference_in_words(wide, label="F1", mcnemar=S.McNemarResult(1, 2, 1.0))
+
+
 # -- the same numbers through scipy / scikit-learn --------------------------------------------------------------
 @pytest.mark.parametrize(("only_a", "only_b"), [(10, 2), (0, 7), (31, 29), (120, 95), (1, 1)])
 def test_mcnemar_is_scipys_two_sided_exact_binomial_test(only_a, only_b):

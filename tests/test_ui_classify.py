@@ -521,3 +521,20 @@ def _settle() -> None:
     for _ in range(4):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         QCoreApplication.processEvents()
+
+
+def test_a_run_without_readable_data_clears_another_runs_example_but_keeps_a_typed_sentence(qtbot, view):
+    """A checkpoint whose run has no data here (an HF Trainer folder) does not keep the sentence of the run opened
+    before it: the inputs empty to their placeholder; a sentence the person typed stays."""
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.result = None
+    view.open_example({"kind": "single", "text_a": "the previous run's dev sentence", "label": 1})
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    view.fill_example(None)
+    assert view.inputs.text_a.text() == "" and view.inputs.text_a.placeholderText()
+    assert view.result is None and view.label.value() == -1
+    assert "cannot be read here" in view.status.text() and "previous run's example was cleared" in view.status.text()
+    view.inputs.text_a.setText("my own sentence")
+    view.inputs.text_a.textEdited.emit("my own sentence")
+    view.fill_example(None)
+    assert view.inputs.text_a.text() == "my own sentence"

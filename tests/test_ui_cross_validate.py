@@ -246,3 +246,32 @@ def test_a_refusal_under_the_groups_buttons_goes_once_the_launch_form_can_be_cro
                         lambda d: (shown.append(w.groups_tab.message.text()), CrossValidateDialog.DialogCode.Rejected)[1])
     w.groups_tab.queue_cv.click()
     assert shown == [""]
+
+
+def test_the_cross_validate_dialog_shows_its_estimate_and_checkpoint_note_whole_on_a_1280x800_screen(qtbot):
+    """The estimate paragraph and the sentence on the folds' checkpoints each get the height their wrapped lines
+    need (none cut to fewer lines), also after K changes, and the dialog fits a 1280x800 screen."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+
+    base = TrainConfig(task="single", train="d.csv", save_checkpoints=False)
+    note = cv_runs.fold_checkpoints(base)[1]
+    long_estimate = ("Estimated time: 3:45 in all (8,000 training samples at 35.6 samples/s measured on this machine "
+                     "for bundled:minilm; 5 of 5 runs stop at their 0:45 time budget (without it 33:20); the budget "
+                     "includes their evaluations; the out-of-fold predictions come on top).")
+    dialog = CrossValidateDialog(["id", "author"], "train.csv",
+                                 estimate=lambda k: long_estimate + " More words." * (k - 4), note=note)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QApplication.processEvents()
+
+    def whole(label):
+        return label.isVisible() and label.height() >= label.heightForWidth(label.width())
+
+    assert dialog.note.text() == note and "Save checkpoints is off" in note
+    assert whole(dialog.estimate) and whole(dialog.note)
+    dialog.k.setValue(12)
+    QApplication.processEvents()
+    assert whole(dialog.estimate) and whole(dialog.note)
+    assert dialog.width() <= 1280 and dialog.height() <= 800

@@ -222,3 +222,31 @@ def test_the_dev_confusion_matrix_cuts_an_entity_type_of_a_paragraph(qtbot):
     assert len(table.verticalHeaderItem(1).text()) <= 40 and table.verticalHeaderItem(1).toolTip() == long_type
     assert table.horizontalHeaderItem(1).toolTip() == long_type
     assert table.verticalHeader().width() <= 400 and table.columnWidth(1) <= 400
+
+
+def test_the_tag_heat_maps_row_axis_keeps_long_words_whole_or_cuts_them_in_the_middle_with_a_tooltip(qtbot):
+    """A word with its tag ("LEICESTERSHIRE (B-LOC)") is drawn whole: the axis is as wide as it needs; a longer
+    label is cut in its middle (its start and its tag stay) at the axis's cap, the whole label the tooltip of its row."""
+    import numpy as np
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from explorer.ui.inspectors.heatmap import MAX_LABEL_PX, TokenHeatmap
+
+    heat = TokenHeatmap()
+    qtbot.addWidget(heat)
+    heat.resize(600, 300)
+    heat.show()
+    qtbot.waitExposed(heat)
+    long_one = "Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch (B-LOC)"
+    rows = ["LEICESTERSHIRE (B-ORG)", "beat (O)", long_one]
+    heat.set_matrix(np.full((3, 2), 0.5), rows, ["O", "B-LOC"], levels=(0.0, 1.0))
+    axis = heat.left_axis
+    assert axis._text(0) == "LEICESTERSHIRE (B-ORG)" and not axis.cut(0)
+    shown = axis._text(2)
+    assert axis.cut(2) and shown.startswith("Llanfair") and shown.endswith("(B-LOC)") and "…" in shown
+    fm = QFontMetricsF(axis.style.get("tickFont") or QFont())   # the width the axis asks its layout for:
+    assert fm.horizontalAdvance(rows[0]) <= axis.minimumWidth() <= MAX_LABEL_PX + 40
+    heat._on_mouse_moved(heat.scene_pos_of(2, 0))
+    assert heat.toolTip() == long_one
+    heat._on_mouse_moved(heat.scene_pos_of(0, 0))
+    assert heat.toolTip() == ""

@@ -148,7 +148,7 @@ class ClassifierComparison:
         a, b, m = self.name_a, self.name_b, self.mcnemar
         judged = self.judged_by
         macro = f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}"
-        acc = (f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b)}; "
+        acc = (f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b, mcnemar=m)}; "
                f"McNemar {fmt_p(m.p)}")
         head = [acc, macro] if judged == "accuracy" else [macro, acc]
         if self.judged is not None and judged not in ("accuracy", "macro_f1"):

@@ -411,6 +411,30 @@ def agreement_table(columns: dict[str, list], model: list | None = None) -> list
 
 
 # ---------------------------------------------------------------------------------------------- in words
+def _written(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, a negative that rounds to 0 written without its sign ("0.0", not "-0.0")."""
+    text = f"{x:.{digits}f}"
+    return text.lstrip("-") if _is_zero(text) else text
+
+
+def _is_zero(text: str) -> bool:
+    return float(text) == 0.0
+
+
+def discordant_in_words(m: McNemarResult, name_a: str = "A", name_b: str = "B") -> str:
+    """The rows only one model got right, as a sentence: "B was right on 2 rows A got wrong and never the other
+    way", "B was right on 3 rows A got wrong, A on 1 row B got wrong", "no row was right for only one of them"."""
+    def rows(k: int) -> str:
+        return f"{k} row{'s' if k != 1 else ''}"
+
+    if m.discordant == 0:
+        return f"no row was right for only one of {name_a} and {name_b}"
+    (w, nw), (l_, nl) = sorted(((name_b, m.only_b), (name_a, m.only_a)), key=lambda t: -t[1])
+    if nl == 0:
+        return f"{w} was right on {rows(nw)} {l_} got wrong and never the other way"
+    return f"{w} was right on {rows(nw)} {l_} got wrong, {l_} on {rows(nl)} {w} got wrong"
+
+
 def fmt_p(p: float) -> str:
     """"p = 0.004", "p < 0.001", "p = 0.39"."""
     if not math.isfinite(p):
@@ -422,15 +446,24 @@ def fmt_p(p: float) -> str:
 
 def difference_in_words(boot: BootstrapResult, *, label: str = "", scale: float = 100.0, unit: str = "points",
                         name_a: str = "A", name_b: str = "B", p: float | None = None,
-                        p_for: str = "", digits: int = 1) -> str:
+                        p_for: str = "", digits: int = 1, mcnemar: McNemarResult | None = None) -> str:
     """The bootstrap result as a sentence, e.g. "B is better by 2.3 F1 points, 95% interval 0.8 to 3.9;
     p = 0.004 for exact match", or "no detectable difference in F1 (B - A = 0.4 points, 95% interval -1.1
-    to 1.9)" when the interval contains 0. ``scale`` converts the metric (a 0..1 share) into ``unit`` ("" for
-    none: a correlation's difference); ``digits`` after the point (2 for a correlation)."""
+    to 1.9)" when the interval contains 0. An interval with one end at 0 as written ("0.0 to 7.1") reads as what
+    it means: "no detectable difference in accuracy at the 95% level (B - A = +2.1 points; interval 0.0 to 7.1
+    touches 0)", and with ``mcnemar`` (the rows only one model got right) which way those rows went: "; B was
+    right on 2 rows A got wrong and never the other way". ``scale`` converts the metric (a 0..1 share) into
+    ``unit`` ("" for none: a correlation's difference); ``digits`` after the point (2 for a correlation)."""
     label = label or boot.metric
     d, lo, hi = boot.difference * scale, boot.low * scale, boot.high * scale
     unit_ = f" {unit}" if unit else ""
-    if boot.contains_zero:
+    low, high = _written(lo, digits), _written(hi, digits)
+    if boot.contains_zero and _is_zero(low) != _is_zero(high):
+        text = (f"no detectable difference in {label} at the {boot.level:.0%} level ({name_b} - {name_a} = "
+                f"{d:+.{digits}f}{unit_}; interval {low} to {high} touches 0)")
+        if mcnemar is not None:
+            text += f"; {discordant_in_words(mcnemar, name_a, name_b)}"
+    elif boot.contains_zero:
         text = (f"no detectable difference in {label} ({name_b} - {name_a} = {d:+.{digits}f}{unit_}, "
                 f"{boot.level:.0%} interval {lo:.{digits}f} to {hi:.{digits}f})")
     else:   # the interval of the winner's lead, so both ends are positive

@@ -75,8 +75,19 @@ def display_number(name: str, value: float, *, sd: bool = False) -> str:
     """A display-scale value as the Runs list writes it: 2 decimals for a share in percent ('41.46'), 3 for
     other metrics ('0.141'); one less for a spread (``sd``) or a mean beside it. For table cells whose column
     header carries the metric and unit."""
+    if metric_spec(name).correlation and not sd:
+        return correlation_number(value)
     digits = (2 if metric_spec(name).is_percent else 3) - sd
     return f"{value:.{digits}f}"
+
+
+def correlation_number(value: float) -> str:
+    """A correlation (-1..1) with 3 decimals, '0.412'; one within 0.0005 of ±1 but not ±1 gets 4 decimals,
+    cut rather than rounded ('0.9997', 0.99996 -> '0.9999'), so only a perfect correlation reads '1.000'."""
+    magnitude = abs(value)
+    if 0.9995 <= magnitude < 1.0:
+        return f"{math.copysign(math.floor(magnitude * 1e4) / 1e4, value):.4f}"
+    return f"{value:.3f}"
 
 
 def name_equals_value(name: str, value: float, task: str) -> str:
@@ -91,11 +102,14 @@ def name_equals_value(name: str, value: float, task: str) -> str:
 
 
 def format_metric(name: str, value: float, task: str) -> str:
-    """'F1 (%) 66.70' style text of one stored metric value, on the display scale; a value that is missing or
+    """'F1 (%) 66.70' style text of one stored metric value, on the display scale (a correlation: 3 decimals,
+    'matthews_corrcoef 0.412', see correlation_number); a value that is missing or
     not finite (a correlation of constant predictions) reads "undefined", never a number."""
     if value is None or not math.isfinite(value):
         return f"{metric_label(name, task)} undefined"
-    return f"{metric_label(name, task)} {to_display(name, value, task):.2f}"
+    shown = to_display(name, value, task)
+    number = correlation_number(shown) if metric_spec(name).correlation else f"{shown:.2f}"
+    return f"{metric_label(name, task)} {number}"
 
 
 def undefined_text(name: str, reason: str, task: str | None = None, *, short: bool = False) -> str:

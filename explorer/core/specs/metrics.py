@@ -55,6 +55,8 @@ class MetricSpec:
         can_pick_best: may be ``metric_for_best`` (pick ``checkpoints/best``) and rank runs.
         help: one or two sentences for the glossary tooltip ("" = none).
         short: the label in a narrow column (the Runs list's Best dev: "79.25% acc"); "" = ``label``.
+        correlation: a correlation on -1..1 (Matthews, Pearson, Spearman), written with 3 decimals and never
+            rounded up to a perfect 1 (``metric_display.correlation_number``).
     """
 
     name: str
@@ -68,6 +70,7 @@ class MetricSpec:
     can_pick_best: bool = True
     help: str = ""
     short: str = ""
+    correlation: bool = False
 
     @property
     def is_percent(self) -> bool:
@@ -102,7 +105,7 @@ def _qa_share(name, label, order, *, drawn=False, help=""):   # noqa: A002 - the
 
 
 def _correlation(name, label, order, *, help="", short=""):   # noqa: A002 - the MetricSpec field it fills
-    return MetricSpec(name=name, label=label, signed=True, order=order, help=help, short=short)
+    return MetricSpec(name=name, label=label, signed=True, order=order, help=help, short=short, correlation=True)
 
 
 def _figure(name, label, order, unit, *, signed=True, help=""):   # noqa: A002 - the MetricSpec field it fills
@@ -178,7 +181,7 @@ _ROWS = (
         "Matthews correlation between predicted and gold labels, from −1 to 1 (0 = chance), the CoLA metric of "
         "GLUE; unlike accuracy it is not flattered by a majority class.")),
     # ---- regression (STS-B style) ----------------------------------------------------------------------
-    MetricSpec(name="pearson", label="pearson", signed=True, drawn_by_default=True, order=140, help=(
+    MetricSpec(name="pearson", label="pearson", signed=True, drawn_by_default=True, order=140, correlation=True, help=(
         "Pearson correlation between predictions and gold scores, from −1 to 1 (STS-B's main metric).")),
     _correlation("spearman", "spearman", 141, help=(
         "Spearman rank correlation between predictions and gold scores, from −1 to 1 (STS-B).")),

@@ -11,17 +11,21 @@ from typing import Callable
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout
 
 NO_COLUMN = "(none: stratified by label)"
+DIALOG_WIDTH = 520
 
 
 class CrossValidateDialog(QDialog):
     """K (2..20, default 5) and a group column picked from ``columns`` (the training file's columns, as the
     Launch tab's data preview read them; "" = none, folds stratified by label). ``estimate(k)``: the time the K
     fold runs take (explorer.ui.launch.grid_estimate.cv_estimate), shown under the form and updated with K.
+    ``note``: a sentence on what cross-validation changes in those settings (core.studies.cv_runs.fold_checkpoints:
+    the folds save checkpoints although Save checkpoints is off), shown under the estimate. The dialog is as tall as
+    its wrapped text needs, so every sentence reads whole without scrolling.
 
     Read :meth:`values` after ``exec()`` returned Accepted: (k, group column or "")."""
 
     def __init__(self, columns: list[str], train_name: str, parent=None, *,
-                 estimate: Callable[[int], str] | None = None):
+                 estimate: Callable[[int], str] | None = None, note: str = ""):
         super().__init__(parent)
         self.setWindowTitle("Cross-validate")
         self.k = QSpinBox()
@@ -45,9 +49,12 @@ class CrossValidateDialog(QDialog):
         self.estimate = QLabel("")
         self.estimate.setWordWrap(True)
         if estimate is not None:
-            self.k.valueChanged.connect(lambda k: self.estimate.setText(estimate(k)))
+            self.k.valueChanged.connect(lambda k: (self.estimate.setText(estimate(k)), self._fit_text()))
             self.estimate.setText(estimate(self.k.value()))
         self.estimate.setVisible(estimate is not None)
+        self.note = QLabel(note)
+        self.note.setWordWrap(True)
+        self.note.setVisible(bool(note))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Queue the folds")
         buttons.accepted.connect(self.accept)
@@ -56,8 +63,18 @@ class CrossValidateDialog(QDialog):
         lay.addWidget(intro)
         lay.addLayout(form)
         lay.addWidget(self.estimate)
+        lay.addWidget(self.note)
         lay.addWidget(buttons)
-        self.resize(460, self.sizeHint().height())
+        self.resize(DIALOG_WIDTH, self.sizeHint().height())
+        self._fit_text()
+
+    def _fit_text(self) -> None:
+        """Height for the wrapped text at the dialog's width (its sizeHint is for a wider line, which cut the
+        estimate's last line at this width); never shorter than that, so nothing is cut."""
+        need = self.layout().totalHeightForWidth(self.width())
+        self.setMinimumHeight(need)
+        if self.height() < need:
+            self.resize(self.width(), need)
 
     def values(self) -> tuple[int, str]:
         """(K, the group column's name or "" for none)."""

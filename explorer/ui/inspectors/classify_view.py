@@ -185,6 +185,10 @@ class ClassifyView(ModelPage):
         user's text comes instead."""
         if self.result is None and not any(v.strip() for v in self.inputs.values()):
             return
+        self._clear_inputs("the previous model's input was for another kind of model: cleared")
+
+    def _clear_inputs(self, note: str) -> None:
+        """Empty inputs (their placeholders show), no gold label and no result; ``note`` in the Arithmetic pane."""
         for edit in self.inputs.edits():
             edit.clear()
         self.clear_gold()
@@ -192,7 +196,7 @@ class ClassifyView(ModelPage):
         self.result = None
         self.table.setRowCount(0)
         self.strip_image.clear()
-        self.text.setPlainText("the previous model's input was for another kind of model: cleared")
+        self.text.setPlainText(note)
         self.stale_cover.clear()
         self._text_stale = False
 
@@ -252,9 +256,14 @@ class ClassifyView(ModelPage):
     def fill_example(self, example: dict | None) -> None:
         """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
         model being loaded is in."""
-        if example is None:   # say why the sentence is the one typed before (not an empty one, silently)
+        if example is None:   # say why there is no example of the run's (not an empty sentence, silently)
+            self._example_when_loaded = None   # an earlier run's example still waiting for its model
             what = "Sentence A and Sentence B" if self.reads_pairs() else "a sentence"
-            self._status(f"the run's dev and training files cannot be read here: type {what}, then Classify")
+            from_data = self._example_inputs is not None and self.inputs.values() == self._example_inputs
+            if from_data:   # another run's example: never this model's; what the person typed stays
+                self._clear_inputs("no example of this run's data: type an input, then Classify")
+            self._status(f"the run's dev and training files cannot be read here: type {what}, then Classify"
+                         + (" (the previous run's example was cleared)" if from_data else ""))
             return
         if str(example.get("text_b") or "").strip():   # the run read pairs (columns found by their names)
             self.run_pairs = True

@@ -13,12 +13,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPen
 
 from .common import block_color
 from .components.token_ticks import block_starts, placed_ticks
 
-MAX_LABEL_PX = 130   # a vertical token axis's labels get at most this width (a label longer is cut with "…")
+MAX_LABEL_PX = 160   # a vertical axis's labels get at most this width (a label longer is cut in its middle with
+#                      "…", the whole label in the tooltip: "LEICESTERSHIRE (B-LOC)" whole, a longer one both ends)
 TITLE_NUDGE = 5      # pyqtgraph draws a left axis's title this many px outside the axis
 
 
@@ -82,8 +83,17 @@ class TokenAxis(pg.AxisItem):
         return [self._names[v] if v in self._names else self._text(int(math.floor(v))) for v in values]
 
     def _text(self, i: int) -> str:
+        """Label ``i`` as drawn: on a vertical axis whole up to MAX_LABEL_PX of the tick font, a longer one cut in
+        its middle (both ends stay: a word and its tag); on a horizontal axis its first 17 characters and "…"."""
         s = self.labels[i] if 0 <= i < len(self.labels) else ""
+        if self.orientation in ("left", "right"):
+            fm = QFontMetrics(self.style.get("tickFont") or QFont())
+            return fm.elidedText(s, Qt.TextElideMode.ElideMiddle, MAX_LABEL_PX)
         return s if len(s) <= 18 else s[:17] + "…"
+
+    def cut(self, i: int) -> bool:
+        """Whether label ``i`` is drawn shorter than it is (its whole text is then the map's tooltip on its row)."""
+        return 0 <= i < len(self.labels) and self._text(i) != self.labels[i]
 
 
 _LUTS: dict[int, np.ndarray] = {}
@@ -313,9 +323,20 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
 
     def _on_mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(scene_pos)
+        self._tip_row_label(scene_pos, cell[0])
         if cell != self._last_hover:
             self._last_hover = cell
             self.hovered.emit(*cell)
+
+    def _tip_row_label(self, scene_pos, row: int) -> None:
+        """The whole row label as the tooltip where the axis cut it, with the mouse on its row of the map or on the
+        label itself."""
+        if row < 0 and self.left_axis.sceneBoundingRect().contains(scene_pos):
+            y = self.plot.vb.mapSceneToView(scene_pos).y()
+            row = int(math.floor(y)) if 0 <= y < len(self.left_axis.labels) else -1
+        tip = self.left_axis.labels[row] if self.left_axis.cut(row) else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
 
     def _on_mouse_clicked(self, event) -> None:
         if event.button() != Qt.MouseButton.LeftButton:

@@ -28,6 +28,7 @@ from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
 # fields left empty take Host's default, shown as the grey placeholder (real text that looked grey got typed onto)
+NEW_HOST_HINT = "type an SSH alias from your ssh config, or user@host"
 DEFAULTED = {"python": Host.python, "runs_dir": Host.runs_dir}
 INSPECT_CHOICES = (("Ask each time", ""), ("Inspect on the host", "host"),
                    ("Fetch a copy and inspect here", "fetch"))   # AppSettings.inspect_choice values
@@ -59,6 +60,7 @@ class HostsDialog(QDialog):
         self.inspect.setToolTip("Opening a checkpoint of a run on this host: run the inspectors on the host over "
                                 "SSH, or fetch the checkpoint folder and inspect the copy here.")
         self._inspect = {id(h): settings.inspect_choice(h.name) for h in self.hosts}
+        self._tried: set[int] = set()   # hosts whose SSH host was typed in, checked or saved: their problems are red
         self.fields["target"].setPlaceholderText("an alias of ~/.ssh/config, or user@host")
         self.fields["key"].setPlaceholderText("empty: the SSH config's key or your agent")
         self.fields["python"].setPlaceholderText(f"empty: {DEFAULTED['python']} (or ~/venv/bin/python)")
@@ -120,6 +122,7 @@ class HostsDialog(QDialog):
         self.check_btn.clicked.connect(self.check)
         self.use_config.clicked.connect(self._toggle_config)
         self.list.currentRowChanged.connect(self._show)
+        self.fields["target"].textEdited.connect(self._target_typed)   # before _edited, which shows the problem
         for ed in self.fields.values():
             ed.textEdited.connect(self._edited)
         self.fields["target"].editingFinished.connect(self._read_port)
@@ -249,7 +252,7 @@ class HostsDialog(QDialog):
         for w in widgets:
             w.blockSignals(False)
         self._slurm_fields_enabled(host.slurm is not None)
-        self.problem.setText(host.problem())
+        self._show_problem(host)
         self._read_port()
 
     def _read_port(self) -> None:
@@ -285,7 +288,29 @@ class HostsDialog(QDialog):
         item = self.list.currentItem()
         if item is not None:
             item.setText(host.name or host.target)
-        self.problem.setText(host.problem())
+        self._show_problem(host)
+
+    def _target_typed(self, _text: str) -> None:
+        host = self.current()
+        if host is not None:
+            self._tried.add(id(host))
+
+    def _show_problem(self, host: Host) -> None:
+        """What the host still lacks, in red; a new host whose SSH host nobody has typed, checked or saved yet gets
+        a grey hint instead, so "Add" never greets the person with an error."""
+        if not host.target.strip() and id(host) not in self._tried:
+            self._say(NEW_HOST_HINT, error=False)
+        else:
+            self._say(host.problem(), error=True)
+
+    def _say(self, text: str, *, error: bool) -> None:
+        """The line under the check: red (``errorLabel``) for a problem, grey (``hint``) for a hint."""
+        name = "errorLabel" if error else "hint"
+        if self.problem.objectName() != name:
+            self.problem.setObjectName(name)
+            self.problem.style().unpolish(self.problem)
+            self.problem.style().polish(self.problem)
+        self.problem.setText(text)
 
     def _inspect_edited(self, _index: int) -> None:
         host = self.current()
@@ -298,6 +323,8 @@ class HostsDialog(QDialog):
         host = self.current()
         if host is None:
             return
+        self._tried.add(id(host))
+        self._show_problem(host)
         self.result.setText(f"Checking {host.name}…")
         self.check_btn.setEnabled(False)
         start_worker(check_host, Host.from_dict(host.to_dict()), on_done=self._checked,
@@ -316,8 +343,9 @@ class HostsDialog(QDialog):
         bad = next((f"{h.name or '(unnamed)'}: {h.problem()}" for h in self.hosts if h.problem()), "")
         if not bad and len(set(names)) != len(names):
             bad = "two hosts have the same name"
+        self._tried.update(id(h) for h in self.hosts)
         if bad:
-            self.problem.setText(bad)
+            self._say(bad, error=True)
             return
         self.settings.set_hosts(self.hosts)
         for h in self.hosts:
