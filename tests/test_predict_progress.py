@@ -230,14 +230,21 @@ def test_the_cli_bar_shows_the_rows_saved_beside_the_rows_run(tmp_path, monkeypa
     assert re.search(r"300/300 \[.*saved 300\]", term.getvalue()), term.getvalue()
 
 
+def _stopped_cli(monkeypatch, engine_run, out) -> int:
+    """`bert-explorer predict` with the engine replaced by ``engine_run`` (which reports and stops): its exit code."""
+    from explorer.commands import predict as command
+
+    monkeypatch.setattr(engine, "predict_file", engine_run)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    return command.run(parser.parse_args(["--model", "m", "--data", "in.csv", "--out", str(out)]))
+
+
 def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monkeypatch, capsys):
     """After a Ctrl-C the CLI and the dialog say how many rows the file holds, never the count of a bar that
     stood ahead of the rows written (the engine's side: test_predict's cancelled-then-resumed test)."""
-    import argparse
 
-    from explorer.commands import predict as command
     from explorer.core.errors import Cancelled
-    from explorer.core.predict import engine
     from explorer.ui.inspectors.predictions_view import PredictDialog
 
     def stopped(*_a, progress=None, **_k):
@@ -247,11 +254,7 @@ def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monke
         exc.rows_written = 300
         progress(300, 700)            # the engine's last report: the rows in the file
         raise exc
-    monkeypatch.setattr(engine, "predict_file", stopped)
-    parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
-    args = parser.parse_args(["--model", "m", "--data", "in.csv", "--out", str(tmp_path / "out.csv")])
-    assert command.run(args) == 130
+    assert _stopped_cli(monkeypatch, stopped, tmp_path / "out.csv") == 130
     assert f"stopped: 300 rows written to {tmp_path / 'out.csv'}" in capsys.readouterr().err
 
     dialog = PredictDialog("m", client=object())
@@ -350,7 +353,6 @@ def test_the_cli_draws_the_last_progress_line_once(tmp_path, monkeypatch):
 
 def test_a_stopped_cli_draws_the_rows_written_line_once(tmp_path, monkeypatch, capsys):
     """At a stop the bar's last line, "predict: 300/700 rows written", is drawn once."""
-    from explorer.commands import predict as command
     from explorer.core.errors import Cancelled
 
     def stopped(*_a, progress=None, **_k):
@@ -359,11 +361,7 @@ def test_a_stopped_cli_draws_the_rows_written_line_once(tmp_path, monkeypatch, c
         exc = Cancelled()
         exc.rows_written = 300
         raise exc
-    monkeypatch.setattr(engine, "predict_file", stopped)
-    parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
-    args = parser.parse_args(["--model", "m", "--data", "in.csv", "--out", str(tmp_path / "out.csv")])
-    assert command.run(args) == 130
+    assert _stopped_cli(monkeypatch, stopped, tmp_path / "out.csv") == 130
     draws = [line.strip() for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
     assert [line for line in draws if "rows written" in line and line.startswith("predict")] == \
         ["predict: 300/700 rows written"], draws

@@ -239,9 +239,8 @@ def test_the_dialog_closes_once_its_predictions_open_elsewhere(qtbot, tmp_path):
     assert opened and opened[0]["rows"] == 3 and not dialog.isVisible()
 
 
-def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path):
-    """r and R toggle the current row's reviewed mark from the table, the label drop-down (r after picking a label
-    there, the focus there) and the row's text; Ctrl+R does not."""
+def _four_row_page(qtbot, tmp_path):
+    """A Predictions page of four classified rows (neg / pos, margins 0.2 .. 3.2)."""
     from explorer.core.predict.writing import write_table
 
     cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
@@ -252,6 +251,13 @@ def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path)
     qtbot.addWidget(page)
     page.open(path, {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
                      "text_columns": ["text"]})
+    return page
+
+
+def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path):
+    """r and R toggle the current row's reviewed mark from the table, the label drop-down (r after picking a label
+    there, the focus there) and the row's text; Ctrl+R does not."""
+    page = _four_row_page(qtbot, tmp_path)
     page.show()
     row = page.current_row()
     assert row is not None and row not in page.review.reviewed
@@ -268,16 +274,7 @@ def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path)
 def test_a_label_key_moves_to_the_next_row_in_the_shown_order_and_the_last_row_stays(qtbot, tmp_path):
     """A number key sets the current row's label and the row under it becomes current (the table's order, here by
     margin descending), so a list is reviewed with the keys alone; on the last row the selection stays."""
-    from explorer.core.predict.writing import write_table
-
-    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
-    rows = [{"text": t, "predicted_label": "neg" if i % 2 else "pos", "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2 + i}
-            for i, t in enumerate(TEXTS[:4])]
-    path = write_table(tmp_path / "few.predictions.csv", cols, rows)
-    page = PredictionsView()
-    qtbot.addWidget(page)
-    page.open(path, {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
-                     "text_columns": ["text"]})
+    page = _four_row_page(qtbot, tmp_path)
     page.view.sortByColumn(page.model.headers.index("margin"), Qt.SortOrder.DescendingOrder)
     page.view.selectRow(0)
     shown = [page.model.file_row(r) for r in range(4)]

@@ -31,17 +31,23 @@ def _group_folder(tmp_path):
 
 @pytest.fixture
 def panel(qtbot, tmp_path):
+    _group_folder(tmp_path)
+    p = _runs_panel(qtbot, tmp_path, ("r-01", "r-02", "lone"))
+    p.show()
+    return p
+
+
+def _runs_panel(qtbot, runs_dir, run_ids):
+    """A Runs list of ``runs_dir`` that has read ``run_ids``; the end of the read re-reads the groups."""
     from explorer.ui.runs.dock import RunsPanel
 
-    _group_folder(tmp_path)
     p = RunsPanel()
     qtbot.addWidget(p)
-    p.runs_dir_getter = lambda: tmp_path
+    p.runs_dir_getter = lambda: runs_dir
     p.set_loading(True)
-    for rid in ("r-01", "r-02", "lone"):
-        p.upsert(load_summary(tmp_path / rid))
-    p.set_loading(False)        # the end of a read re-reads the groups
-    p.show()
+    for rid in run_ids:
+        p.upsert(load_summary(runs_dir / rid))
+    p.set_loading(False)
     return p
 
 
@@ -306,7 +312,6 @@ def test_the_groups_page_and_the_runs_list_give_a_restarts_group_the_same_best_d
     Groups page keeps the last evaluations' mean under "final"."""
     from explorer.core.studies.groups import load_group_data
     from explorer.ui.groups.view import GroupView
-    from explorer.ui.runs.dock import RunsPanel
     from test_groups import _fake_run
 
     group, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "s", [1, 2, 3])
@@ -314,13 +319,7 @@ def test_the_groups_page_and_the_runs_list_give_a_restarts_group_the_same_best_d
     _fake_run(tmp_path, "s-01", [(0, 0.5), (5, 0.8), (10, 0.7)])    # best 80, final 70
     _fake_run(tmp_path, "s-02", [(0, 0.5), (5, 0.9), (10, 0.6)])    # best 90, final 60
     _fake_run(tmp_path, "s-03", [(0, 0.5), (5, 0.85), (10, 0.65)])  # best 85, final 65
-    panel = RunsPanel()
-    qtbot.addWidget(panel)
-    panel.runs_dir_getter = lambda: tmp_path
-    panel.set_loading(True)
-    for rid in ("s-01", "s-02", "s-03"):
-        panel.upsert(load_summary(tmp_path / rid))
-    panel.set_loading(False)
+    panel = _runs_panel(qtbot, tmp_path, ("s-01", "s-02", "s-03"))
     row_text = _text(panel.model, panel.model.group_index("s"), "Best dev")
     assert row_text == "best dev acc 85.0 ± 5.0% over 3 seeds"
 
