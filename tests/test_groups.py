@@ -307,8 +307,8 @@ def test_cli_group_summary_prints_the_spread_of_every_final_metric(tmp_path):
 
 
 def test_cli_group_summary_of_members_without_a_dev_figure_says_so_instead_of_nan(tmp_path):
-    """Every member failed before its first evaluation: each row reads "—" and the summary says there is nothing
-    to summarise, never "nan" or an optimism warning about figures that do not exist."""
+    """Every member failed before its first evaluation: each row reads "—" and the summary says there is no mean
+    to give, never "nan" or an optimism warning about figures that do not exist."""
     g, _ = groups.plan_restarts(TrainConfig(task="pair"), "s", [1, 2])
     groups.write_group(tmp_path, g)
     _fake_run(tmp_path, "s-01", [], finished=False)

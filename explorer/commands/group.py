@@ -169,13 +169,14 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
     from explorer.core.metrics.optimism import figure_marks, mark_lines
     from explorer.core.specs.metric_display import metric_label
 
-    if all(figure(row["best"]) == "—" for row in table.rows):
-        lines.append("no member has a dev figure yet (none has finished an evaluation): nothing to summarise")
-        return lines
-    lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
+    figures = any(figure(row["best"]) != "—" for row in table.rows)
+    if figures:
+        lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
+    else:
+        lines.append("no member has a dev figure yet (none has finished an evaluation): no mean to give")
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
-    for metric, st in final_metric_stats(members).items() if group.kind != "curve" else ():
+    for metric, st in final_metric_stats(members).items() if group.kind != "curve" and figures else ():
         ci = intervals[metric]
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
