@@ -184,8 +184,9 @@ def _estimate_plan(cfg, past):
 
 def test_only_past_runs_of_the_same_task_length_and_batch_estimate_the_run():
     """A SQuAD run's rates (384-token windows of a question and a passage) said an SST-2 run of 128 tokens would
-    take 5:48; it took 1:18. Runs of another task, max_seq_length or batch size are left out, and the whole run's
-    time is then rough, from the built-in rate, and says so; a matching run's rates give the estimate."""
+    take 5:48; it took 1:18. A run of the same task, max_seq_length and batch size gives the estimate; without one,
+    the latest run of the same task at another length or batch gives a rough one, said as rough; runs of another
+    task never do, and with none the whole run's time is rough, from the built-in rate, and says so."""
     from explorer.ui.launch.eval_plan_preview import comparable_runs
 
     cfg = TrainConfig(task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16, eval_every=21,
@@ -200,9 +201,18 @@ def test_only_past_runs_of_the_same_task_length_and_batch_estimate_the_run():
                            16) == [alike, default_len]   # the latest first
     plan = _estimate_plan(cfg, [squad, long_single, near, other_batch])
     line = plan.eval_preview(cfg)
+    assert "(estimate from the rates of past run batch32 (at batch size 32, not this run's: rough))" in line
+    assert "(rough: no past run" not in line   # the nearest length first: 128 at another batch size
+    assert plan.eval_preview_tip(cfg).startswith("Rates from past run batch32 (same model and task, at batch size 32: "
+                                                 "this run's max_seq_length 128")
+    plan.past_runs = lambda: [squad, long_single, near]
+    assert "(estimate from the rates of past run near (at max_seq_length 120, not this run's: rough))" in \
+        plan.eval_preview(cfg)
+    plan.past_runs = lambda: [squad]
+    line = plan.eval_preview(cfg)
     assert "estimate from the rates" not in line
     assert "Whole run about" in line and "(rough: no past run of this model and length here" in line
-    assert "4 past runs of this model trained another task, max_seq_length, batch size or device" in line
+    assert "1 past run of this model trained another task, max_seq_length, batch size or device" in line
     assert "rough, from the built-in rate" in plan.eval_preview_tip(cfg)
     plan.past_runs = lambda: [squad, alike]
     line = plan.eval_preview(cfg)
@@ -236,3 +246,27 @@ def test_the_train_cap_note_says_a_tables_stratified_rows_and_other_files_first_
     assert train_cap_note("squad_v2", 100, 1).endswith("the first 100 questions of the training file.")
     assert "first 5 sentences" in train_cap_note("ner", 5, 1) and "first 5 examples" in train_cap_note("swag", 5, 1)
     assert train_cap_note("single", 0, 1) == ""
+
+
+def test_a_checkpoint_of_the_bundled_encoder_is_estimated_as_the_bundled_encoder(tmp_path):
+    """Fine-tuning a run's checkpoint folder (Fine-tune on reviewed rows) was told "about 4 h 44 min" from the rate
+    of an unknown model while the bundled encoder it was made from had just trained here at 29 windows/s: a model
+    of the same architecture (config.json) counts as the same model, for past runs and for the built-in rate."""
+    import shutil
+    from pathlib import Path
+
+    from explorer.core.models.sources import architecture_key, resolve_source
+    from explorer.core.models.speed import builtin_rate
+    from explorer.core.runs.throughput import DEFAULT_SPS
+
+    checkpoint = tmp_path / "run" / "checkpoints" / "best"
+    checkpoint.mkdir(parents=True)
+    shutil.copy(Path(resolve_source("bundled:minilm")) / "config.json", checkpoint / "config.json")
+    assert architecture_key(str(checkpoint)) == architecture_key("bundled:minilm")
+    assert builtin_rate(str(checkpoint)) == DEFAULT_SPS["bundled:minilm"]
+    cfg = TrainConfig(model=str(checkpoint), task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16,
+                      eval_every=21, max_seq_length=128)
+    first = _timed_run("first", "bundled:minilm", "single", 128, 29.0, 200.0)
+    plan = _estimate_plan(cfg, [first])
+    assert "(estimate from the rates of past run first)" in plan.eval_preview(cfg)
+    assert plan.train_rate() == 29.0

@@ -41,7 +41,8 @@ def plan_curve_group(args: argparse.Namespace, base):
 
 def estimate_line(base, runs_dir: Path, rows: list[int]) -> str:
     """The time the members will take here, from this machine's measured speed for the model."""
-    from explorer.core.runs.throughput import estimate_text, measured_speed
+    from explorer.core.models.speed import measured_speed
+    from explorer.core.runs.throughput import estimate_text
     from explorer.core.studies.learning_curve import curve_samples
 
     return estimate_text(curve_samples(base, rows), measured_speed(runs_dir, base.model),

@@ -90,3 +90,32 @@ def weight_bytes(source: str) -> int | None:
         if sizes:
             return sum(sizes)
     return None
+
+
+_ARCH_FIELDS = ("model_type", "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size")
+_arch_keys: dict[tuple, str] = {}
+
+
+def architecture_key(source: str) -> str:
+    """What decides a model's speed: its config.json's model_type, layers, hidden size, heads and intermediate
+    size ("bert 6x384 12h 1536"), so a run's checkpoint folder and the model it was fine-tuned from count as one
+    model (the same forward and backward cost); ``source`` itself when its config.json is not on this machine.
+    Reads one small JSON file, kept per folder and modification time."""
+    import json
+
+    folder = local_folder(source)
+    config = folder / "config.json" if folder is not None else None
+    if config is None or not config.is_file():
+        return source
+    stamp = (str(config), config.stat().st_mtime_ns)
+    if stamp not in _arch_keys:
+        try:
+            c = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return source
+        if not isinstance(c, dict) or any(c.get(k) is None for k in _ARCH_FIELDS):
+            return source
+        _arch_keys[stamp] = (f"{c['model_type']} {c['num_hidden_layers']}x{c['hidden_size']} "
+                             f"{c['num_attention_heads']}h {c['intermediate_size']}")
+    return _arch_keys[stamp]
+

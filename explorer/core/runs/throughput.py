@@ -1,16 +1,12 @@
-"""This machine's training speed for a model, from the runs it already trained (Qt- and torch-free).
-
-The speed is the median over past runs of the same model in a runs folder of each run's median
-``samples_per_second`` (its step events); with none, a stated rough default for a 2-core CPU (2.3-8.6
-samples/s measured for the bundled 6-layer encoder; BERT-base about five times slower). What a queue of runs
-will take is its training samples over that speed (evaluation comes on top).
+"""What a queue of runs will take at a training speed (Qt- and torch-free): its training samples over that speed
+(evaluation comes on top), and the built-in rough speeds for a 2-core CPU (2.3-8.6 samples/s measured for the
+bundled 6-layer encoder; BERT-base about five times slower). The speed measured by past runs of a model is
+explorer.core.models.speed.measured_speed.
 """
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
-from pathlib import Path
 
 DEFAULT_SPS = {"bundled:minilm": 3.0}
 DEFAULT_SPS_OTHER = 0.6
@@ -28,26 +24,6 @@ class Speed:
             return (f"{self.samples_per_second:.1f} samples/s, the median of {self.n_runs} past run(s) of this "
                     "model here")
         return f"{self.samples_per_second:.1f} samples/s, a rough default (no past run of this model here)"
-
-
-def measured_speed(runs_dir: str | Path, model: str) -> Speed:
-    """The median samples/s of the runs under ``runs_dir`` that trained ``model`` (their config.json's
-    ``model``), else DEFAULT_SPS's figure for it."""
-    from explorer.core.runs.reading import read_config, read_run_events, run_dirs
-
-    values = []
-    for path in run_dirs(runs_dir) if Path(runs_dir).is_dir() else []:
-        if read_config(path)[0].get("model") != model:
-            continue
-        events, _ = read_run_events(path)
-        sps = [float(e["samples_per_second"]) for e in events
-               if e.get("event") == "step" and isinstance(e.get("samples_per_second"), (int, float))]
-        sps = [v for v in sps if v > 0]
-        if sps:
-            values.append(statistics.median(sps))
-    if values:
-        return Speed(samples_per_second=float(statistics.median(values)), n_runs=len(values))
-    return Speed(samples_per_second=DEFAULT_SPS.get(model, DEFAULT_SPS_OTHER), n_runs=0)
 
 
 def format_duration(seconds: float) -> str:

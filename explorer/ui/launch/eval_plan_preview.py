@@ -40,31 +40,43 @@ def run_length(config: dict) -> int:
     return facts.default_max_seq_length if facts else 128
 
 
-def _run_batch(config: dict) -> int:
+def run_batch(config: dict) -> int:
     """A run's batch size from its config dict: the set one, else the default a config without it trained with."""
     from explorer.core.specs.train_config import TrainConfig
 
     return int(config.get("batch_size") or TrainConfig().batch_size)
 
 
-def comparable_runs(states, model: str, task: str, max_seq_length: int, batch_size: int = 0, device: str = "") -> list:
+def comparable_runs(states, model: str, task: str, max_seq_length: int, batch_size: int = 0, device: str = "", *,
+                    exact: bool = True) -> list:
     """The runs of ``states`` (RunStates) whose measured rates can predict a run of ``model`` on ``task`` with
-    ``max_seq_length`` tokens and ``batch_size`` rows a step on ``device``, the latest first: the same model, task,
-    max_seq_length and batch size (0: any), and the same device where both are known ("" or "auto": any). Another
-    task reads other inputs, another length or batch costs another time per window, another device runs at
-    another speed: a run of 128 tokens timed from one of 384 was told 5:48 and took 1:18, and one timed from a
-    shorter, faster run was told 2.6 times too little."""
+    ``max_seq_length`` tokens and ``batch_size`` rows a step on ``device``, the latest first: the same model (or
+    one of its architecture: a run's checkpoint folder trains as fast as the model it started from;
+    core.models.speed.same_model), task, max_seq_length and batch size (0: any), and the same device where
+    both are known ("" or "auto": any). Another task reads other inputs, another length or batch costs another
+    time per window, another device runs at another speed: a run of 128 tokens timed from one of 384 was told
+    5:48 and took 1:18, and one timed from a shorter, faster run was told 2.6 times too little. ``exact`` False:
+    any max_seq_length and batch size, the nearest length first, then the same batch size, then the latest (a
+    rougher estimate, still far nearer than the built-in rate)."""
+    from explorer.core.models.speed import same_model
+
     want = str(device or "").split(":")[0]
     out = []
     for s in states:
-        if s.model != model or s.task != task or run_length(s.config) != int(max_seq_length):
+        if s.task != task or not same_model(s.model, model):
             continue
-        if batch_size and _run_batch(s.config) != int(batch_size):
+        if exact and run_length(s.config) != int(max_seq_length):
+            continue
+        if exact and batch_size and run_batch(s.config) != int(batch_size):
             continue
         if want not in ("", "auto") and s.device and s.device.split(":")[0] != want:
             continue
         out.append(s)
-    return sorted(out, key=lambda s: -(s.started_at or 0.0))
+    if exact:
+        return sorted(out, key=lambda s: -(s.started_at or 0.0))
+    return sorted(out, key=lambda s: (abs(run_length(s.config) - int(max_seq_length)),   # the nearest length,
+                                      bool(batch_size) and run_batch(s.config) != int(batch_size),   # batch,
+                                      -(s.started_at or 0.0)))                               # then the latest
 
 
 def rates_of(state) -> tuple[float, float]:
@@ -81,8 +93,10 @@ def measured_eval_rate(states, model: str) -> tuple[float, int]:
     """(the median dev rows/s of the last evaluation of each past run of ``model`` in ``states`` (RunStates), how
     many runs measured it); (0.0, 0) when none did."""
     rates = []
+    from explorer.core.models.speed import same_model
+
     for s in states:
-        if s.model != model:
+        if not same_model(s.model, model):
             continue
         timed = [float(e.get("rows_per_second") or 0) for e in getattr(s, "evals", [])]
         timed = [r for r in timed if r > 0]
@@ -111,6 +125,8 @@ class EvalPreviewInput:
         other_runs: past runs of this model that measured rates but trained another task, max_seq_length, batch
             size or device (comparable_runs left them out).
         rate_from: the past run the rates come from ("" with several or none).
+        rate_settings: that run's max_seq_length and batch size when they differ from this run's ("at
+            max_seq_length 128 and batch size 32"): the rates are rougher; "" when they are the same.
         rough_rate: the built-in training rows/s (core.runs.throughput) for the rough whole-run time when no past
             run of this model and length measured one (0: say none).
     """
@@ -129,6 +145,7 @@ class EvalPreviewInput:
     measured_runs: int = 0
     other_runs: int = 0
     rate_from: str = ""
+    rate_settings: str = ""
     rough_rate: float = 0.0
 
 
@@ -202,6 +219,8 @@ def _estimate(p: EvalPreviewInput) -> str:
     if plan is None:
         return ""
     runs = f"past run {p.rate_from}" if p.rate_from else f"{p.measured_runs} past run{'s' if p.measured_runs != 1 else ''}"
+    if p.rate_settings:
+        runs += f" ({p.rate_settings}, not this run's: rough)"
     return (f"Expected, at the rates {runs} of this model measured here: "
             f"{plan.describe(estimated_from=f'the rates of {runs}')} "
             "The run re-plans from its own rates once it has timed its first steps and its first evaluation.")

@@ -13,7 +13,8 @@ import statistics
 from dataclasses import dataclass
 
 # rough CPU defaults (samples/s) when no past run measured this model here: one place, core/runs/throughput.py
-from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, budget_clause, on_top_words, queue_time
+from explorer.core.models.speed import builtin_rate
+from explorer.core.runs.throughput import budget_clause, on_top_words, queue_time
 from explorer.ui.runs.state import format_seconds
 
 
@@ -42,7 +43,7 @@ def measured_throughput(states, model: str) -> Throughput:
     values = [v for v in values if v > 0]
     if values:
         return Throughput(float(statistics.median(values)), len(values))
-    return Throughput(DEFAULT_SPS.get(model, DEFAULT_SPS_OTHER), 0)
+    return Throughput(builtin_rate(model), 0)
 
 
 def run_samples(config, n_examples: int | None) -> int | None:

@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
-from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER
+from explorer.core.models.speed import builtin_rate, same_model
 from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview, rates_of,
-                                                  run_length, slower_cadence_note)
+                                                  run_batch, run_length, slower_cadence_note)
 
 __all__ = ["RunPlan"]
 
@@ -178,7 +178,7 @@ class RunPlan:
         everyone = self.past_runs()
         source = self.rate_source(cfg)
         train_rate, eval_rate = rates_of(source) if source is not None else (0.0, 0.0)
-        others = sum(1 for s in everyone if s.model == cfg.model and s is not source and all(rates_of(s)))
+        others = sum(1 for s in everyone if same_model(s.model, cfg.model) and s is not source and all(rates_of(s)))
         return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
             held_out=held_out, steps=self.planned_steps()[1],
@@ -186,34 +186,60 @@ class RunPlan:
             share=cfg.eval_share, full_dev=cfg.full_dev_evals, train_rate=train_rate, eval_rate=eval_rate,
             measured_runs=int(source is not None), other_runs=others,
             rate_from=source.run_id if source is not None else "",
-            rough_rate=0.0 if source is not None else DEFAULT_SPS.get(cfg.model, DEFAULT_SPS_OTHER))
+            rate_settings=self._other_settings(source, cfg) if source is not None else "",
+            rough_rate=0.0 if source is not None else builtin_rate(cfg.model))
 
     def train_rate(self) -> float:
-        """Training rows/s of the form's run: the latest past run of the same model, task, max_seq_length and batch
-        size that measured one (eval_plan_preview.comparable_runs), else the built-in rate (core.runs.throughput);
-        a faster run of a shorter length or a smaller batch would promise steps the budget will not hold."""
+        """Training rows/s of the form's run: the latest past run of the same model (or architecture), task,
+        max_seq_length and batch size that measured one (eval_plan_preview.comparable_runs), else the latest of
+        the same model and task at another length or batch, else the built-in rate (core.runs.throughput); a
+        faster run of a shorter length or a smaller batch is taken only when no run of the same settings is here."""
         get = self.values.get
-        past = comparable_runs(self.past_runs(), get("model"), get("task"), run_length(self.values),
-                               int(get("batch_size") or 0))
-        return next((rate for s in past if (rate := rates_of(s)[0]) > 0),
-                    DEFAULT_SPS.get(get("model"), DEFAULT_SPS_OTHER))
+        for exact in (True, False):
+            past = comparable_runs(self.past_runs(), get("model"), get("task"), run_length(self.values),
+                                   int(get("batch_size") or 0), exact=exact)
+            rate = next((rate for s in past if (rate := rates_of(s)[0]) > 0), 0.0)
+            if rate > 0:
+                return rate
+        return builtin_rate(get("model"))
 
     def rate_source(self, cfg: TrainConfig):
-        """The past run (RunState) whose rates estimate the form's run: the latest one of the same model, task,
-        max_seq_length and batch size (the form names no device: runs here) that measured both a training and an evaluation rate
-        (eval_plan_preview.comparable_runs); None without one."""
-        past = comparable_runs(self.past_runs(), cfg.model, cfg.task, cfg.resolved_max_seq_length(), cfg.batch_size)
-        return next((s for s in past if all(rates_of(s))), None)
+        """The past run (RunState) whose rates estimate the form's run: the latest one of the same model (or
+        architecture), task, max_seq_length and batch size (the form names no device: runs here) that measured
+        both a training and an evaluation rate (eval_plan_preview.comparable_runs), else the latest of the same
+        model and task at another length or batch; None without one."""
+        for exact in (True, False):
+            past = comparable_runs(self.past_runs(), cfg.model, cfg.task, cfg.resolved_max_seq_length(),
+                                   cfg.batch_size, exact=exact)
+            source = next((s for s in past if all(rates_of(s))), None)
+            if source is not None:
+                return source
+        return None
+
+    @staticmethod
+    def _other_settings(source, cfg: TrainConfig) -> str:
+        """"at max_seq_length 128 and batch size 32": the past run ``source``'s settings where they differ from
+        ``cfg``'s ("" when both are the same)."""
+        parts = []
+        if run_length(source.config) != cfg.resolved_max_seq_length():
+            parts.append(f"max_seq_length {run_length(source.config)}")
+        if cfg.batch_size and run_batch(source.config) != cfg.batch_size:
+            parts.append(f"batch size {run_batch(source.config)}")
+        return ("at " + " and ".join(parts)) if parts else ""
 
     def eval_preview_tip(self, cfg: TrainConfig) -> str:
         """The tooltip of the Evaluation line: which past run its rates and the whole run's time come from, or that
         the time is rough, from the built-in rate."""
         source = self.rate_source(cfg)
         if source is None:
-            return (f"No past run of {cfg.model} on {cfg.task} with max_seq_length {cfg.resolved_max_seq_length()} "
-                    f"and batch size {cfg.batch_size} here: the whole run's time is rough, from the built-in rate of "
-                    f"{DEFAULT_SPS.get(cfg.model, DEFAULT_SPS_OTHER):g} training rows/s.")
+            return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: the whole "
+                    f"run's time is rough, from the built-in rate of {builtin_rate(cfg.model):g} training rows/s.")
         train, rows = rates_of(source)
+        other = self._other_settings(source, cfg)
+        if other:
+            return (f"Rates from past run {source.run_id} (same model and task, {other}: this run's "
+                    f"max_seq_length {cfg.resolved_max_seq_length()} and batch size {cfg.batch_size} will run at "
+                    f"another speed, so the time is rough): {train:,.1f} training rows/s, {rows:,.1f} dev rows/s.")
         return (f"Rates from past run {source.run_id} (same model, task, max_seq_length "
                 f"{cfg.resolved_max_seq_length()}, batch size {cfg.batch_size}"
                 + (f", device {source.device}" if source.device else "") + f"): {train:,.1f} training rows/s, "

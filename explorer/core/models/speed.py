@@ -1,0 +1,47 @@
+"""How fast a model trains on this machine, for the estimates made before a run (Qt- and torch-free): which
+past runs count as the same model (the same architecture in config.json: a run's checkpoint folder trains as
+fast as the model it was made from), their measured speed, and the built-in rough rate when there are none
+(core.runs.throughput's figures)."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from explorer.core.models.sources import architecture_key
+from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER, Speed
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether models ``a`` and ``b`` train at the same speed: the same source, or the same architecture
+    (core.models.sources.architecture_key: a run's checkpoint folder and the model it started from)."""
+    if a == b:
+        return True
+    return bool(a) and bool(b) and architecture_key(a) == architecture_key(b)
+
+
+def builtin_rate(model: str) -> float:
+    """The rough training rows/s of ``model`` on a 2-core CPU with no past run to go by: DEFAULT_SPS's figure for
+    it or for a model of its architecture (a checkpoint of the bundled encoder is the bundled encoder), else
+    DEFAULT_SPS_OTHER."""
+    return next((rate for known, rate in DEFAULT_SPS.items() if same_model(model, known)), DEFAULT_SPS_OTHER)
+
+
+def measured_speed(runs_dir: str | Path, model: str) -> Speed:
+    """The median samples/s of the runs under ``runs_dir`` that trained ``model`` or a model of its architecture
+    (their config.json's ``model``; :func:`same_model`), else :func:`builtin_rate`."""
+    from explorer.core.runs.reading import read_config, read_run_events, run_dirs
+
+    values = []
+    for path in run_dirs(runs_dir) if Path(runs_dir).is_dir() else []:
+        if not same_model(str(read_config(path)[0].get("model") or ""), model):
+            continue
+        events, _ = read_run_events(path)
+        sps = [float(e["samples_per_second"]) for e in events
+               if e.get("event") == "step" and isinstance(e.get("samples_per_second"), (int, float))]
+        sps = [v for v in sps if v > 0]
+        if sps:
+            values.append(statistics.median(sps))
+    if values:
+        return Speed(samples_per_second=float(statistics.median(values)), n_runs=len(values))
+    return Speed(samples_per_second=builtin_rate(model), n_runs=0)
