@@ -139,6 +139,29 @@ def test_glue_metrics_against_hand_computation():
     assert r["pearson"] > 0.99 and r["spearman"] == pytest.approx(1.0) and r["mse"] == pytest.approx(0.01)
 
 
+def test_macro_f1_leaves_out_classes_with_no_dev_row_as_scikit_learn_does():
+    """A dev split too small to hold a row of every class (22 intents, four of them with one row in the file):
+    macro F1 averages the classes that occur in the gold labels or the predictions, as sklearn's
+    f1_score(average="macro"); a class with neither is not a 0 in the mean, and the per-class table says so."""
+    from sklearn.metrics import f1_score
+
+    from explorer.core.metrics.glue import per_class_metrics
+    from explorer.ui.inspectors.components.classify_dev import per_class_table
+
+    names = ["a", "b", "c", "rare", "never"]
+    gold = np.array([0, 0, 1, 1, 2, 2, 0, 1])
+    pred = np.array([0, 1, 1, 1, 2, 3, 0, 1])          # "rare" predicted once, never in gold; "never" nowhere
+    m = per_class_metrics(gold, pred, names)
+    assert m["macro_f1"] == pytest.approx(f1_score(gold, pred, average="macro", zero_division=0))
+    assert m["per_class"]["rare"]["in_macro"] and not m["per_class"]["never"]["in_macro"]
+
+    class Report:
+        per_class, macro_f1, weighted_f1, total, f_avg, f1_classes = m["per_class"], m["macro_f1"], 0.5, 8, None, []
+    _titles, rows = per_class_table(Report, "single")
+    assert ("never (no dev rows)", ["—", "—", "—", 0]) in rows
+    assert rows[len(names)][0] == "macro average (of 4 classes: 1 without dev rows left out)"
+
+
 def test_the_data_check_warns_of_a_label_of_a_paragraph_and_names_its_line(tmp_path):
     """A CSV row with a broken quote makes the rest of the file one label (a class named by 1,800 characters): the
     data check warns with the label's length and its line, and the summary and warnings give its name cut."""

@@ -193,9 +193,13 @@ def per_class_table(rep, kind: str) -> tuple[list[str], list[tuple[str, list]]]:
     per = getattr(rep, "per_class", None) or {}
     titles = [metric_label("precision", kind), metric_label("recall", kind), metric_label("f1", kind), "support"]
     rows = [(n, [to_display("precision", v["precision"], kind), to_display("recall", v["recall"], kind),
-                 to_display("f1", v["f1"], kind), v["support"]]) for n, v in per.items()]
+                 to_display("f1", v["f1"], kind), v["support"]]) if v.get("in_macro", True)
+            else (f"{n} (no dev rows)", ["—", "—", "—", 0]) for n, v in per.items()]
+    absent = sum(1 for v in per.values() if not v.get("in_macro", True))
     if per:
-        rows.append(("macro average", ["", "", to_display("macro_f1", rep.macro_f1, kind), rep.total]))
+        rows.append(("macro average" + (f" (of {len(per) - absent} classes: {absent} without dev rows left out)"
+                                        if absent else ""),
+                     ["", "", to_display("macro_f1", rep.macro_f1, kind), rep.total]))
         rows.append(("weighted average", ["", "", to_display("weighted_f1", rep.weighted_f1, kind), rep.total]))
         if rep.f_avg is not None:
             rows.append((f"F_avg ({', '.join(rep.f1_classes)})", ["", "", to_display("f_avg", rep.f_avg, kind), ""]))
