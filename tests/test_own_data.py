@@ -170,6 +170,19 @@ def test_a_date_or_id_column_is_never_guessed_as_the_label(tmp_path, header):
     assert prev.guess.text_columns == ((("text",) if header else (prev.columns[2],)))
 
 
+@pytest.mark.parametrize("header", ["classs,question", ""])
+def test_a_file_sorted_by_its_label_gets_the_same_column_guess(tmp_path, header):
+    """A file sorted by its label (120 rows of one intent, then 40 of another): the first rows hold one class,
+    so a guess from them found no label column; the guess reads rows spread over the whole file."""
+    rows = [("atis_flight" if i < 120 else "atis_airfare", f" show me flights number {i} from boston") for i in
+            range(160)]
+    lines = ([header] if header else []) + [",".join(r) for r in rows]
+    prev = preview_table(_write(tmp_path / "sorted.csv", "\n".join(lines) + "\n"), no_header=not header)
+    assert prev.guess.label_column == prev.columns[0], prev.guess
+    assert prev.guess.text_columns == (prev.columns[1],)
+    assert len(prev.rows) == 20 and prev.rows[0][0] == "atis_flight"   # the preview still shows the first rows
+
+
 def test_dates_and_times_in_other_forms_are_never_the_label():
     from explorer.core.data.table import guess_columns_from_values, is_dated, label_by_values
 

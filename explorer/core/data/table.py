@@ -938,17 +938,21 @@ def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, e
 
 def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[int, int] | None = None,
                score: bool = False) -> TablePreview:
-    """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess; an id
-    column guessed by its name only when its values in every row read are unique)."""
+    """:func:`preview_table` of a table already read (its first ``n`` rows kept; GUESS_ROWS rows spread over the
+    file for the guess, :func:`spread_rows`; an id column guessed by its name only when its values in every row
+    read are unique)."""
     from explorer.core.data.row_ids import id_column_note
 
-    keep = max(n, GUESS_ROWS)
-    rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
-            for _, values in table.rows[:keep]]
+    def cells(values) -> list:
+        return [_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
+
+    rows = [cells(values) for _, values in table.rows[:n]]
+    # the guess reads rows spread over the whole file: the first rows of a file sorted by its label hold one class
+    guess_rows = [cells(table.rows[i][1]) for i in spread_rows(len(table.rows), GUESS_ROWS)]
     if table.has_header:
         guess = guess_columns(table.columns, pair)
         if guess.label_column is None:   # a label column not named as usual: found by its values, said why
-            label, why = label_by_values(table.columns, rows, guess.text_columns, score=score)
+            label, why = label_by_values(table.columns, guess_rows, guess.text_columns, score=score)
             if label is not None:
                 guess = replace(guess, label_column=label, basis=why)
         if guess.id_column is not None:
@@ -958,5 +962,13 @@ def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[in
                 guess = replace(guess, id_column=None, id_note=note)
     else:
         wanted = texts or ((2, 2) if pair else (1, 1))
-        guess = guess_columns_from_values(table.columns, rows, texts=wanted, score=score)
-    return TablePreview(table.path, table.columns, rows[:n], table.n_rows, table.encoding, table.notes, guess)
+        guess = guess_columns_from_values(table.columns, guess_rows, texts=wanted, score=score)
+    return TablePreview(table.path, table.columns, rows, table.n_rows, table.encoding, table.notes, guess)
+
+
+def spread_rows(n_rows: int, k: int) -> list[int]:
+    """``k`` row indices spread evenly over ``n_rows`` rows, the first and the last among them (all of them when
+    there are no more than ``k``): the rows a column guess reads."""
+    if n_rows <= k:
+        return list(range(n_rows))
+    return sorted({round(i * (n_rows - 1) / (k - 1)) for i in range(k)})
