@@ -157,6 +157,14 @@ def test_an_interval_that_touches_zero_says_so_with_the_rows_only_one_model_got_
                     "touches 0); B was right on 2 rows A got wrong and never the other way")
     assert S.discordant_in_words(S.McNemarResult(only_a=3, only_b=1, p=0.6)) == \
         "A was right on 3 rows B got wrong, B on 1 row A got wrong"
+    # the same comparison with A and B swapped: its end at 0 fell just below 0 (its percentile is no exact
+    # negative of the other's): the verdict is the same, never "A is better"
+    swapped = S.BootstrapResult("accuracy", 0.821, 0.80, -0.021, -0.071, -0.0003, 0.95, 10000, 0, 100)
+    text = S.difference_in_words(swapped, label="accuracy", mcnemar=S.McNemarResult(only_a=2, only_b=0, p=0.5))
+    assert text.startswith("no detectable difference in accuracy at the 95% level (B - A = -2.1 points; interval "
+                           "-7.1 to 0.0 touches 0)"), text
+    lifted = S.BootstrapResult("accuracy", 0.80, 0.821, 0.021, 0.0003, 0.071, 0.95, 10000, 0, 100)
+    assert S.difference_in_words(lifted, label="accuracy").startswith("no detectable difference"), "an end of +0.0"
     wide = S.BootstrapResult("f1", 0.80, 0.804, 0.004, -0.011, 0.019, 0.95, 10000, 0, 300)
     assert "touches" not in S.difference_in_words(wide, label="F1", mcnemar=S.McNemarResult(1, 2, 1.0))
 

@@ -458,7 +458,10 @@ def difference_in_words(boot: BootstrapResult, *, label: str = "", scale: float 
     d, lo, hi = boot.difference * scale, boot.low * scale, boot.high * scale
     unit_ = f" {unit}" if unit else ""
     low, high = _written(lo, digits), _written(hi, digits)
-    if boot.contains_zero and _is_zero(low) != _is_zero(high):
+    # an end at 0 as written reads "touches 0" whether the bootstrap's own end fell just below or just above 0
+    # (-0.0004 or +0.0004 points): the percentile ends of a swapped comparison are not exact negatives, and the
+    # verdict must not flip with the order of A and B
+    if _is_zero(low) != _is_zero(high):
         text = (f"no detectable difference in {label} at the {boot.level:.0%} level ({name_b} - {name_a} = "
                 f"{d:+.{digits}f}{unit_}; interval {low} to {high} touches 0)")
         if mcnemar is not None:
