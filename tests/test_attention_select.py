@@ -261,6 +261,28 @@ def test_the_handle_between_the_token_views_and_the_lower_tabs_is_remembered(qtb
     assert views[1].split.sizes() == moved
 
 
+def test_a_start_never_opens_with_the_token_views_folded_away(qtbot, tmp_path):
+    """The handle dragged to the top folds the token views away; the next Attention view (a new start) shows them
+    again at the default sizes instead of a page where nothing says where the token map went."""
+    from explorer.ui.inspectors.attention_view import AttentionView
+    from explorer.ui.shell.settings import AppSettings
+
+    settings = AppSettings(tmp_path / "s.ini")
+    views = []
+    for _ in range(2):
+        view = AttentionView()
+        qtbot.addWidget(view)
+        view.resize(900, 1000)
+        view.show()
+        qtbot.waitExposed(view)
+        view.remember_layout(settings)
+        views.append(view)
+        if len(views) == 1:
+            view.split.moveSplitter(0, 1)   # the handle dragged to the top
+            assert view.split.sizes()[0] == 0
+    assert views[1].split.sizes()[0] >= views[1].split.widget(0).minimumSizeHint().height() > 0
+
+
 def test_export_save_dialog_starts_in_the_runs_folder_then_in_the_last_export_folder(qtbot, tmp_path, monkeypatch):
     """Attention → Export → Interactive HTML page…: the Save dialog opens in the runs folder (not the app's working
     folder), and after a file is written in another folder, there; the folder is kept in the settings, so a new

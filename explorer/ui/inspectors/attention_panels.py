@@ -181,7 +181,8 @@ class ViewsSplit(QSplitter):
     """The token views over the lower tabs, one above the other. Until the user moves the handle, the lower tabs get
     the height their shown page asks for and the token views the rest (never under their minimum); dragged to
     the top, the handle folds the token views away and the lower tabs get the whole height. :meth:`remember`
-    keeps where the user left the handle (AppSettings)."""
+    keeps where the user left the handle (AppSettings), but a start never opens with the token views folded away
+    (nothing on the page would say where they went)."""
 
     def __init__(self, top: QWidget, bottom: ScrollingTabs, parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
@@ -201,6 +202,9 @@ class ViewsSplit(QSplitter):
         saved = settings.layout_value(SPLIT_KEY) if settings is not None else ""
         if saved and self.restoreState(QByteArray.fromBase64(saved.encode("ascii"))):
             self.user_set = True
+            if not self.sizes()[0]:   # folded away when the app closed: a new start shows the token views again
+                self.user_set = False
+                self.place()
 
     def lower_wants(self) -> int:
         """The height the lower tabs ask for: their bar and their shown page's minimum height."""
