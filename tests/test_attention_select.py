@@ -237,9 +237,9 @@ def test_the_wheel_over_the_lines_view_scrolls_the_lines(qtbot, tiny_qa):
     assert inner.value() == 0
 
 
-def test_the_handle_between_the_token_views_and_the_lower_tabs_is_remembered(qtbot, tmp_path):
-    """Where the user leaves the handle between the token views and the lower tabs is kept in the settings and
-    taken again by the next Attention view."""
+def _two_starts(qtbot, tmp_path, between):
+    """Two Attention views that remember their layout in one settings file, as two starts of the app do;
+    ``between(view)`` acts on the first before the second is made. Returns both."""
     from explorer.ui.inspectors.attention_view import AttentionView
     from explorer.ui.shell.settings import AppSettings
 
@@ -254,32 +254,30 @@ def test_the_handle_between_the_token_views_and_the_lower_tabs_is_remembered(qtb
         view.remember_layout(settings)
         views.append(view)
         if len(views) == 1:
-            total = sum(view.split.sizes())
-            view.split.moveSplitter(total - 420, 1)   # as a drag of the handle does
-            moved = view.split.sizes()
-            assert abs(moved[1] - 420) <= view.split.handleWidth() + 1
+            between(view)
+    return views
+
+
+def test_the_handle_between_the_token_views_and_the_lower_tabs_is_remembered(qtbot, tmp_path):
+    """Where the user leaves the handle between the token views and the lower tabs is kept in the settings and
+    taken again by the next Attention view."""
+    moved = []
+
+    def drag(view):
+        view.split.moveSplitter(sum(view.split.sizes()) - 420, 1)   # as a drag of the handle does
+        moved.extend(view.split.sizes())
+        assert abs(moved[1] - 420) <= view.split.handleWidth() + 1
+    views = _two_starts(qtbot, tmp_path, drag)
     assert views[1].split.sizes() == moved
 
 
 def test_a_start_never_opens_with_the_token_views_folded_away(qtbot, tmp_path):
     """The handle dragged to the top folds the token views away; the next Attention view (a new start) shows them
     again at the default sizes instead of a page where nothing says where the token map went."""
-    from explorer.ui.inspectors.attention_view import AttentionView
-    from explorer.ui.shell.settings import AppSettings
-
-    settings = AppSettings(tmp_path / "s.ini")
-    views = []
-    for _ in range(2):
-        view = AttentionView()
-        qtbot.addWidget(view)
-        view.resize(900, 1000)
-        view.show()
-        qtbot.waitExposed(view)
-        view.remember_layout(settings)
-        views.append(view)
-        if len(views) == 1:
-            view.split.moveSplitter(0, 1)   # the handle dragged to the top
-            assert view.split.sizes()[0] == 0
+    def fold(view):
+        view.split.moveSplitter(0, 1)   # the handle dragged to the top
+        assert view.split.sizes()[0] == 0
+    views = _two_starts(qtbot, tmp_path, fold)
     assert views[1].split.sizes()[0] >= views[1].split.widget(0).minimumSizeHint().height() > 0
 
 
