@@ -199,6 +199,36 @@ def test_the_classifier_compare_window_shows_all_its_lines_at_its_default_size(q
     assert w.text.height() >= w.text.heightForWidth(w.text.width()), (w.size(), w.text.size())
 
 
+def test_the_classifier_compare_window_stays_inside_a_1280x800_screen_with_a_long_result(qtbot, monkeypatch):
+    """A result longer than a 1280x800 screen is tall: the window is at most the screen's available height (less
+    the frame), its lines scroll, and the Swap and Close buttons lie inside the window."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+    from explorer.ui.shell import screen_fit
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1280, 800))
+    w = ClassifierCompareWindow([{"source": "a", "name": "a", "task": "single"},
+                                 {"source": "b", "name": "b", "task": "single"}], client=_SilentClient())
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w._done({"lines": [f"line {i}: the paired difference of class {i} with its interval and its test"
+                       for i in range(80)]})
+    QApplication_process(qtbot)
+    assert w.layout().totalHeightForWidth(w.width()) > 0
+    assert w.height() + screen_fit.FRAME_H <= 800, w.height()
+    assert w.minimumHeight() + screen_fit.FRAME_H <= 800, w.minimumHeight()
+    close = w.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
+    for button in (w.swap_button, close):
+        top_left = button.mapTo(w, button.rect().topLeft())
+        assert w.rect().contains(QRect(top_left, button.size())), (button.text(), top_left, w.size())
+    assert w.text.height() >= w.text.heightForWidth(w.text.width())   # every line, reached by scrolling
+    assert w.scroll.verticalScrollBar().maximum() > 0
+
+
 def QApplication_process(qtbot) -> None:   # noqa: N802 - a few turns of the event loop for the layouts
     from PySide6.QtWidgets import QApplication
 

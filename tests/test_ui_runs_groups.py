@@ -66,7 +66,8 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     assert m.parent(m.index(1, 0, grp)) == grp
     assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
     # best accuracy per member (percent): 80 and 60 -> mean 70, sample sd 14.14
-    assert _text(m, grp, "Best dev") == "best dev acc 70.0 ± 14.1% over 2 seeds"   # the Groups page's headline
+    assert _text(m, grp, "Best dev") == "70.0 ± 14.1% acc"   # as short as a run's cell
+    assert "'>best dev acc 70.0 ± 14.1% over 2 seeds\n" in m.data(grp, 3)   # the Groups page's headline
     assert _text(m, grp, "Step") == "15/20"                    # 10 of 10 + 5 of 10 (r-02 was killed at 5)
     assert "r-03: missing" in m.data(grp, 3) and "(best 80.00, worst 60.00, n 2)" in m.data(grp, 3)
     view_group = panel._view_index(m.group_index("r"))
@@ -74,7 +75,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
 
 
 def test_a_group_with_one_member_figure_shows_no_spread(qtbot, tmp_path):
-    """With one member evaluated the group row reads "best dev acc 80.00% over 1 seed", not "80.0 ± 0.0%" (a ± from one
+    """With one member evaluated the group row reads "80.00% acc (1 seed)", not "80.0 ± 0.0%" (a ± from one
     value reads as certainty); its tooltip and the summary's Stats line say n 1 without a ±."""
     from explorer.core.studies.group_stats import stats
     from explorer.ui.runs.dock import RunsPanel
@@ -88,7 +89,8 @@ def test_a_group_with_one_member_figure_shows_no_spread(qtbot, tmp_path):
     p.set_loading(False)
     m = p.model
     grp = m.group_index("r")
-    assert _text(m, grp, "Best dev") == "best dev acc 80.00% over 1 seed"
+    assert _text(m, grp, "Best dev") == "80.00% acc (1 seed)"
+    assert "best dev acc 80.00% over 1 seed" in m.data(grp, 3)
     assert "±" not in m.data(grp, 3)
     assert stats([41.5]).text() == "41.50 (n 1)" and stats([40.0, 43.0]).text().startswith("41.50 ± 2.12")
 
@@ -220,7 +222,7 @@ def test_the_window_shows_a_cross_validations_pooled_figure_once_its_folds_are_p
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
     qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 2 and not w.runs.loading, timeout=10_000)
     m = w.runs.model
-    assert _text(m, m.group_index("cv5"), "Best dev") == "best dev acc 75.0 ± 7.1% over 2 folds"
+    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"
     (group_dir(runs, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(OofResult(None, 200, 2, 2,
                                                                                {"accuracy": 77.79}).to_dict()))
     w.groups_tab.folds_predicted.emit("cv5")
@@ -260,7 +262,7 @@ def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, q
         cells += [table.model().index(r, col, table.model().index(row, 0)) for r in range(table.model().rowCount(
             table.model().index(row, 0)))]
     texts = [i.data() for i in cells]
-    assert "best dev acc 70.0 ± 14.1% over 2 seeds" in texts and "80.00% acc" in texts
+    assert "70.0 ± 14.1% acc" in texts and "80.00% acc" in texts
     for index in cells:
         room = table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(index.data())
         assert room >= 0, (index.data(), room)
@@ -293,7 +295,8 @@ def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predic
         p.upsert(load_summary(tmp_path / rid))
     p.set_loading(False)
     m = p.model
-    assert _text(m, m.group_index("cv5"), "Best dev") == "best dev acc 75.0 ± 7.1% over 2 folds"   # the folds' best dev, before
+    assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"   # the folds' best dev, before
+    assert "best dev acc 75.0 ± 7.1% over 2 folds" in m.data(m.group_index("cv5"), 3)
     assert "pooled out-of-fold" not in m.data(m.group_index("cv5"), 3)
     pooled = OofResult(None, 200, 2, 2, {"accuracy": 77.79, "f1": 80.1})
     (group_dir(tmp_path, "cv5") / OOF_METRICS_FILE).write_text(json.dumps(pooled.to_dict()))
@@ -320,7 +323,9 @@ def test_the_groups_page_and_the_runs_list_give_a_restarts_group_the_same_best_d
     _fake_run(tmp_path, "s-02", [(0, 0.5), (5, 0.9), (10, 0.6)])    # best 90, final 60
     _fake_run(tmp_path, "s-03", [(0, 0.5), (5, 0.85), (10, 0.65)])  # best 85, final 65
     panel = _runs_panel(qtbot, tmp_path, ("s-01", "s-02", "s-03"))
-    row_text = _text(panel.model, panel.model.group_index("s"), "Best dev")
+    grp = panel.model.group_index("s")
+    assert _text(panel.model, grp, "Best dev") == "85.0 ± 5.0% acc"   # the short cell; the headline is its tooltip
+    row_text = panel.model.data(grp, 3).split("\n")[0].split(">", 1)[1]
     assert row_text == "best dev acc 85.0 ± 5.0% over 3 seeds"
 
     view = GroupView()
@@ -330,3 +335,46 @@ def test_the_groups_page_and_the_runs_list_give_a_restarts_group_the_same_best_d
     summary = view.summary.text()
     assert summary.startswith(f"<b>{row_text}</b>")
     assert "final accuracy (%): 65.00 ± 5.00" in summary
+
+
+def test_run_names_keep_a_readable_width_beside_group_rows_in_the_default_dock(qtbot, tmp_path):
+    """In the default dock width (430 px) with a restarts group and a one-fold cross-validation listed, every run's
+    name keeps at least 120 px and reads more than "…": the group rows' Best dev cells are as short as a run's
+    ("85.0 ± 5.0% acc", "61.13% acc (1 fold)") and the column stops growing at its cap; the whole headline is in
+    the row's tooltip."""
+    import dataclasses
+
+    from PySide6.QtCore import Qt
+
+    from test_groups import _fake_run
+
+    restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "minilm-single-seeds", [1, 2, 3])
+    write_group(tmp_path, restarts)
+    cv, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "minilm-single-cv", [1, 2])
+    write_group(tmp_path, dataclasses.replace(cv, kind="cv", cv={"k": 2, "source": "train.tsv"}))
+    for i, best in enumerate((0.8, 0.9, 0.85), start=1):
+        _fake_run(tmp_path, f"minilm-single-seeds-0{i}", [(0, 0.5), (5, best)])
+    _fake_run(tmp_path, "minilm-single-cv-01", [(0, 0.5), (10, 0.6113)])
+    _fake_run(tmp_path, "minilm-single-cv-02", [(0, 0.5)], finished=False)
+    ids = [f"minilm-single-seeds-0{i}" for i in (1, 2, 3)] + ["minilm-single-cv-01", "minilm-single-cv-02"]
+    panel = _runs_panel(qtbot, tmp_path, ids)
+    panel.show()
+    panel.resize(430, 600)
+    table = panel.table
+    table.expandAll()
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not panel._fit_timer.isActive())
+    panel.fit_columns()
+    m = panel.model
+    assert _text(m, m.group_index("minilm-single-seeds"), "Best dev") == "85.0 ± 5.0% acc"
+    assert _text(m, m.group_index("minilm-single-cv"), "Best dev") == "61.13% acc (1 fold)"
+    assert "best dev acc 85.0 ± 5.0% over 3 seeds" in m.data(m.group_index("minilm-single-seeds"), 3)
+    assert "best dev acc 61.13% over 1 fold" in m.data(m.group_index("minilm-single-cv"), 3)
+    view = table.model()
+    names = []
+    for row in range(view.rowCount()):
+        top = view.index(row, 0)
+        names += [top] + [view.index(r, 0, top) for r in range(view.rowCount(top))]
+    assert len(names) == 7
+    for index in names:
+        shown = table.fontMetrics().elidedText(index.data(), Qt.TextElideMode.ElideRight, table.visualRect(index).width())
+        assert table.visualRect(index).width() >= 120 and shown != "…", (index.data(), table.visualRect(index).width())

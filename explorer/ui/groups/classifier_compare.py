@@ -10,7 +10,8 @@ from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QLabel, QProgressBar, QPushButton, QScrollArea,
+                               QVBoxLayout)
 
 from explorer.ui.groups.compare_words import SWAP_KEYS
 
@@ -31,7 +32,8 @@ class ClassifierCompareWindow(QDialog):
 
     ``client``: the InspectClient (shared_client() when None). :attr:`result` holds the op's dict once it
     is in; :attr:`text` shows its lines, or what went wrong. The window is as tall as its text needs, at its
-    width and at its minimum size (MIN_WIDTH px wide)."""
+    width and at its minimum size (MIN_WIDTH px wide), up to the height of its screen's available geometry (less
+    the window frame): a longer text scrolls (:attr:`scroll`), so the Swap and Close buttons stay on the screen."""
 
     MIN_WIDTH = 520
 
@@ -65,7 +67,12 @@ class ClassifierCompareWindow(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(self.heading)
         lay.addWidget(self.bar)
-        lay.addWidget(self.text, 1)
+        self.scroll = QScrollArea()   # the lines scroll where the screen is shorter than they are
+        self.scroll.setWidget(self.text)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        lay.addWidget(self.scroll, 1)
         lay.addWidget(buttons)
         self.setMinimumWidth(self.MIN_WIDTH)
         self.resize(640, 260)
@@ -109,15 +116,35 @@ class ClassifierCompareWindow(QDialog):
         self._fit_text()
 
     def _fit_text(self) -> None:
-        """Tall enough for every line of the text: the minimum height is what the text needs at the minimum
-        width (narrower never), and a window shorter than its width needs grows (the last line would be cut at the
-        default 640x260)."""
+        """Tall enough for every line of the text, up to the screen: the minimum height is what the text needs at
+        the minimum width (narrower never), and a window shorter than its width needs grows (the last line would be
+        cut at the default 640x260); neither passes :meth:`screen_height`, where the text scrolls instead."""
+        room, before = self.screen_height(), self.height()
+        least, need = self._height_for(self.MIN_WIDTH), self._height_for(self.width())
+        self.scroll.setMinimumHeight(0)   # measured: the window's minimum is set below, the scroll area's released
+        self.layout().activate()
+        self.setMinimumHeight(min(least, room))
+        self.resize(self.width(), min(max(before, need), room))
+
+    def _height_for(self, width: int) -> int:
+        """The window's height that shows every line of the text at ``width`` px, without scrolling."""
         lay = self.layout()
+        margins = lay.contentsMargins()
+        self.scroll.setMinimumHeight(self.text.heightForWidth(width - margins.left() - margins.right()))
+        lay.invalidate()
         lay.activate()
-        self.setMinimumHeight(lay.totalHeightForWidth(self.MIN_WIDTH))
-        need = lay.totalHeightForWidth(self.width())
-        if need > self.height():
-            self.resize(self.width(), need)
+        return lay.totalHeightForWidth(width)
+
+    def screen_height(self) -> int:
+        """The most height the window may take: its screen's available geometry (QScreen.availableGeometry) less
+        the frame a window manager adds (the frame shown, else screen_fit.FRAME_H)."""
+        from explorer.ui.shell import screen_fit
+
+        area = screen_fit.available_geometry(self)
+        if area is None or area.isEmpty():
+            return 16777215
+        frame = self.frameGeometry().height() - self.height() if self.isVisible() else 0
+        return max(1, area.height() - max(frame, screen_fit.FRAME_H))
 
     def closeEvent(self, event) -> None:   # noqa: N802 (Qt)
         self.job.cancel()

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from explorer.core.runs import status as run_status
-from explorer.core.studies.group_stats import Stats, best_headline, stats
+from explorer.core.studies.group_stats import MEMBER_WORDS, Stats, best_headline, stats
 from explorer.core.studies.groups import MISSING, Group
 from explorer.ui.runs.state import undefined_best_text
 
@@ -103,6 +103,21 @@ class GroupRow:
                         "")
         return best_headline(name, st, self.group.kind, self.task)   # the Groups page's headline, word for word
 
+    def best_cell_text(self) -> str:
+        """The Best dev cell of the group row, as short as a run's cell so the Run column keeps its width:
+        "85.0 ± 5.0% acc" (the members' mean ± sd), "61.13% macro F1 (1 fold)" while one member has a figure (no
+        ± to say it is one); the whole headline (:meth:`best_text`) is the row's tooltip. A learning curve's and a
+        cross-validation's pooled figure, and an undefined best, read as in :meth:`best_text`."""
+        from explorer.core.specs.metric_display import value_then_metric
+
+        name, st = self.best()
+        if self.group.kind == "curve" or self.pooled_figure() is not None or name is None or not st.n:
+            return self.best_text()
+        figure = value_then_metric(name, st.mean, self.task, st.sd if st.has_spread else None)
+        if st.has_spread:
+            return figure
+        return f"{figure} ({st.n} {MEMBER_WORDS.get(self.group.kind, 'run')}{'s' if st.n != 1 else ''})"
+
     def largest_size(self) -> tuple[str, float, str] | None:
         """A learning curve's (metric name, best dev value, "3200 rows") of its largest size with an evaluation:
         its members train on different numbers of rows, so their mean would estimate nothing."""
@@ -140,8 +155,10 @@ class GroupRow:
     def tooltip(self) -> str:
         g = self.group
         name, st = self.best()
-        lines = [f"group {g.name}: {g.kind}, {len(g.members)} runs, varied {', '.join(g.varied) or '-'}",
-                 f"task: {self.task or '-'} · model: {self.model or '-'}"]
+        headline = self.best_text()   # the Best dev cell's whole figure (best_cell_text is its short form)
+        lines = ([headline] if headline else []) + [
+            f"group {g.name}: {g.kind}, {len(g.members)} runs, varied {', '.join(g.varied) or '-'}",
+            f"task: {self.task or '-'} · model: {self.model or '-'}"]
         if st.n and g.kind == "curve":
             lines.append(f"best dev {name} of the largest size evaluated: {self.best_text()} (each size trains on "
                          "other rows: no mean across sizes)")

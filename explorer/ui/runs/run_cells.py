@@ -196,7 +196,7 @@ class RunCells:
         listed = [st for st in row.states if st is not None]
         steps, total = sum(st.step for st in listed), sum(st.steps_total for st in listed)
         seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != run_status.QUEUED)
-        return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_text(),
+        return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_cell_text(),
                 "Size": format_size(size) if size else "", "Task": row.task, "Model": row.model,
                 "Step": f"{steps}/{total}" if total else "",
                 "Duration": format_seconds(seconds) if seconds else ""}.get(name, "")

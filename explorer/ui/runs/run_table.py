@@ -1,6 +1,7 @@
 """The Runs list's tree view: its columns, which start hidden, the header menu that shows them, and the widths.
 
-Every short column takes its contents, so "Best dev" is never cut ("66.70% F1", "0.406 r"); Status takes the runs'
+Every short column takes its contents, so "Best dev" is never cut ("66.70% F1", "0.406 r", a group's "85.0 ± 5.0% acc")
+up to the width of BEST_WIDEST (a longer value elides; its tooltip is whole), so the run names keep their share; Status takes the runs'
 statuses up to STATUS_MAX_PX (a group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists
 them), Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the
 Runs dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTreeView
 
 from explorer.ui.runs.run_cells import COLUMNS, HIDDEN_COLUMNS
 from explorer.ui.shell.layout_check import header_need
@@ -26,6 +27,8 @@ class RunsTable(QTreeView):
 
     STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
     HOST_MAX_PX = 110     # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
+    # the widest Best dev value shown whole: a group's one-member figure; wider texts elide (their tooltip is whole)
+    BEST_WIDEST = "100.00% macro F1 (1 fold)"
 
     def __init__(self, model, proxy, parent=None):
         super().__init__(parent)
@@ -79,9 +82,14 @@ class RunsTable(QTreeView):
         titles = {c: header_need(hh, c, COLUMNS[c]) for c in (col, status)}
         wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.runs_model.rows])
         self.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
-        width = max(self.sizeHintForColumn(col), titles[col])   # the values whole: the Run column gives way
+        cap = self.fontMetrics().horizontalAdvance(self.BEST_WIDEST) + 2 * self._cell_margin()
+        width = max(min(self.sizeHintForColumn(col), cap), titles[col])   # values whole up to the cap: Run gives way
         self.setColumnWidth(col, width)
         return width
+
+    def _cell_margin(self) -> int:
+        """The horizontal margin on each side of a cell's text, in pixels (the style's focus frame)."""
+        return self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1
 
     def _cell_width(self, run_id: str, col: int) -> int:
         """The width a run's cell asks for (text, margins), in pixels; 0 for a run not listed."""
