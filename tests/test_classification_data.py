@@ -160,6 +160,16 @@ def test_macro_f1_leaves_out_classes_with_no_dev_row_as_scikit_learn_does():
     _titles, rows = per_class_table(Report, "single")
     assert ("never (no dev rows)", ["—", "—", "—", 0]) in rows
     assert rows[len(names)][0] == "macro average (of 4 classes: 1 without dev rows left out)"
+    # Classify: dev set's headline, and Compare's figure of each model, are the same macro F1
+    from explorer.core.classify.compare import compare_classifiers
+    from explorer.core.classify.dev_report import dev_report
+
+    logits = np.eye(len(names))[pred] * 3.0
+    rep = dev_report(logits, gold, [f"text {i}" for i in range(len(gold))], label_names=names)
+    assert rep.f1 == pytest.approx(m["macro_f1"]) and rep.macro_f1 == pytest.approx(m["macro_f1"])
+    other = np.eye(len(names))[gold] * 3.0
+    cmp = compare_classifiers(gold, logits, other, label_names=names, resamples=200)
+    assert cmp.macro_f1.value_a == pytest.approx(m["macro_f1"])
 
 
 def test_the_data_check_warns_of_a_label_of_a_paragraph_and_names_its_line(tmp_path):

@@ -47,9 +47,18 @@ def _matthews(conf, _chosen):
     return np.divide(cov, denom, out=np.zeros(len(conf)), where=denom > 0)
 
 
+def _macro_f1(conf: np.ndarray, chosen) -> np.ndarray:
+    """Macro F1 of (r, K, K) confusions over the classes each one holds in its gold labels or predictions, as
+    core.metrics.glue.per_class_metrics (scikit-learn's rule) averages them: a class with no row is no F1 of 0."""
+    f = _f1s(conf, chosen)
+    present = (conf.sum(axis=2) + conf.sum(axis=1)) > 0
+    counted = present.sum(axis=1)
+    return np.where(counted > 0, (f * present).sum(axis=1) / np.maximum(counted, 1), 0.0)
+
+
 CONFUSION_SCORES = {   # name -> (r, K, K) confusions, the chosen class ids -> (r,) values
     "accuracy": _accuracy,
-    "macro_f1": lambda conf, chosen: _f1s(conf, chosen).mean(axis=1),
+    "macro_f1": lambda conf, chosen: _macro_f1(conf, chosen),
     "weighted_f1": _weighted_f1,
     "f1": lambda conf, chosen: _f1s(conf, chosen)[:, 1],                    # binary: F1 of class 1
     "f_avg": lambda conf, chosen: _f1s(conf, chosen)[:, list(chosen)].mean(axis=1),   # SemEval-2016's F_avg
@@ -174,7 +183,7 @@ def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b
                         resamples: int = 10_000, seed: int = 0, picked_by: tuple = ("", ""),
                         label_names=(), f1_classes=()) -> ClassifierComparison:
     """Compare two classifiers' (n, K) logits on the same (n,) gold class ids: argmax predictions, then
-    core.metrics.significance.paired_bootstrap_mean of "right" (accuracy), paired_bootstrap_macro_f1 over the K classes and
+    core.metrics.significance.paired_bootstrap_mean of "right" (accuracy), paired_bootstrap_macro_f1 over the classes in the gold or either prediction and
     mcnemar_exact; and, when both runs pick their best checkpoint by the same metric (``picked_by``: the two
     metric_for_best names) that is neither, core.metrics.significance.paired_bootstrap_confusion of it (CONFUSION_SCORES:
     F_avg over ``f1_classes``, names of ``label_names``; weighted F1; binary F1; Matthews), with the same seed.
@@ -193,7 +202,8 @@ def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b
     pa, pb = za.argmax(axis=1), zb.argmax(axis=1)
     right_a, right_b = pa == gold, pb == gold
     acc = paired_bootstrap_mean(right_a, right_b, metric="accuracy", resamples=resamples, seed=seed)
-    f1 = paired_bootstrap_macro_f1(gold, pa, pb, labels=list(range(k)), resamples=resamples, seed=seed)
+    present = sorted(set(gold.tolist()) | set(pa.tolist()) | set(pb.tolist()))   # the run's macro F1 rule
+    f1 = paired_bootstrap_macro_f1(gold, pa, pb, labels=present, resamples=resamples, seed=seed)
     names = [str(n) for n in label_names]
     classes = tuple(c for c in f1_classes if c in names)
     chosen = tuple(names.index(c) for c in classes)
