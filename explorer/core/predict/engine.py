@@ -506,6 +506,19 @@ def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Call
     return loaded
 
 
+def _loaded_runner(model: str, loaded, facts: CheckpointFacts, summary, say, tokenizer, device: str, *,
+                   bf16: bool, **settings):
+    """The runner that predicts with ``model`` (``loaded``, else loaded here on ``device``): its tokenizer's and its
+    word rule's notes go to ``summary``; ``settings`` are _make_runner's (max_seq_length, batch_size, …)."""
+    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device, bf16)
+    if getattr(loaded, "tokenizer_note", ""):
+        summary.notes.append(loaded.tokenizer_note)
+    runner = _make_runner(model, loaded, facts, summary, bf16=bf16, **settings)
+    if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
+        summary.notes.append(_word_rule_note(loaded))
+    return runner
+
+
 def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=None, encoding: str = "auto",
                  no_header: bool | None = None,
                  tau: float | None = None, batch_size: int = 32, chunk_rows: int = 2048, resume: bool = False,
@@ -583,16 +596,11 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     if as_run:
         summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
                              "if this file has one)")
-    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device, bf16)
-    if getattr(loaded, "tokenizer_note", ""):
-        summary.notes.append(loaded.tokenizer_note)
-    runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
-                          doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
-                          max_answer_length=max_answer_length, bf16=bf16,
-                          calibration=calibration, decode_rule=decode_rule)
+    runner = _loaded_runner(model, loaded, facts, summary, say, tokenizer, device, max_seq_length=max_seq_length,
+                            batch_size=batch_size, doc_stride=doc_stride, max_query_length=max_query_length,
+                            n_best_size=n_best_size, max_answer_length=max_answer_length, bf16=bf16,
+                            calibration=calibration, decode_rule=decode_rule)
     method = runner.forward_of(facts.spec)
-    if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
-        summary.notes.append(_word_rule_note(loaded))
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
     reporter = _BatchReporter(progress, counter, lambda: done + summary.new_rows + runner.rows_done)
     runner.on_batch = reporter.on_batch
