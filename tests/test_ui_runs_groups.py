@@ -61,7 +61,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     lone, grp = m.index(0, 0), m.index(1, 0)
     assert m.data(lone) == "lone" or "lone" in m.data(lone, 3)
     assert m.data(grp) == "r" and m.rowCount(grp) == 2
-    assert m.data(m.index(0, 0, grp)) == "r-01 · seed 1"             # a member: its id and what the group varies
+    assert m.data(m.index(0, 0, grp)) == "seed 1 · r-01"             # a member: what the group varies, then its id
     assert [m.node(m.index(i, 0, grp))[1].run_id for i in range(2)] == ["r-01", "r-02"]
     assert m.parent(m.index(1, 0, grp)) == grp
     assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
@@ -182,7 +182,7 @@ def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, queued_window)
     grp = m.group_index("q")
     assert grp.isValid() and m.rowCount(grp) == 2 and m.rowCount() == 1
     assert m.data(grp.siblingAtColumn(COLUMNS.index("Status"))) == "2 queued"
-    assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
+    assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["seed 4 · q-01", "seed 5 · q-02"]
 
 
 def test_a_group_queued_in_the_window_reads_queued_on_the_groups_page_not_missing(qtbot, queued_window):
@@ -229,18 +229,28 @@ def test_the_window_shows_a_cross_validations_pooled_figure_once_its_folds_are_p
     assert _text(m, m.group_index("cv5"), "Best dev") == "77.79% acc"
 
 
-def test_best_dev_stays_whole_and_the_names_give_way_in_a_narrow_dock(panel, qtbot):
-    panel.show()
-    panel.table.setFixedWidth(250)   # narrower than the panel's buttons allow the dock
-    qtbot.waitUntil(lambda: panel.table.viewport().width() < 250)
+def test_in_a_narrow_dock_the_names_keep_their_share_and_best_dev_keeps_its_figures(panel, qtbot):
+    """A list narrower than the dock of a 1280-wide window: the run names keep 45% of it, Best dev shows each figure
+    whole (a cut value loses its end, never its number); given room, Best dev is whole and the names take the rest."""
+    from PySide6.QtCore import Qt
+
+    table = panel.table
+    col = COLUMNS.index("Best dev")
+    table.setFixedWidth(300)   # the dock dragged narrower
+    qtbot.waitUntil(lambda: table.viewport().width() < 300)
     panel.fit_columns()
-    best = panel.table.columnWidth(COLUMNS.index("Best dev"))
-    assert best >= panel.table.sizeHintForColumn(COLUMNS.index("Best dev"))   # the values whole
-    names = panel.table.columnWidth(COLUMNS.index("Run"))
-    panel.table.setMinimumWidth(0)
-    panel.table.setMaximumWidth(16777215)
+    assert table.columnWidth(COLUMNS.index("Run")) >= 0.45 * table.viewport().width()
+    view = table.model()
+    for index in [view.index(r, col) for r in range(view.rowCount())]:
+        shown = table.fontMetrics().elidedText(index.data() or "", Qt.TextElideMode.ElideRight,
+                                               table.visualRect(index).width())
+        assert shown.startswith((index.data() or "").split(" ")[0]), (index.data(), shown)
+    names = table.columnWidth(COLUMNS.index("Run"))
+    table.setMinimumWidth(0)
+    table.setMaximumWidth(16777215)
     panel.resize(1400, 400)
-    qtbot.waitUntil(lambda: panel.table.columnWidth(COLUMNS.index("Run")) > names, timeout=60_000)   # the rest
+    qtbot.waitUntil(lambda: table.columnWidth(col) >= table.sizeHintForColumn(col))   # the values whole
+    assert table.columnWidth(COLUMNS.index("Run")) > names   # the names: the rest
 
 
 def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, qtbot):
@@ -378,3 +388,59 @@ def test_run_names_keep_a_readable_width_beside_group_rows_in_the_default_dock(q
     for index in names:
         shown = table.fontMetrics().elidedText(index.data(), Qt.TextElideMode.ElideRight, table.visualRect(index).width())
         assert table.visualRect(index).width() >= 120 and shown != "…", (index.data(), table.visualRect(index).width())
+
+
+def test_runs_seeds_and_folds_read_apart_in_the_dock_of_a_1280_wide_window(qtbot, tmp_path):
+    """In the Runs dock of a 1280x800 window, with a run evaluating (a long status), a restarts group with one member
+    running and a cross-validation of three folds, the Run column keeps at least 45% of the list and every member
+    shows what tells it apart ("seed 2", "fold 3") before any cut; Best dev keeps each figure whole."""
+    import dataclasses
+
+    from PySide6.QtCore import Qt
+
+    from explorer.core.runs import status as run_status
+    from explorer.ui.shell.window_geometry import runs_dock_width
+    from test_groups import _fake_run
+
+    restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "stance-seeds", [1, 2])
+    write_group(tmp_path, restarts)
+    cv, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "stance-cv", [1, 2, 3])
+    folds = [dataclasses.replace(m, params={"fold": i}) for i, m in enumerate(cv.members, start=1)]
+    write_group(tmp_path, dataclasses.replace(cv, kind="cv", members=folds, varied=["fold"],
+                                              cv={"k": 3, "source": "train.tsv"}))
+    _fake_run(tmp_path, "stance-seeds-01", [(0, 0.5), (5, 0.5492)])
+    _fake_run(tmp_path, "stance-seeds-02", [(0, 0.4)], finished=False)
+    for fold in (1, 2, 3):
+        _fake_run(tmp_path, f"stance-cv-0{fold}", [(0, 0.5), (10, 0.6 + fold / 100)])
+    _fake_run(tmp_path, "minilm-single-tiny", [(0, 0.5)], finished=False)
+    ids = ["stance-seeds-01", "stance-seeds-02", "stance-cv-01", "stance-cv-02", "stance-cv-03", "minilm-single-tiny"]
+    panel = _runs_panel(qtbot, tmp_path, ids)
+    evaluating = {"rows_done": 0, "rows_total": 100, "step": 5}
+    for rid in ("stance-seeds-02", "minilm-single-tiny"):
+        panel.upsert(dataclasses.replace(panel.model.find(rid), status=run_status.RUNNING, evaluating=evaluating))
+    panel.show()
+    panel.resize(runs_dock_width(1280) - 12, 600)   # the dock's frame and margins
+    table = panel.table
+    table.expandAll()
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not panel._fit_timer.isActive())
+    panel.fit_columns()
+    view = table.model()
+    assert _text(panel.model, panel.model.run_index("minilm-single-tiny"), "Status") == "evaluating 0%"
+    assert table.columnWidth(COLUMNS.index("Run")) >= 0.45 * table.viewport().width()
+    members = {}
+    for row in range(view.rowCount()):
+        top = view.index(row, 0)
+        for r in range(view.rowCount(top)):
+            index = view.index(r, 0, top)
+            members[index.data()] = table.fontMetrics().elidedText(index.data(), Qt.TextElideMode.ElideRight,
+                                                                     table.visualRect(index).width())
+    assert sorted(members) == ["fold 1 · stance-cv-01", "fold 2 · stance-cv-02", "fold 3 · stance-cv-03",
+                               "seed 1 · stance-seeds-01", "seed 2 · stance-seeds-02"]
+    for name, shown in members.items():
+        assert shown.startswith(name.split(" · ")[0] + " · "), (name, shown)
+    best = COLUMNS.index("Best dev")
+    for index in [view.index(r, best) for r in range(view.rowCount())]:
+        figure = (index.data() or "").split(" ")[0]
+        shown = table.fontMetrics().elidedText(index.data() or "", Qt.TextElideMode.ElideRight,
+                                               table.visualRect(index).width())
+        assert shown.startswith(figure), (index.data(), shown)

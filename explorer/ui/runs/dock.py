@@ -255,12 +255,14 @@ class RunsModel(QAbstractItemModel):
             self.names = keep_shown_names(self.names, {r: before[p] for r, p in paths.items() if p in before},
                                           self.stored_names)
             self.shown_names.remember({p: self.names[r] for r, p in paths.items() if r not in self.stored_names})
-        for g in self.groups:   # a member is named by its id and what its group varies: "r-02 · seed 7"
+        # a member is named by what its group varies, then its id ("seed 7 · r-02"): in a narrow list the part that
+        # tells the members apart is the part left
+        for g in self.groups:
             for m in g.members:
                 if m.run_id in self.names and m.run_id not in self.stored_names:
                     params = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
                                        for k, v in m.params.items())
-                    self.names[m.run_id] = f"{m.run_id} · {params}" if params else m.run_id
+                    self.names[m.run_id] = f"{params} · {m.run_id}" if params else m.run_id
         for s in self.rows:
             self.refresh(s.run_id, first=0, last=0)
 

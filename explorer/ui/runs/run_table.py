@@ -1,14 +1,19 @@
 """The Runs list's tree view: its columns, which start hidden, the header menu that shows them, and the widths.
 
-Every short column takes its contents, so "Best dev" is never cut ("66.70% F1", "0.406 r", a group's "85.0 ± 5.0% acc")
-up to the width of BEST_WIDEST (a longer value elides; its tooltip is whole), so the run names keep their share; Status takes the runs'
-statuses up to STATUS_MAX_PX (a group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists
-them), Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the
-Runs dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its
-end, and the cell's tooltip starts with the whole name.
+The run names come first: the Run column keeps at least NAME_SHARE of the list's width (NAME_MIN_PX at the least), so
+in the narrow dock of a 1280x800 screen the runs, the seeds and the folds can still be told apart (a member reads
+"seed 2 · stance-seeds-02": what its group varies first). The short columns share the rest, each up to what its
+values ask for: Status up to STATUS_MAX_PX and two fifths of the rest (a group's counts "1 running, 2 queued"
+elide; the group's tooltip lists them), "Best dev" what Status leaves, up to the width of BEST_WIDEST ("66.70% F1",
+"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, so a cut value keeps it, and the tooltip is whole),
+Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
+dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its end,
+and the cell's tooltip starts with the whole name.
 """
 
 from __future__ import annotations
+
+import math
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
@@ -25,6 +30,7 @@ class RunsTable(QTreeView):
     sort key; rows selected whole, several with Ctrl/Shift. ``fit_timer``: fits the columns (:meth:`fit_columns`) in
     the next turn after the rows, their data or the sort changed."""
 
+    NAME_SHARE, NAME_MIN_PX = 0.45, 120   # the Run column keeps this share of the viewport, and this many px at least
     STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
     HOST_MAX_PX = 110     # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
     # the widest Best dev value shown whole: a group's one-member figure; wider texts elide (their tooltip is whole)
@@ -80,12 +86,24 @@ class RunsTable(QTreeView):
             wanted_host = max(self.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
             self.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
         titles = {c: header_need(hh, c, COLUMNS[c]) for c in (col, status)}
+        rest = max(0, self.viewport().width() - self._names_keep()
+                   - (0 if self.isColumnHidden(host_col) else self.columnWidth(host_col)))
         wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.runs_model.rows])
-        self.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
+        status_width = min(wanted_status, self.STATUS_MAX_PX, max(titles[status], round(0.4 * rest)))
+        self.setColumnWidth(status, status_width)
         cap = self.fontMetrics().horizontalAdvance(self.BEST_WIDEST) + 2 * self._cell_margin()
-        width = max(min(self.sizeHintForColumn(col), cap), titles[col])   # values whole up to the cap: Run gives way
+        width = max(min(self.sizeHintForColumn(col), cap, rest - status_width), titles[col])
         self.setColumnWidth(col, width)
         return width
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """The short columns' widths follow the list's width (the names keep their share): fit them again."""
+        super().resizeEvent(event)
+        self.fit_timer.start()
+
+    def _names_keep(self) -> int:
+        """The width the Run column keeps before the short columns take theirs, in pixels (module docstring)."""
+        return max(self.NAME_MIN_PX, math.ceil(self.NAME_SHARE * self.viewport().width()))
 
     def _cell_margin(self) -> int:
         """The horizontal margin on each side of a cell's text, in pixels (the style's focus frame)."""
