@@ -775,3 +775,38 @@ def test_a_class_name_of_a_paragraph_never_widens_the_main_window(qtbot, tmp_pat
             corner = button.mapTo(w, button.rect().bottomRight())
             assert window.contains(corner), (button.text(), corner)
     w.grab().save(str(tmp_path / "predictions_long_class.png"))
+
+
+def test_a_review_key_press_measures_only_the_changed_row_not_the_whole_table(qtbot, tmp_path, monkeypatch):
+    """A label key on a file of many rows: the label and the reviewed mark of that row are drawn again and only its
+    cells are measured for the columns' widths; no model reset or layout change, and no other row's cells are read
+    (measuring every column's cells in a thousand rows made each key press of a 5,000-row file take a second)."""
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.inspectors.predictions_view import PredictionsModel
+
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
+    rows = [{"text": f"{TEXTS[i % len(TEXTS)]} number {i} of a longer file", "predicted_label": ["neg", "pos"][i % 2],
+             "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2 + i / 1000} for i in range(300)]
+    path = write_table(tmp_path / "many.predictions.csv", cols, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(path, {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
+                     "text_columns": ["text"]})
+    page.view.selectRow(0)
+    first = page.current_row()
+    read, signals = set(), []
+    original = PredictionsModel.data
+
+    def counted(self, index, role=Qt.ItemDataRole.DisplayRole):
+        read.add(self.file_row(index.row()))
+        return original(self, index, role)
+
+    monkeypatch.setattr(PredictionsModel, "data", counted)
+    for signal in ("modelReset", "layoutChanged"):
+        getattr(page.model, signal).connect(lambda *_, s=signal: signals.append(s))
+    qtbot.keyClick(page.view, "1")
+    assert page.state.labels[first] == "neg" and first in page.review.reviewed
+    assert page.current_row() != first               # moved to the next row
+    assert read <= {first} and signals == []
+    label_col = page.model.headers.index("label")
+    assert page.view.columnWidth(label_col) >= page.view.sizeHintForIndex(page.model.index(0, label_col)).width()

@@ -220,6 +220,7 @@ class PredictionsView(QWidget):
         self.review: Review | None = None
         self.state: ReviewState | None = None   # what the page decides about the file and its review
         self.model: PredictionsModel | None = None
+        self._column_roles: tuple[list[int], list[int]] | None = None   # (text, number) columns as last fitted
         self._build()
 
     def _build(self) -> None:
@@ -350,7 +351,6 @@ class PredictionsView(QWidget):
         text elides, whole in its tooltip and in the side pane (the probabilities stay on screen at 1280x800 and
         1920x1080). The other columns are as wide as their cells and their titles, the sort arrow
         counted only where it is drawn (layout_check.header_need). Again when the width or the sort changes."""
-        from explorer.ui.shell.columns import MAX_TEXT_COLUMN, MIN_TEXT_COLUMN
         from explorer.ui.shell.layout_check import header_need
 
         m = self.model
@@ -371,6 +371,13 @@ class PredictionsView(QWidget):
             if m.headers[c] == "label":   # a class name's cell elides beyond a title's width (class_names.NAME_PX)
                 width = min(width, NAME_PX)
             self.view.setColumnWidth(c, width)
+        self._column_roles = texts, numbers
+        self._share_text_width(texts, numbers)
+
+    def _share_text_width(self, texts: list[int], numbers: list[int]) -> None:
+        """The text columns take the viewport's width the other columns up to the model's numbers leave."""
+        from explorer.ui.shell.columns import MAX_TEXT_COLUMN, MIN_TEXT_COLUMN
+
         if not texts:
             return
         last = max(numbers + texts)
@@ -378,6 +385,24 @@ class PredictionsView(QWidget):
         share = (self.view.viewport().width() - others) // len(texts)
         for c in texts:
             self.view.setColumnWidth(c, max(MIN_TEXT_COLUMN, min(MAX_TEXT_COLUMN, share)))
+
+    def _fit_changed_row(self, file_row: int) -> None:
+        """After a review action on ``file_row``: its label and reviewed cells widen their columns where they need
+        more, and the text columns take the width left. Only that row's cells are measured: measuring every
+        column's cells again (a thousand rows each) made a key press on a file of thousands of rows take a second."""
+        m, roles = self.model, self._column_roles
+        where = np.nonzero(m.order == file_row)[0]
+        if roles is None or not where.size:
+            return
+        grid = 1 if self.view.showGrid() else 0   # as QTableView's sizeHintForColumn counts a cell
+        for name in ("reviewed", "label"):
+            c = m.headers.index(name)
+            need = self.view.sizeHintForIndex(m.index(int(where[0]), c)).width() + grid
+            if name == "label":
+                need = min(need, NAME_PX)
+            if need > self.view.columnWidth(c):
+                self.view.setColumnWidth(c, need)
+        self._share_text_width(*roles)
 
     def _text_and_number_columns(self) -> tuple[list[int], list[int]]:
         """(the input text columns of longer text, which elide; the model's number columns), as column indices."""
@@ -523,7 +548,7 @@ class PredictionsView(QWidget):
             return False
         self.review.save()
         self.model.row_changed(file_row)
-        self.fit_text_columns()   # a person's label is bold: its column widens for it, not "AGAI…"
+        self._fit_changed_row(file_row)   # a person's label is bold: its column widens for it, not "AGAI…"
         self._show_current()
         self._update_info()
         self._update_metrics()
