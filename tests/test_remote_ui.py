@@ -38,6 +38,7 @@ def test_hosts_dialog_adds_checks_and_saves_a_host(qtbot, sshd_server, tmp_path)
     with qtbot.waitSignal(dialog.checked, timeout=60_000) as got:
         dialog.check_btn.click()
     assert got.args[0].ok
+    found = got.args[0].gpu_count   # kept with the host
     assert "ready for runs" in dialog.result.text() and f"bert-explorer {__version__}" in dialog.result.text()
 
     dialog.add_host()
@@ -53,7 +54,7 @@ def test_hosts_dialog_adds_checks_and_saves_a_host(qtbot, sshd_server, tmp_path)
     assert picker.combo.itemText(1) == "lab"
     picker.choose("lab")
     assert picker.host() == Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python),
-                                 runs_dir=str(sshd_server.runs))
+                                 runs_dir=str(sshd_server.runs), gpus_found=found)
     assert picker.gpus.isEnabled()
 
 
@@ -93,6 +94,43 @@ def test_the_gpus_box_offers_what_the_hosts_check_found(qtbot, tmp_path):
     assert picker.gpus.value() == 2
     picker.choose("unchecked")
     assert (picker.gpus.minimum(), picker.gpus.maximum()) == (1, MAX_GPUS) and picker.gpus.text().startswith("GPUs: ")
+
+
+def test_the_gpus_a_check_found_are_kept_with_the_saved_host_across_a_restart_and_a_rename(qtbot, tmp_path):
+    """A check that found no GPU is kept with the host's saved entry: a new picker on the same settings (the app
+    started again) reads "CPU" for it, also once the host is renamed in the Hosts dialog; another SSH host is
+    another machine, its count unknown until checked."""
+    from explorer.core.remote.check import MAX_GPUS, HostCheck
+
+    ini = tmp_path / "s.ini"
+    AppSettings(ini).set_hosts([Host(name="gpubox", target="user@gpubox")])
+    picker = RunOnPicker(AppSettings(ini))
+    qtbot.addWidget(picker)
+    dialog = picker.edit_hosts()
+    qtbot.addWidget(dialog)
+    dialog._checked(HostCheck(host=Host(name="gpubox", target="user@gpubox"), python="3.11.4",
+                              explorer_version=__version__, gpus=[]))
+    dialog.close()   # no OK: the count a check found is kept all the same
+
+    again = RunOnPicker(AppSettings(ini))
+    qtbot.addWidget(again)
+    again.choose("gpubox")
+    assert again.gpus.text() == "CPU" and (again.gpus.minimum(), again.gpus.maximum()) == (0, 0)
+
+    dialog = again.edit_hosts()
+    qtbot.addWidget(dialog)
+    _fill(dialog, name="cpu-only box")
+    dialog.accept()
+    renamed = RunOnPicker(AppSettings(ini))
+    qtbot.addWidget(renamed)
+    renamed.choose("cpu-only box")
+    assert renamed.gpus.text() == "CPU"
+
+    dialog = renamed.edit_hosts()
+    qtbot.addWidget(dialog)
+    _fill(dialog, target="user@otherbox")
+    dialog.accept()
+    assert (renamed.gpus.minimum(), renamed.gpus.maximum()) == (1, MAX_GPUS)
 
 
 @pytest.mark.slow   # two main windows and a real worker on the host: ~30 s on an idle machine

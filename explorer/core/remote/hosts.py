@@ -74,6 +74,8 @@ class Host:
         runs_dir: the runs folder on the host (``~`` allowed, resolved there).
         slurm: set when the host is a SLURM login node: runs are submitted with ``sbatch``
             (:class:`SlurmOptions`); None = the worker starts directly on the host.
+        gpus_found: the GPUs the host's last check counted (0: none, its runs use the CPU); None = not
+            checked since its SSH host was set. Saved with the host, so a rename or a restart keeps it.
     """
 
     name: str = ""
@@ -83,6 +85,7 @@ class Host:
     python: str = "python3"
     runs_dir: str = "~/bert-explorer-runs"
     slurm: SlurmOptions | None = None
+    gpus_found: int | None = None
 
     def __post_init__(self):
         self.name = self.name or self.target

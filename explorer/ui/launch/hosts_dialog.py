@@ -278,8 +278,11 @@ class HostsDialog(QDialog):
         host = self.current()
         if host is None:
             return
+        target = host.target
         for name, ed in self.fields.items():
             setattr(host, name, ed.text().strip() or DEFAULTED.get(name, ""))
+        if host.target != target:   # another machine: its GPUs are unknown until it is checked
+            host.gpus_found = None
         host.port = self.port.value()
         on = self.slurm.isChecked()
         host.slurm = SlurmOptions(partition=self.partition.text().strip(), gpus=self.slurm_gpus.value(),
@@ -327,11 +330,22 @@ class HostsDialog(QDialog):
         self._show_problem(host)
         self.result.setText(f"Checking {host.name}…")
         self.check_btn.setEnabled(False)
-        start_worker(check_host, Host.from_dict(host.to_dict()), on_done=self._checked,
-                     on_error=lambda msg, tb: self._checked(HostCheck(host=host, problem=msg)))
+        start_worker(check_host, Host.from_dict(host.to_dict()), on_done=lambda res: self._checked(res, host),
+                     on_error=lambda msg, tb: self._checked(HostCheck(host=host, problem=msg), host))
 
-    def _checked(self, res: HostCheck) -> None:
+    def _checked(self, res: HostCheck, host: Host | None = None) -> None:
+        """A check of ``host`` (the dialog's entry; by default the one of the checked host's name) ended: said,
+        and the GPUs it counted kept with the host, in the saved list at once (the GPUs box reads them there)."""
         self.check_btn.setEnabled(True)
+        host = host or next((h for h in self.hosts if h.name == res.host.name), None)
+        if res.gpu_count is not None:
+            if host is not None:
+                host.gpus_found = res.gpu_count
+            saved = self.settings.hosts()
+            for h in saved:
+                if h.name == res.host.name and h.target == res.host.target:
+                    h.gpus_found = res.gpu_count
+            self.settings.set_hosts(saved)
         head = f"<b>{res.host.name}</b>: " + ("ready for runs" if res.ok else "not ready")
         body = "<br>".join(line.replace("<", "&lt;") for line in res.lines())
         self.result.setText(f"{head}<br>{body}")
@@ -371,7 +385,6 @@ class RunOnPicker(QWidget):
         self.gpus = QSpinBox()
         self.gpus.setRange(*gpu_range(None))
         self.gpus.setPrefix("GPUs: ")
-        self.gpu_counts: dict[str, int] = {}   # host name -> the GPUs its last check in the Hosts dialog found
         self.gpus.setToolTip("GPUs on the host; more than one runs the worker with accelerate launch --multi_gpu.")
         self.hosts_btn = QPushButton("Hosts…")
         lay = QHBoxLayout(self)
@@ -423,7 +436,7 @@ class RunOnPicker(QWidget):
         the host's check found: "CPU" (0) for a host without one (core.remote.check.gpu_range)."""
         host = self.host()
         self.gpus.setEnabled(host is not None and host.slurm is None)
-        low, high = gpu_range(self.gpu_counts.get(host.name) if host is not None else None)
+        low, high = gpu_range(host.gpus_found if host is not None else None)
         self.gpus.setSpecialValueText("CPU" if low == 0 else "")
         self.gpus.setRange(low, high)
         self.gpus.setToolTip("GPUs per job are set in the Hosts dialog for this SLURM login node"
@@ -451,9 +464,9 @@ class RunOnPicker(QWidget):
         return self.dialog
 
     def _host_checked(self, res: HostCheck) -> None:
-        """A check in the Hosts dialog counted the host's GPUs: the GPUs box offers no more than it found."""
+        """A check in the Hosts dialog counted the host's GPUs (kept with its saved entry): the GPUs box offers no
+        more than it found."""
         if res.gpu_count is not None:
-            self.gpu_counts[res.host.name] = res.gpu_count
             self._gpus_enabled()
 
     def _hosts_saved(self) -> None:
