@@ -6,6 +6,7 @@ import json
 
 import pytest
 from helpers import save_tiny_model, write_tiny_squad
+from PySide6.QtWidgets import QPushButton
 
 from explorer import __version__
 from explorer.core.remote.hosts import Host
@@ -251,3 +252,19 @@ def test_a_new_host_gets_a_grey_hint_until_its_ssh_host_is_typed_or_saved(qtbot,
     assert dialog.problem.objectName() == "hint"
     dialog.accept()
     assert "needs an SSH alias or user@host" in dialog.problem.text() and dialog.problem.objectName() == "errorLabel"
+
+
+def test_add_selects_the_new_hosts_name_so_typing_replaces_it(qtbot, tmp_path):
+    """"Add" fills the Name with "host 1" selected and focused: the name typed next replaces it ("gpubox", not
+    "host 1gpubox"), in the list too."""
+    dialog = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    add = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Add")
+    add.click()
+    name = dialog.fields["name"]
+    assert name.text() == "host 1" and name.selectedText() == "host 1"
+    qtbot.waitUntil(name.hasFocus, timeout=10_000)
+    qtbot.keyClicks(name, "gpubox")
+    assert name.text() == "gpubox" and dialog.list.currentItem().text() == "gpubox"

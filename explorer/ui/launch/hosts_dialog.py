@@ -212,10 +212,13 @@ class HostsDialog(QDialog):
         return self.hosts[row] if 0 <= row < len(self.hosts) else None
 
     def add_host(self, host: Host | None = None) -> Host:
-        """Add a host (a blank one to fill in by default) and select it."""
+        """Add a host (a blank one to fill in by default) and select it; its Name is selected and focused, so the
+        name typed next replaces the "host N" it starts with."""
         host = host if isinstance(host, Host) else Host(name=f"host {len(self.hosts) + 1}")
         self.hosts.append(host)
         self._refresh_list(len(self.hosts) - 1)
+        self.fields["name"].setFocus(Qt.FocusReason.OtherFocusReason)
+        self.fields["name"].selectAll()
         return host
 
     def remove_host(self) -> None:
