@@ -284,6 +284,32 @@ def test_an_exported_squad_run_keeps_its_percent_scale(tmp_path):
     assert exported.best_text() == original.best_text()
 
 
+def test_evaluations_on_a_dev_sample_and_on_all_dev_rows_are_written_under_their_own_tags(tmp_path):
+    """Evaluations during training scored a 200-row sample of the 1,000 dev rows, the final one all of them: the
+    sample's figures are ``eval_sample/<metric>``, the whole dev set's ``eval/<metric>``, so no TensorBoard curve
+    joins the two; the folder read back as a run still has an evaluation at each step."""
+    from explorer.core.runs.tensorboard import tensorboard_events
+
+    config = {"model": "bundled:minilm", "task": "single", "metric_for_best": "accuracy", "train": "train.csv"}
+    rows = {2: (200, 1000), 3: (200, 1000), 4: (1000, 1000)}
+    run = tmp_path / "runs" / "sampled"
+    run.mkdir(parents=True)
+    ev = [{"event": "started", "run_id": "sampled", "time": 1000.0, "steps_total": 4, "config": config}]
+    for step, (scored, total) in rows.items():
+        ev.append({"event": "eval", "run_id": "sampled", "time": 1000.5 + step, "step": step, "dev_rows": scored,
+                   "dev_total": total, "metrics": {"accuracy": 0.5 + step / 10}})
+    (run / "config.json").write_text(json.dumps(dict(config, run_id="sampled")))
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+    from explorer.cli import main
+
+    assert main(["export-tensorboard", str(run), "--out", str(tmp_path / "tb")]) == 0
+    read = _accumulated(tmp_path / "tb" / "sampled")
+    assert [s for s, _v, _w in read["eval_sample/accuracy"]] == [2, 3]
+    assert [s for s, _v, _w in read["eval/accuracy"]] == [4]
+    back = [e for e in tensorboard_events("sampled", tmp_path / "tb" / "sampled") if e["event"] == "eval"]
+    assert [(e["step"], round(e["metrics"]["accuracy"], 4)) for e in back] == [(2, 0.7), (3, 0.8), (4, 0.9)]
+
+
 def _exported_and_back(tmp_path, name: str, config: dict, evals: list[tuple[int, dict]]):
     """(RunState of the run, RunState of its TensorBoard export opened as a run): a 4-step run with ``config``
     and an evaluation at each (step, metrics) of ``evals``, exported with ``export-tensorboard``."""

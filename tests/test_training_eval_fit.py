@@ -273,7 +273,9 @@ def test_best_picked_on_the_sample_is_scored_on_all_dev_rows_and_the_better_one_
     assert of(ev, "finished")[0]["metrics"]["accuracy"] == 0.75        # the final evaluation stays the run's final
     from explorer.core.runs.scalars import run_scalars
 
-    assert [step for step, name, _ in run_scalars(ev) if name == "eval/accuracy"] == [0, 3, 6, 8]   # no point at 3 again
+    scalars = run_scalars(ev)   # the 200-row sample's figures under their own tag; no point at 3 again
+    assert [step for step, name, _ in scalars if name == "eval_sample/accuracy"] == [0, 3, 6]
+    assert [step for step, name, _ in scalars if name == "eval/accuracy"] == [8]
     from explorer.core.runs.choice import checkpoint_choice
     from explorer.core.runs.reading import load_run
 

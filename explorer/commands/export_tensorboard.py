@@ -7,7 +7,8 @@ Example::
 
 Writes ``events.out.tfevents.*`` into each run folder (or ``--out DIR/<run id>``): step events as
 ``train/loss``, ``train/learning_rate``, ``train/grad_norm``..., evaluations as ``eval/<metric>``
-(explorer.core.runs.tensorboard), the step's epoch as ``train/epoch`` and the run config as the ``args`` text
+(``eval_sample/<metric>`` for one on a sample of the dev rows; explorer.core.runs.tensorboard), the step's
+epoch as ``train/epoch`` and the run config as the ``args`` text
 (so the folder opened as a run shows the same Best dev). Any run the run store reads can be exported (an HF Trainer output_dir too).
 Needs the tensorboard package (the ``tensorboard`` extra).
 """

@@ -8,7 +8,7 @@
   (TensorBoard's own EventAccumulator) as rows / as events, so it lists and draws as a run
   (explorer.core.runs.readers.tensorboard_folder).
 
-Scalar names: explorer.core.runs.scalars (``train/<field>``, ``eval/<metric>``).
+Scalar names: explorer.core.runs.scalars (``train/<field>``, ``eval/<metric>``, ``eval_sample/<metric>``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.errors import UserError
-from explorer.core.runs.scalars import EVAL_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
+from explorer.core.runs.scalars import EVAL_PREFIX, EVAL_SAMPLE_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
 from explorer.core.runs.tensorboard_args import ARGS_TAG, args_json
 from explorer.core.specs.metrics import UNDEFINED   # the metrics key naming the metrics without a value
 
@@ -262,7 +262,8 @@ def read_tensorboard_scalars(folder: str | Path) -> list[tuple[int, str, float, 
 def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScalars | None = None) -> list[dict]:
     """The event files in ``folder`` as explorer.core.protocol.events dicts: the inverse of the export. Tags
     ``train/<x>`` (and tags without a prefix) become fields of one ``step`` event per step
-    (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step (a NaN one
+    (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` and ``eval_sample/<metric>`` (an evaluation on a
+    sample of the dev rows) the metrics of one ``eval`` event per step (a NaN one
     undefined, null with its reason under ``metrics["undefined"]``, as our runs save a correlation of constant
     predictions and the export writes it);
     a ``started`` event comes first. ``scalars``: the folder's, when already read."""
@@ -272,9 +273,10 @@ def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScal
     evals: dict[int, dict] = {}
     first = min((r[3] for r in rows), default=0.0)
     for step, tag, value, wall in rows:
-        if tag.startswith(EVAL_PREFIX):
+        prefix = next((p for p in (EVAL_PREFIX, EVAL_SAMPLE_PREFIX) if tag.startswith(p)), None)
+        if prefix is not None:
             ev = evals.setdefault(step, {"event": "eval", "run_id": run_id, "time": wall, "step": step, "metrics": {}})
-            name = tag[len(EVAL_PREFIX):]
+            name = tag[len(prefix):]
             ev["metrics"][name] = value if math.isfinite(value) else None
             if math.isnan(value):   # as our runs save an undefined metric: null and the reason
                 ev["metrics"].setdefault(UNDEFINED, {})[name] = f"{tag} is NaN in the event file"
