@@ -340,6 +340,56 @@ def test_the_op_reads_each_runs_metric_for_best(tmp_path):
     assert any(line.startswith("judge by matthews_corrcoef, the metric both runs pick") for line in value["lines"])
 
 
+def _runs_with_settings(tmp_path, settings_a: dict, settings_b: dict) -> list[str]:
+    """Two runs' best checkpoints (tiny random classifiers) whose configs set ``settings_a`` / ``settings_b``."""
+    from helpers import save_tiny_model
+
+    from explorer.core.runs.layout import config_file
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    dev = tmp_path / "dev.csv"
+    dev.write_text("sentence,label\n" + "".join(f"word{i % 7} other{i % 3} thing,{i % 2}\n" for i in range(30)))
+    sources = []
+    for run_id, seed, settings in (("a", 1, settings_a), ("b", 2, settings_b)):
+        ckpt = save_tiny_model(tmp_path / run_id / "checkpoints" / "best", "classification", seed=seed)
+        cfg = TrainConfig(task="single", dev=str(dev), text_columns=["sentence"], label_column="label", run_id=run_id,
+                          output_dir=str(tmp_path), **settings)
+        config_file(tmp_path / run_id).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        sources.append(str(ckpt))
+    return sources
+
+
+def test_two_runs_differing_only_in_the_seed_are_told_their_difference_is_seed_variation(tmp_path):
+    """Two restarts of one setting (configs apart in the seed and their run ids): the verdict says first that the
+    difference is seed-to-seed variation, not a better setting; runs apart in a setting too get no such line."""
+    from explorer.worker.inspector_ops import OPS, State
+
+    op = OPS["compare_classifiers"][0]
+    sources = _runs_with_settings(tmp_path / "seeds", {"seed": 1}, {"seed": 2})
+    value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300},
+               lambda d, t: None, lambda: False)
+    assert value["lines"][0] == ("These runs differ only in the seed (1 and 2): the difference is seed-to-seed "
+                                 "variation, not a better setting; run restarts of each setting (Groups) to compare "
+                                 "settings.")
+    assert sum("differ only in the seed" in line for line in value["lines"]) == 1
+
+    sources = _runs_with_settings(tmp_path / "lr", {"seed": 1}, {"seed": 2, "learning_rate": 1e-4})
+    value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300},
+               lambda d, t: None, lambda: False)
+    assert not any("seed" in line for line in value["lines"])
+
+
+def test_differing_settings_leaves_out_where_a_run_writes_and_reads_a_missing_field_as_its_default():
+    from explorer.core.specs.train_config import differing_settings
+
+    a = TrainConfig(task="single", run_id="x-01", output_dir="/runs", seed=1).to_dict()
+    b = TrainConfig(task="single", run_id="x-02", output_dir="/elsewhere", seed=2, report_to="tensorboard").to_dict()
+    assert differing_settings(a, b) == ["seed"]
+    del b["learning_rate"]
+    assert differing_settings(a, b) == ["seed"]
+    assert differing_settings(a, dict(b, learning_rate=1e-4)) == ["learning_rate", "seed"]
+
+
 def test_compare_warns_when_run_b_trained_on_the_dev_rows_of_run_a(tmp_path):
     """Run A held 20% of its training file out as dev; run B ("fine-tuned on reviewed rows") trained on the whole
     file, A's held-out rows included: Compare says how many of the rows it judges on B trained on."""

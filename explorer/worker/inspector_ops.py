@@ -437,6 +437,19 @@ def b_trained_on_a_dev_rows(source_a: str, source_b: str):
     return trained_on_a_dev_rows(source_a, source_b)[1]
 
 
+def seeds_if_only_they_differ(source_a: str, source_b: str) -> tuple:
+    """(A's seed, B's seed) when the runs of the two checkpoints differ in their seed alone (their saved configs,
+    core.specs.train_config.differing_settings), else ()."""
+    from explorer.core.models.checkpoint_windows import checkpoint_run_config
+    from explorer.core.specs.train_config import TrainConfig, differing_settings
+
+    ca, cb = checkpoint_run_config(source_a), checkpoint_run_config(source_b)
+    if not ca or not cb or differing_settings(ca, cb) != ["seed"]:
+        return ()
+    default = TrainConfig.__dataclass_fields__["seed"].default
+    return ca.get("seed", default), cb.get("seed", default)
+
+
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     """Checkpoints ``source_a`` and ``source_b`` (two classification runs' best) on the same dev rows: A's run
     dev file, or the training rows A's run held out (core.classify.dev_report.run_data_settings), each scored by
@@ -448,7 +461,8 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     "dev_cap" (A's run's Dev cap, not applied here: 0 = none), "judged": [name, A, B, low, high] (when the runs'
     own metric is another), "a_trained_on_dev_rows" / "b_trained_on_dev_rows" (how many of the dev rows A's / B's
     run trained on, None when its rows cannot be read; when either is > 0 the first line warns, naming each run
-    that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A),
+    that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A; when the
+    two runs differ only in the seed, the comparison's first line says its difference is seed-to-seed variation),
     "chosen_among": [A's, B's] (the evaluations a checkpoints/best was chosen among on some of these rows, None
     when it was not: its figure is marked optimistic under the verdict, core.metrics.optimism.chosen_checkpoint_notes)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
@@ -490,7 +504,8 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     cmp = compare_classifiers(a.labels, a.logits, b.logits, name_a=str(args.get("name_a") or "A"),
                               name_b=str(args.get("name_b") or "B"), source=str(dev),
                               resamples=int(args.get("resamples") or 10_000), picked_by=picked_by,
-                              label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
+                              label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()),
+                              seeds=seeds_if_only_they_differ(source_a, source_b))
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
     rows = compared_rows(source_a, source_b)

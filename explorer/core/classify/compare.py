@@ -92,6 +92,9 @@ class ClassifierComparison:
         judged: the bootstrap of that metric when both runs pick by the same one and it is neither accuracy
             nor macro F1 (those are above), e.g. F_avg; None otherwise.
         f1_classes: the classes F_avg averages (the names), when it is the judged metric.
+        seeds: (A's seed, B's seed) when the two runs' settings differ in the seed alone (two restarts of one
+            setting: the paired bootstrap over dev rows measures seed-to-seed variation, not a better setting);
+            () otherwise.
     """
 
     name_a: str
@@ -104,6 +107,7 @@ class ClassifierComparison:
     picked_by: tuple = ("", "")
     judged: BootstrapResult | None = None
     f1_classes: tuple = ()
+    seeds: tuple = ()
 
     @property
     def judged_by(self) -> str:
@@ -171,6 +175,8 @@ class ClassifierComparison:
                 out += f", {spec.label} " + (f"{100 * value:.1f}" if spec.is_percent else f"{value:.2f}")
             return out
 
+        if self.seeds:
+            head.insert(0, seed_only_note(*self.seeds))
         return head + list(marks) + [
             f"McNemar's exact test: {m.only_a} rows only {a} got right, {m.only_b} only {b}; {fmt_p(m.p)}",
             self._why(),
@@ -179,14 +185,21 @@ class ClassifierComparison:
         ]
 
 
+def seed_only_note(seed_a, seed_b) -> str:
+    """The verdict of two runs whose settings differ in the seed alone: their difference is no setting's."""
+    return (f"These runs differ only in the seed ({seed_a} and {seed_b}): the difference is seed-to-seed variation, "
+            "not a better setting; run restarts of each setting (Groups) to compare settings.")
+
+
 def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b: str = "B", source: str = "",
                         resamples: int = 10_000, seed: int = 0, picked_by: tuple = ("", ""),
-                        label_names=(), f1_classes=()) -> ClassifierComparison:
+                        label_names=(), f1_classes=(), seeds: tuple = ()) -> ClassifierComparison:
     """Compare two classifiers' (n, K) logits on the same (n,) gold class ids: argmax predictions, then
     core.metrics.significance.paired_bootstrap_mean of "right" (accuracy), paired_bootstrap_macro_f1 over the classes in the gold or either prediction and
     mcnemar_exact; and, when both runs pick their best checkpoint by the same metric (``picked_by``: the two
     metric_for_best names) that is neither, core.metrics.significance.paired_bootstrap_confusion of it (CONFUSION_SCORES:
     F_avg over ``f1_classes``, names of ``label_names``; weighted F1; binary F1; Matthews), with the same seed.
+    ``seeds``: the two runs' seeds when their settings differ in nothing else (the verdict then says so first).
     Raises ValueError when the shapes differ (not the same rows or classes) or n is 0."""
     from explorer.core.metrics.significance import (mcnemar_exact, paired_bootstrap_confusion, paired_bootstrap_macro_f1,
                                      paired_bootstrap_mean)
@@ -214,7 +227,7 @@ def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b
         judged = paired_bootstrap_confusion(lambda conf: score(conf, chosen), gold, pa, pb, labels=list(range(k)),
                                             metric=metric, resamples=resamples, seed=seed)
     return ClassifierComparison(name_a, name_b, source, int(gold.size), acc, f1, mcnemar_exact(right_a, right_b),
-                                tuple(picked_by), judged, classes if metric == "f_avg" else ())
+                                tuple(picked_by), judged, classes if metric == "f_avg" else (), tuple(seeds))
 
 
 def trained_on_note(named) -> str:

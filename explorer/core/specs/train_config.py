@@ -625,3 +625,22 @@ def dev_split_seed_of(fields) -> int:
     of its held-out dev rows, of its dev sample and of the rows its Train cap keeps."""
     split = fields.get("split_seed")
     return int(fields.get("seed", TrainConfig.__dataclass_fields__["seed"].default)) if split is None else int(split)
+
+
+# where a run writes and what it logs, not how it trains: two runs apart only in these are the same setting
+BOOKKEEPING_FIELDS = ("output_dir", "run_id", "save_checkpoints", "report_to", "log_every", "save_every", "watch")
+
+
+def differing_settings(a: dict, b: dict) -> list[str]:
+    """The TrainConfig fields two runs' saved configs set differently (a field one of them lacks counts as its
+    default), in the fields' order; :data:`BOOKKEEPING_FIELDS` left out. ``["seed"]``: two restarts of one
+    setting."""
+    out = []
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in BOOKKEEPING_FIELDS:
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        if a.get(f.name, default) != b.get(f.name, default):
+            out.append(f.name)
+    return out
