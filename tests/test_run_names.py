@@ -169,3 +169,45 @@ def test_a_run_on_the_tasks_default_learning_rate_is_named_by_that_rate():
     model = RunsModel()
     state = RunState(run_id="r1", config=dict(base, learning_rate=None))
     assert "None" not in model.cells._run_tooltip(state) and f"lr {default}" in model.cells._run_tooltip(state)
+
+
+def test_every_listed_name_is_unique_a_remote_run_named_by_its_host_then_a_number():
+    """Two SST-2 runs started in the same minute, one here and one on gpubox, named alike by their settings and
+    start time: the remote one gets "@ gpubox"; two local ones a number; a user's own name stays as it is and the
+    others are told apart from it."""
+    base = {"model": "bundled:minilm", "task": "single", "train": "/d/glue_sst2/train.tsv"}
+    here, there = "20261206-074210-minilm-single-glue_sst2", "20261206-074250-minilm-single-glue_sst2"
+    other = {"model": "bundled:minilm", "task": "single", "train": "/d/stance/train.tsv"}
+    got = run_names.short_names({here: base, there: base, "20261206-080000-minilm-single-stance": other},
+                                hosts={there: "gpubox"})
+    assert got[here] == "glue_sst2 · 12-06 07:42" and got[there] == "glue_sst2 · 12-06 07:42 @ gpubox"
+    third = "20261206-074255-minilm-single-glue_sst2"
+    got = run_names.short_names({here: base, third: base, there: base}, hosts={there: "gpubox"})
+    assert len(set(got.values())) == 3 and got[there].endswith("@ gpubox")
+    assert {got[here], got[third]} == {"minilm · single · glue_sst2 · 12-06 07:42",
+                                       "minilm · single · glue_sst2 · 12-06 07:42 (2)"}
+    assert run_names.unique_names({"a": "mine", "b": "mine", "c": "mine"}, keep={"a"}) == {
+        "a": "mine", "b": "mine (2)", "c": "mine (3)"}
+
+
+def test_two_runs_shown_alike_in_an_earlier_session_are_told_apart_in_the_runs_list(qtbot, tmp_path):
+    """The names shown in an earlier session are kept, but two runs it showed by the same name (a local run and its
+    remote twin) are listed apart now: the remote one by its host."""
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.settings import AppSettings, ShownRunNames
+
+    config = {"model": "bundled:minilm", "task": "single", "train": "/d/glue_sst2/train.tsv"}
+    rows = []
+    for rid, host in (("20261206-074210-minilm-single-glue_sst2", ""), ("20261206-074250-minilm-single-glue_sst2",
+                                                                       "gpubox")):
+        (tmp_path / rid).mkdir()
+        rows.append(RunState(run_id=rid, path=tmp_path / rid, config=config, host=host))
+    shown = ShownRunNames(AppSettings(tmp_path / "settings.ini"))
+    shown.remember({str((tmp_path / s.run_id).resolve()): "minilm · single · glue_sst2 · 12-06 07:42" for s in rows})
+    model = RunsModel()
+    model.shown_names = shown
+    for s in rows:
+        model.upsert(s)
+    assert model.names[rows[0].run_id] == "minilm · single · glue_sst2 · 12-06 07:42"
+    assert model.names[rows[1].run_id] == "minilm · single · glue_sst2 · 12-06 07:42 @ gpubox"

@@ -31,7 +31,7 @@ from explorer.ui.runs.baseline_row import BaselineRow
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TIPS, HIDDEN_COLUMNS,  # noqa: F401
                                         LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
-from explorer.ui.runs.names import keep_shown_names, short_names
+from explorer.ui.runs.names import keep_shown_names, short_names, unique_names
 from explorer.ui.runs.run_export import RunExportActions
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_menu import COMPARE_CLASSIFIERS_ACTION, run_menu_entries  # noqa: F401 - the entry's name
@@ -248,12 +248,14 @@ class RunsModel(QAbstractItemModel):
         if self._names_deferred:
             self._names_pending = True
             return
-        self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
+        hosts = {s.run_id: s.host for s in self.rows if s.host}
+        self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names, hosts)
         if self.shown_names is not None:   # the names shown in earlier sessions stay (ui/shell/settings.run_names)
             paths = {s.run_id: str(Path(s.path).resolve()) for s in self.rows if s.path is not None}
             before = self.shown_names.names()
-            self.names = keep_shown_names(self.names, {r: before[p] for r, p in paths.items() if p in before},
-                                          self.stored_names)
+            kept = keep_shown_names(self.names, {r: before[p] for r, p in paths.items() if p in before},
+                                    self.stored_names)
+            self.names = unique_names(kept, hosts, keep=self.stored_names)   # two names shown alike before, too
             self.shown_names.remember({p: self.names[r] for r, p in paths.items() if r not in self.stored_names})
         # a member is named by what its group varies, then its id ("seed 7 · r-02"): in a narrow list the part that
         # tells the members apart is the part left

@@ -107,7 +107,34 @@ def keep_shown_names(names: dict[str, str], shown: dict[str, str], stored: dict[
     return out
 
 
-def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> dict[str, str]:
+def unique_names(names: dict[str, str], hosts: dict[str, str] | None = None, keep=()) -> dict[str, str]:
+    """``names`` (run_id -> name) with every name told apart from the others: a run on another machine whose name
+    another run shows gets its host after it ("… · 12-06 07:42 @ gpubox": a local run and a remote one started in
+    the same minute), and a name still shown twice a number, "(2)", "(3)", in run id order (the first keeps it
+    plain). ``hosts``: run_id -> the host a remote run trains on; the runs in ``keep`` (the user's own names)
+    keep their names, which the others are told apart from."""
+    hosts, keep = hosts or {}, set(keep)
+    out = dict(names)
+    counts: dict[str, int] = {}
+    for name in out.values():
+        counts[name] = counts.get(name, 0) + 1
+    for run_id, name in out.items():
+        if counts[name] > 1 and run_id not in keep and hosts.get(run_id):
+            out[run_id] = f"{name} @ {hosts[run_id]}"
+    taken = {name for run_id, name in out.items() if run_id in keep}
+    for run_id in sorted(out, key=lambda r: (r not in keep, r)):
+        if run_id in keep:
+            continue
+        name, n = out[run_id], 1
+        while (f"{name} ({n})" if n > 1 else name) in taken:
+            n += 1
+        out[run_id] = f"{name} ({n})" if n > 1 else name
+        taken.add(out[run_id])
+    return out
+
+
+def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None,
+                hosts: dict[str, str] | None = None) -> dict[str, str]:
     """run_id -> a short readable name, from each run's config dict (as in config.json).
 
     Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
@@ -115,7 +142,8 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     that tell it from the other groups ("pair · mrpc_train" when every run is MiniLM's). The start time
     ('11-30 10:15') follows only where names would otherwise repeat. A run id the user typed (not of the
     generated pattern, explorer.core.runs.naming.is_generated_run_id) is its name; ``stored`` names (run.json) are
-    used as they are, first.
+    used as they are, first. No two runs get the same name (:func:`unique_names`, with ``hosts``: run_id -> the
+    host of a remote run).
     """
     stored = stored or {}
     groups: dict[tuple, list[str]] = {}
@@ -146,4 +174,4 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
         when = _start_time(run_id) if counts[name] > 1 else ""
         typed = run_id if not is_generated_run_id(run_id) else ""   # the launcher's Run name
         out[run_id] = stored.get(run_id) or typed or (f"{name} · {when}" if when else name)
-    return out
+    return unique_names(out, hosts, keep=[r for r in out if stored.get(r)])
