@@ -376,6 +376,19 @@ def test_an_evaluate_every_not_below_the_planned_steps_is_noted(tmp_path):
     assert form.plan.eval_note(form.config()) == ""
 
 
+def test_the_steps_a_time_budget_fits_are_said_as_an_estimate(tmp_path):
+    """A Time budget's steps come from an expected speed (the built-in rate with no past run): the note says
+    "about" and that the run counts them again, not that the run plans that many (5 were said, 31 done)."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"),
+                 time_budget_minutes=1.0, epochs=4.0, eval_every=50)
+    form.plan.train_result = {"ok": True, "counts": {"examples": 5749}}
+    planned = form.plan.planned_steps()[1]
+    assert 0 < planned < 50
+    note = form.plan.eval_note(form.config())
+    assert note.startswith(f"Evaluate every 50 is not below the about {planned} steps this run's Time budget fits")
+    assert "counts them again as it trains" in note and "this run plans" not in note
+
+
 def test_a_time_budget_plans_the_steps_this_machines_speed_allows(tmp_path):
     import numpy as np
 

@@ -120,8 +120,20 @@ class RunPlan:
             return ""
         if cfg.eval_every < planned:
             return slower_cadence_note(self._preview_input(cfg))
+        if cfg.time_budget_minutes and planned < self._bound_steps():   # the Time budget bounds it: an estimate
+            return (f"Evaluate every {cfg.eval_every} is not below the about {planned} steps this run's Time budget "
+                    "fits at the expected speed (the run counts them again as it trains): it may evaluate only at "
+                    "the start and the end")
         return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
                 "only at the start and the end")
+
+    def _bound_steps(self) -> int:
+        """The steps the form's epochs or Max steps allow, without a Time budget (core.specs.tasks.run_steps)."""
+        from explorer.core.specs.tasks import run_steps
+
+        get = self.values.get
+        return run_steps(self.train_rows(), get("batch_size"), get("gradient_accumulation_steps"), get("train_cap"),
+                         epochs=float(get("epochs") or 0.0), max_steps=int(get("max_steps") or 0))[1]
 
     def dev_rows(self, cfg: TrainConfig) -> tuple[int, bool]:
         """(dev rows, held out?): the dev file's rows (a SQuAD file's questions) the dev data check counted, else
