@@ -85,8 +85,11 @@ class GroupsTab(QWidget):
         self.restarts.setSuffix(" restarts")
         self.seeds = QLineEdit()
         self.seeds.setPlaceholderText("seeds, e.g. 1,2,3 (empty: generated)")
-        self.seeds.setToolTip("The restarts' seeds (their count wins over the restarts box); for the grid, every "
-                              "point runs once per seed. Empty: generated from the Launch tab's seed.")
+        self.seeds.setToolTip("The restarts' seeds (the restarts box follows their count, and a new count takes or "
+                              "adds seeds); for the grid, every point runs once per seed. Empty: generated from the "
+                              "Launch tab's seed.")
+        self.seeds.textEdited.connect(self._seeds_edited)
+        self.restarts.valueChanged.connect(self._restarts_changed)
         self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
         for b in (self.queue_restarts, self.queue_grid):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
@@ -252,6 +255,26 @@ class GroupsTab(QWidget):
                 self.message.setText("")
             except GroupError as exc:
                 self.message.setText(str(exc))
+
+    def _seeds_edited(self, text: str) -> None:
+        """Seeds typed: the restarts box shows how many runs they make (seed_count.count_of_seeds)."""
+        from PySide6.QtCore import QSignalBlocker
+
+        from explorer.ui.groups.seed_count import count_of_seeds
+
+        count = count_of_seeds(text)
+        if count is not None and count != self.restarts.value():
+            blocker = QSignalBlocker(self.restarts)
+            self.restarts.setValue(min(count, self.restarts.maximum()))
+            del blocker
+
+    def _restarts_changed(self, count: int) -> None:
+        """A new restarts count: the seeds typed follow it (seed_count.seeds_for_count); empty seeds stay empty."""
+        from explorer.ui.groups.seed_count import seeds_for_count
+
+        seeds = seeds_for_count(count, self.seeds.text())
+        if seeds is not None:
+            self.seeds.setText(seeds)
 
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
