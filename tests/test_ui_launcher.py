@@ -579,3 +579,27 @@ def test_the_banners_reset_to_defaults_link_puts_the_kept_settings_back(qtbot, t
     w.preset_label.linkActivated.emit(RESET_LINK)
     assert w.editors["save_checkpoints"].get() is True and "Kept from before" not in w.banner.whole_text()
     assert "--no-save-checkpoints" not in w.command.toPlainText()
+
+
+def test_the_task_list_opens_below_its_box(qtbot, tmp_path):
+    """Fusion opens a drop-down over its box with the current item on the box, so the list's first items sit above
+    it and a second click where the list was lands on another task: the launcher's lists open below their box."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(1200, 700)
+    w.move(0, 0)
+    w.show()
+    qtbot.waitExposed(w)
+    combo = w.editors["task"].widget
+    combo.setCurrentIndex(combo.count() - 2)
+    combo.showPopup()
+    popup = combo.view().window()
+    qtbot.waitUntil(popup.isVisible, timeout=10_000)
+    QApplication.processEvents()
+    box_bottom = combo.mapToGlobal(combo.rect().bottomLeft()).y()
+    assert popup.geometry().top() >= box_bottom - 2, (popup.geometry(), box_bottom)
+    combo.hidePopup()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.kept_settings import RESET_LINK
+from explorer.ui.shell.combo_popup import list_below
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
 from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.config_files import ConfigFiles
@@ -62,6 +63,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         bottom = self._build_buttons()
         self._layout(top, self._split(scroll, scroll.form_host, right), bottom)
         self._connect()
+        list_below(self)   # a drop-down's list opens under its box, not over it from the current item
         self.set_config(self.form.base)
 
     @property
