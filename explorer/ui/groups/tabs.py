@@ -303,7 +303,7 @@ class GroupsTab(QWidget):
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
-        from explorer.core.studies.cv_runs import fold_checkpoints, start_cv_group
+        from explorer.core.studies.cv_runs import cv_cap_note, fold_checkpoints, start_cv_group
         from explorer.core.studies.groups import GROUP_FILE, group_dir
 
         problem = cv_problem(base)
@@ -316,8 +316,8 @@ class GroupsTab(QWidget):
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
-        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate,
-                                     note=fold_checkpoints(base)[1])
+        note = "; ".join(n for n in (cv_cap_note(base), fold_checkpoints(base)[1]) if n)   # the rows folded first
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate, note=note)
         if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
             return None
         k, column = dialog.values()
