@@ -25,8 +25,8 @@ from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
 from explorer.ui.launch.kept_settings import KEPT_SETTINGS, forget_best_metric, kept_note, reset_kept
-from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, kept_files_note,
-                                          label_names_hint, reset_run_checkpoint)
+from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, held_out_rows_seen_note,
+                                          kept_files_note, label_names_hint, reset_run_checkpoint)
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -375,28 +375,12 @@ class LaunchForm:
             self.set("dev_fraction", None)
         name = Path(str(previous or self.dev_named or "")).name
         self.dev_named = ""
-        seen = self._base_may_have_seen_held_out_rows()
+        seen = held_out_rows_seen_note(self.values)
         if seen or (name and html.escape(name) in self.note):
             cleared = (f"Dev data {name} cleared: the run's dev rows now come from Dev fraction (held out of the "
                        "training file), not from it") if name else ""
             self.switch_note, self.file_note = None, "; ".join(t for t in (cleared, seen) if t)
             self._compose_note()
-
-    def _base_may_have_seen_held_out_rows(self) -> str:
-        """A warning when Base model is a run's checkpoint (Fine-tune on reviewed rows sets one to continue that
-        run on its own rows plus the reviewed ones) and the dev rows are to be held out of the training file: that
-        checkpoint was trained on rows of it, so held-out rows are not new to it and the dev figures come out
-        optimistic (a stance checkpoint scored 69.96 F_avg at step 0 on such rows, 62.10 on rows it never saw);
-        "" otherwise."""
-        from explorer.core.runs.layout import run_dir_of
-
-        model = str(self.values.get("model") or "")
-        run = run_dir_of(model) if model and not self.values.get("dev") else None
-        if run is None:
-            return ""
-        return (f"Base model is the checkpoint of run {run.name}: rows held out of this training file may be rows it "
-                "was trained on, so its dev figures would be optimistic; keep that run's dev file, or choose "
-                "another Base model")
 
     def _forget_the_previous_files_dev(self) -> str:
         """A new training file from another folder than the one the dev file was chosen with: a dev file that sat
