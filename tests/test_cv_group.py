@@ -340,6 +340,29 @@ def test_folds_save_checkpoints_even_when_the_base_settings_turn_them_off(tmp_pa
     assert "Save checkpoints" not in cv_runs.start_cv_group(on, tmp_path / "runs", "cvh", 3)[2]
 
 
+def test_the_folds_split_the_rows_the_train_cap_keeps(tmp_path):
+    """A Launch form with Train cap 12 on a 30-row table: the folds split the same stratified 12 rows a run with
+    that cap trains on (core.data.sample.capped_rows_of), each fold trains on all of its train file, every kept
+    row is predicted once, and the note and the dialog's sentence say so."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.sample import capped_rows_of
+
+    data = _write_table(tmp_path / "d.csv", n=30)
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       model="bundled:minilm", train_cap=12, seed=7)
+    group, configs, note = cv_runs.start_cv_group(base, tmp_path / "runs", "cvg", 3)
+    whole = load_classification(str(data), text_columns=["sentence"], label_column="label")
+    kept = [_rows(data)[i]["id"] for i in capped_rows_of(whole, 12, base.dev_split_seed())]
+    plan = cv_runs.read_folds(groups.group_dir(tmp_path / "runs", "cvg"))
+    assert plan.n == 12 and len(set(plan.fold)) == 3
+    assert sorted(r["id"] for c in configs for r in _rows(c.dev)) == sorted(kept)
+    assert [c.train_cap for c in configs] == [0, 0, 0] and group.cv["train_cap"] == 12
+    assert note.startswith("12 examples (Train cap 12 of 30 rows), fold sizes 4, 4, 4")
+    said = cv_runs.cv_cap_note(base)
+    assert said.startswith("Train cap 12: the folds split the same stratified 12 training rows") and "seed 7" in said
+    assert cv_runs.cv_cap_note(TrainConfig(task="single", train=str(data))) == ""
+
+
 def test_a_fold_run_without_checkpoints_is_named_as_never_predicted(tmp_path):
     """A fold that ran with checkpoints off (a group made before folds kept them) is said to need a re-run,
     not to be waiting for a checkpoint that never comes."""

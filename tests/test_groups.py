@@ -426,3 +426,25 @@ def test_the_groups_page_shows_members_the_runner_holds_as_queued_or_running_not
         store.changed("g-02")
     assert tab.tree.topLevelItem(0).child(1).text(1) == "running"
     assert [m.status for m in tab.view.members] == ["finished", "running", "missing"]
+
+
+def test_the_restarts_count_and_the_seeds_stay_in_agreement(qtbot, tmp_path):
+    """Seeds "1,2" queue 2 runs: the restarts box says 2, not the 3 it started at; a new count takes or adds seeds
+    ("1, 2, 3"), empty seeds stay empty (generated), and a half-typed list leaves the count as it is."""
+    from explorer.ui.groups.tabs import GroupsTab
+
+    (tmp_path / "runs").mkdir()
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    assert tab.restarts.value() == 3
+    qtbot.keyClicks(tab.seeds, "1,2")
+    assert tab.restarts.value() == 2
+    tab.restarts.setValue(3)
+    assert tab.seeds.text() == "1, 2, 3"
+    tab.restarts.setValue(1)
+    assert tab.seeds.text() == "1"
+    qtbot.keyClicks(tab.seeds, ",x")
+    assert tab.restarts.value() == 1 and tab.seeds.text() == "1,x"
+    tab.seeds.clear()
+    tab.restarts.setValue(4)
+    assert tab.seeds.text() == ""

@@ -220,6 +220,25 @@ def test_only_past_runs_of_the_same_task_length_and_batch_estimate_the_run():
     assert plan.eval_preview_tip(cfg).startswith("Rates from past run alike (same model, task, max_seq_length 128")
 
 
+def test_a_run_of_another_task_at_a_similar_length_gives_a_rough_rate_before_the_built_in_one():
+    """No past run of the model on the form's task, but runs of it on other tasks: the one of a similar
+    max_seq_length (not SQuAD's 384 against 128) gives the whole run's rough time and the time budget's rate, said
+    as from a run of another task; the built-in rate only when none is similar."""
+    cfg = TrainConfig(task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16, eval_every=21,
+                      max_seq_length=128)
+    squad = _timed_run("squad", cfg.model, "squad_v1", 384, 4.0, 10.0, started=9.0)
+    stance = _timed_run("stance-1", cfg.model, "pair", 120, 30.0, 100.0)
+    plan = _estimate_plan(cfg, [squad, stance])
+    plan.values["max_seq_length"] = 128
+    line = plan.eval_preview(cfg)
+    assert "estimate from the rates" not in line   # another task's evaluations are not this task's
+    assert "(rough: from a run of another task, stance-1 (pair), at 30.0 training rows/s" in line
+    assert "built-in" not in line and "stance-1 (pair)" in plan.eval_preview_tip(cfg)
+    assert plan.train_rate() == 30.0
+    plan.past_runs = lambda: [squad]
+    assert "built-in" in plan.eval_preview(cfg) and plan.train_rate() != 4.0
+
+
 def test_a_faster_past_run_of_another_length_does_not_speed_up_the_estimate():
     """Of two past runs of the model, the one of another max_seq_length trained 2.6 times faster: the whole run's
     time comes from the one of the form's length, and its tooltip names that run."""

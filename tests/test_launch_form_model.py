@@ -184,6 +184,40 @@ def test_the_caps_note_goes_with_the_next_training_file(tmp_path):
     assert "Training file c.tsv" in form.note
 
 
+def test_a_new_training_file_says_the_settings_it_keeps_and_resets_the_best_metric(tmp_path):
+    """Settings set for the previous file that a new file keeps (Evaluate every 1, no checkpoints, dropout 0) are
+    named in the banner with a link back to their defaults; Best checkpoint by, tied to the data, goes back to
+    automatic (the new labels' metric)."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"), dropout=0.0, save_checkpoints=False,
+                 metric_for_best="macro_f1")
+    form.edit("eval_every", 1)
+    form.edit("metric_for_best", "macro_f1")
+    form.edit("train", _table(tmp_path, "sst2.tsv"))
+    assert form.get("metric_for_best") == "" and "metric_for_best" not in form.edited
+    assert "cleared: Best checkpoint by (macro_f1)" in form.note
+    assert ("Kept from before: evaluate every 1 step, no checkpoints saved, dropout 0 "
+            "(<a href='reset-kept-settings'>Reset to defaults</a>)") in form.note
+    assert form.get("eval_every") == 1 and form.get("save_checkpoints") is False   # kept, and said
+    form.edit("save_checkpoints", True)                  # the line follows what is kept now
+    assert "no checkpoints saved" not in form.note and "evaluate every 1 step, dropout 0" in form.note
+    assert set(form.reset_kept_settings()) == {"eval_every", "dropout"}
+    assert form.get("dropout") == 0.1 and "eval_every" not in form.edited and "Kept from before" not in form.note
+
+
+def test_a_task_switch_says_the_settings_it_keeps_and_resets_the_best_metric(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv"), save_checkpoints=False)
+    form.edit("metric_for_best", "macro_f1")             # a metric the new task reports too
+    form.edit("task", "pair")
+    assert form.get("metric_for_best") == ""
+    assert "Best checkpoint by (macro_f1)" in form.note and "Kept from before: no checkpoints saved" in form.note
+
+
+def test_a_new_training_file_with_every_setting_at_its_default_keeps_nothing_to_say(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"))
+    form.edit("train", _table(tmp_path, "b.tsv"))
+    assert "Kept from before" not in form.note
+
+
 def test_the_banner_says_a_new_files_resets_in_two_short_sentences(tmp_path):
     """Caps, layout, dev file and run name all reset by one new file: the note names each, in a few lines of the
     banner at 1280x800 (not a paragraph that scrolls in it)."""
@@ -340,6 +374,19 @@ def test_an_evaluate_every_not_below_the_planned_steps_is_noted(tmp_path):
                                         "only at the start and the end")
     form.edit("eval_every", 20)
     assert form.plan.eval_note(form.config()) == ""
+
+
+def test_the_steps_a_time_budget_fits_are_said_as_an_estimate(tmp_path):
+    """A Time budget's steps come from an expected speed (the built-in rate with no past run): the note says
+    "about" and that the run counts them again, not that the run plans that many (5 were said, 31 done)."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"),
+                 time_budget_minutes=1.0, epochs=4.0, eval_every=50)
+    form.plan.train_result = {"ok": True, "counts": {"examples": 5749}}
+    planned = form.plan.planned_steps()[1]
+    assert 0 < planned < 50
+    note = form.plan.eval_note(form.config())
+    assert note.startswith(f"Evaluate every 50 is not below the about {planned} steps this run's Time budget fits")
+    assert "counts them again as it trains" in note and "this run plans" not in note
 
 
 def test_a_time_budget_plans_the_steps_this_machines_speed_allows(tmp_path):
@@ -520,7 +567,7 @@ def test_class_fields_set_for_other_data_are_cleared_when_the_new_datas_classes_
     assert form.get("f1_classes") == [] and form.get("class_weights") == "" and form.get("metric_for_best") == ""
     cfg = form.config()
     assert cfg.f1_classes == [] and cfg.metric_for_best == "" and "--f1-classes" not in form.command(cfg)
-    assert "F1 classes (FAVOR, AGAINST)" in form.note and "Best checkpoint by f_avg" in form.note
+    assert "F1 classes (FAVOR, AGAINST)" in form.note and "Best checkpoint by (f_avg)" in form.note
     assert "(ham, spam): cleared" in form.note
     assert form.class_fields.refusals(form.values) == {}
 

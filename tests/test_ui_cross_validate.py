@@ -275,3 +275,38 @@ def test_the_cross_validate_dialog_shows_its_estimate_and_checkpoint_note_whole_
     QApplication.processEvents()
     assert whole(dialog.estimate) and whole(dialog.note)
     assert dialog.width() <= 1280 and dialog.height() <= 800
+
+
+def test_the_cross_validate_dialog_says_the_folds_split_the_train_caps_rows(qtbot, monkeypatch, tmp_path):
+    """The Launch form's Train cap is applied to the folds, and the dialog says so before they are queued; the
+    queued folds hold the capped rows."""
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+    from explorer.ui.groups.tabs import GroupsTab
+
+    (tmp_path / "runs").mkdir()
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    data = _write_table(tmp_path / "d.csv", n=30)
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       train_cap=12, save_checkpoints=False)
+    said = []
+
+    def fake_exec(dialog):
+        said.append(dialog.note.text())
+        dialog.k.setValue(3)
+        return CrossValidateDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(CrossValidateDialog, "exec", fake_exec)
+    group, configs = tab.cross_validate(base, ["id", "author", "sentence", "label"])
+    assert said[0].startswith("Train cap 12: the folds split the same stratified 12 training rows")
+    assert "Save checkpoints is off" in said[0]
+    assert tab.cv_note.startswith("12 examples (Train cap 12 of 30 rows)") and len(configs) == 3
+
+
+def test_the_folds_estimate_counts_the_train_caps_rows():
+    """With Train cap 12 of 30 rows the K fold runs train on (K - 1) / K of the 12 rows each, as the folds do."""
+    from explorer.ui.launch.grid_estimate import Throughput, cv_estimate
+
+    capped = TrainConfig(task="single", train="d.csv", train_cap=12, epochs=1)
+    assert cv_estimate(capped, 3, 30, Throughput(4.0, 2)) == \
+        cv_estimate(TrainConfig(task="single", train="d.csv", epochs=1), 3, 12, Throughput(4.0, 2))

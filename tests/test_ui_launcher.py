@@ -559,3 +559,47 @@ def test_the_train_cap_fields_tooltip_says_which_rows_the_cap_keeps(qtbot, tmp_p
     assert "seed 7" in tip and "0 = all" in tip
     w.editors["train_cap"].set(0)
     assert "the run trains on" not in w.editors["train_cap"].focus.toolTip()
+
+
+def test_the_banners_reset_to_defaults_link_puts_the_kept_settings_back(qtbot, tmp_path):
+    """After a new training file the banner names the settings kept from before; its "Reset to defaults" link
+    puts them to their defaults, and the Preview command no longer carries them."""
+    from explorer.ui.launch.kept_settings import RESET_LINK
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    a = write_file(tmp_path / "a" / "train.tsv", "sentence\tlabel\nok\t1\nno\t0\n")
+    b = write_file(tmp_path / "b" / "train.tsv", "sentence\tlabel\nfine\t1\ndull\t0\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(a), output_dir=str(tmp_path / "runs")))
+    w.editors["save_checkpoints"].set(False)
+    w.editors["train"].set(str(b))
+    assert "Kept from before: no checkpoints saved" in w.banner.whole_text()
+    assert "--no-save-checkpoints" in w.command.toPlainText()
+    w.preset_label.linkActivated.emit(RESET_LINK)
+    assert w.editors["save_checkpoints"].get() is True and "Kept from before" not in w.banner.whole_text()
+    assert "--no-save-checkpoints" not in w.command.toPlainText()
+
+
+def test_the_task_list_opens_below_its_box(qtbot, tmp_path):
+    """Fusion opens a drop-down over its box with the current item on the box, so the list's first items sit above
+    it and a second click where the list was lands on another task: the launcher's lists open below their box."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(1200, 700)
+    w.move(0, 0)
+    w.show()
+    qtbot.waitExposed(w)
+    combo = w.editors["task"].widget
+    combo.setCurrentIndex(combo.count() - 2)
+    combo.showPopup()
+    popup = combo.view().window()
+    qtbot.waitUntil(popup.isVisible, timeout=10_000)
+    QApplication.processEvents()
+    box_bottom = combo.mapToGlobal(combo.rect().bottomLeft()).y()
+    assert popup.geometry().top() >= box_bottom - 2, (popup.geometry(), box_bottom)
+    combo.hidePopup()

@@ -112,3 +112,45 @@ def test_the_time_left_of_a_budgeted_run_is_its_last_steps_when_they_come_before
     model.runs = [short]
     _bar, (_name, parts, tip) = model.progress(now=20.0)
     assert "remaining 1:00" in [text for text, _rank in parts] and tip.endswith("(ends at its last step)")
+
+
+def test_the_progress_bar_of_a_budgeted_run_never_goes_back_when_its_steps_are_re_estimated():
+    """A time-budgeted run re-estimates the steps that fit as it times itself (~71, then ~225 once its steps ran
+    faster than its first ones): the Curves bar never shows less done than it showed before, and the status bar
+    marks the planned steps as an estimate."""
+    from explorer.core.runs import status as run_status
+    from explorer.ui.curves.curves_model import CurvesModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.status_texts import activity_line
+
+    state = RunState.from_events("r", [{"event": "started", "time": 0.0, "config": {"time_budget_minutes": 10},
+                                        "steps_total": 1000}], alive=True)
+    model = CurvesModel()
+    model.runs = [state]
+    shown = []
+    for step, total in ((2, 71), (4, 225), (8, 225), (30, 240)):
+        state.apply({"event": "step", "time": 2.0 * step, "step": step, "elapsed": 2.0 * step,
+                     "train_seconds": 2.0 * step, "train_budget": 480.0, "steps_total": total, "loss": 1.0})
+        lo, hi, value, _fmt = model.progress(now=2.0 * step)[0]
+        shown.append((value - lo) / (hi - lo))
+    assert shown == sorted(shown) and shown[0] > 0, shown
+    assert state.status == run_status.RUNNING
+    assert "step 30/~240" in activity_line([state], lambda run_id: run_id)[0]
+
+
+def test_the_steps_a_budget_fits_are_counted_at_the_rate_after_the_first_step():
+    """A first step of 10 s (the data loader's start, the model's warm-up), then 1 s a step: at step 3 (12 s) a
+    100-second budget fits 91 steps; counted over all steps (3 in 12 s) it planned 25 and grew as the run went on.
+    Before a second step is timed the rate is the only one there is."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.eval_budget import steps_for_plan
+    from explorer.core.training.setup import TrainingRun
+
+    run = SimpleNamespace(clock=SimpleNamespace(seconds=lambda: 12.0), progress=SimpleNamespace(step=3),
+                          wall=SimpleNamespace(total=125.0), steps_total=10_000, budget_seconds=100.0,
+                          first_step=(1, 10.0), config=SimpleNamespace(eval_share=0.2))
+    assert TrainingRun.planned_steps(run) == 91
+    assert steps_for_plan(run) == 3 + 88
+    run.progress.step, run.clock.seconds = 1, (lambda: 10.0)
+    assert TrainingRun.planned_steps(run) == 10

@@ -68,6 +68,7 @@ class CvData:
     _header: list[str] | None = field(default=None, repr=False)  # table: the header (None: no header)
     _squad: dict = field(default_factory=dict, repr=False)       # squad: the raw JSON
     _article_of: list[int] = field(default_factory=list, repr=False)   # squad: article index of each question
+    capped_from: int = 0   # table: the rows read before a Train cap kept ``n`` of them (0: no cap applied)
 
 
 def _fingerprint(path: str) -> dict:
@@ -104,6 +105,11 @@ def _table_data(config, path: str, group_column: str) -> CvData:
                                label_column=config.label_column, id_column=config.id_column,
                                no_header=config.no_header, encoding=config.encoding,
                                label_names=config.label_names or None, skip_invalid=config.skip_invalid)
+    read = len(data)
+    if cap_applies(config) and config.train_cap < read:   # the rows a run with this Train cap trains on
+        from explorer.core.data.sample import capped_rows_of
+
+        data = data.subset(capped_rows_of(data, config.train_cap, config.dev_split_seed()))
     table = read_table(path, no_header=config.no_header, encoding=config.encoding, skip_invalid=config.skip_invalid)
     by_line = dict(table.rows)
     rows = [by_line[line] for line in data.lines]
@@ -112,7 +118,29 @@ def _table_data(config, path: str, group_column: str) -> CvData:
         col = resolve_column(table, group_column, "group column", "--cv-group-column")
         groups = [str(r[col]) if col < len(r) and r[col] is not None else "" for r in rows]
     return CvData("table", path, len(data), list(data.labels), data.class_names(), groups, list(data.row_ids),
-                  _rows=rows, _header=list(table.columns) if table.has_header else None)
+                  _rows=rows, _header=list(table.columns) if table.has_header else None,
+                  capped_from=read if len(data) < read else 0)
+
+
+def cap_applies(config) -> bool:
+    """Whether ``config``'s Train cap picks the rows the folds split: a table's (the stratified subset a run with
+    that cap trains on, core.data.sample.capped_rows_of); a SQuAD file's folds split all its questions (whole
+    articles go to a fold)."""
+    facts = find_task_facts(config.task)
+    return bool(getattr(config, "train_cap", 0)) and not (facts is not None and facts.data_kind == "squad")
+
+
+def cv_cap_note(config) -> str:
+    """The sentence the Cross-validate dialog says of ``config``'s Train cap: which rows the folds split; "" without
+    a cap."""
+    cap = int(getattr(config, "train_cap", 0) or 0)
+    if not cap:
+        return ""
+    if not cap_applies(config):
+        return (f"Train cap {cap:,} does not apply: the folds split all the training file's questions (each "
+                "article in one fold)")
+    return (f"Train cap {cap:,}: the folds split the same stratified {cap:,} training rows that a run with this cap "
+            f"trains on (seed {config.dev_split_seed()}), and every one of them is predicted once")
 
 
 def _squad_data(path: str, group_column: str) -> CvData:
@@ -219,7 +247,8 @@ def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: 
     "Cross-validate…" make a cv group. Returns (group, the K member TrainConfigs with ``output_dir`` the runs
     folder, a one-line note "N examples, fold sizes a, b, ..."). Raises CrossValidationError, GroupError and
     the loaders' data errors; nothing is written when planning fails. A run's checkpoint as ``base.model`` is
-    replaced by the model its run started from (:func:`fold_start_model`), said in the note."""
+    replaced by the model its run started from (:func:`fold_start_model`), said in the note; a table's Train cap
+    keeps the rows the folds split (:func:`cap_applies`), also said."""
     from explorer.core.studies.groups import write_group, write_member_configs
 
     start, why = fold_start_model(base.model)
@@ -232,7 +261,8 @@ def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: 
     write_folds(group_dir(runs_dir, group.name), data, folds, k, base.seed, group_column)
     write_member_configs(runs_dir, group, configs)
     sizes = ", ".join(str(len(f.dev)) for f in folds)
-    return group, configs, f"{data.n} examples, fold sizes {sizes}" + (f"; {why}" if why else "")
+    capped = f" (Train cap {base.train_cap:,} of {data.capped_from:,} rows)" if data.capped_from else ""
+    return group, configs, f"{data.n} examples{capped}, fold sizes {sizes}" + (f"; {why}" if why else "")
 
 
 def write_folds(group_folder: Path, data: CvData, folds: list[Fold], k: int, seed: int, group_column: str) -> Path:
@@ -310,7 +340,8 @@ def plan_cv(base, runs_dir: str | Path, name: str, k: int, group_column: str = "
     members = [GroupMember(_member_id(name, i), base.seed, {"fold": i + 1}) for i in range(k)]
     group = Group(name=name, kind="cv", members=members, varied=["fold"], seeds=[base.seed],
                   base=_base_dict(base, []), created=time.time(),
-                  cv={"k": k, "group_column": group_column, "data": data.kind, "source": base.train})
+                  cv={"k": k, "group_column": group_column, "data": data.kind, "source": base.train,
+                      "train_cap": base.train_cap if data.capped_from else 0})
     folder = group_dir(runs_dir, name)
     configs = []
     for i in range(k):
@@ -320,6 +351,8 @@ def plan_cv(base, runs_dir: str | Path, name: str, k: int, group_column: str = "
             extra["label_names"] = list(data.class_names)
         if data.kind == "table" and not base.num_labels and len(data.class_names) >= 2:   # a grouped fold may miss a class
             extra["num_labels"] = len(data.class_names)
+        if data.capped_from:   # the fold files hold the capped rows: a fold trains on all of its train file
+            extra["train_cap"] = 0
         configs.append(dataclasses.replace(base, run_id=_member_id(name, i), train=str(train), dev=str(dev),
                                            dev_fraction=None, **extra))
     return group, configs, data, folds

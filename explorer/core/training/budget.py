@@ -84,3 +84,19 @@ def no_time_to_train(budget_seconds: float, spent_outside: float, ahead: float, 
             f"{spent_outside:.0f} s before its first step (the evaluation before training included) and expects "
             f"{ahead:.0f} s for the final evaluation{rows} at the rate it measured. Raise the time budget, or "
             "evaluate fewer rows (Dev cap, Dev fraction); a busy machine makes both take longer.")
+
+
+def steps_fitting(run, training_seconds: float) -> int:
+    """The optimizer steps a time-budgeted ``run`` (a TrainingRun) expects to have done when its training clock
+    reaches ``training_seconds``: the steps done, then the seconds left at the step rate measured after this
+    process's first step (``run.first_step``: its step and clock then) once a later step is timed, else over all
+    steps so far; at least the steps done, at most ``run.steps_total``. The first step holds the data loader's
+    start and the model's warm-up, which are no rate: counted in, a slow first step made the plan start low and
+    grow all through the run (the progress line's "step 2 of ~71" became "of ~225")."""
+    seconds, step = run.clock.seconds(), run.progress.step
+    first = getattr(run, "first_step", None)
+    if first is not None and step > first[0] and seconds > first[1]:
+        rate = (step - first[0]) / (seconds - first[1])
+    else:
+        rate = step / seconds
+    return min(run.steps_total, max(step, step + round((training_seconds - seconds) * rate)))

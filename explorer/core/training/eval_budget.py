@@ -9,18 +9,17 @@ longer run than the budget, and a 10-minute run trained less than (1 - eval_shar
 
 from __future__ import annotations
 
-from explorer.core.training.budget import seconds_ahead
+from explorer.core.training.budget import seconds_ahead, steps_fitting
 
 def steps_for_plan(run) -> int:
     """The optimizer steps the evaluations are planned around: a time-budgeted run's steps that fit in the
-    (1 - eval_share) of its wall budget left to training, at the training rate so far (at most steps_total,
-    at least the steps done); otherwise the run's planned steps."""
+    (1 - eval_share) of its wall budget left to training, at the training rate after its first step
+    (budget.steps_fitting: at most steps_total, at least the steps done); otherwise the run's planned steps."""
     seconds, step = run.clock.seconds(), run.progress.step
     share = float(run.config.eval_share)
     if run.wall is None or step <= 0 or seconds <= 0 or not 0 < share < 1:
         return run.planned_steps()
-    training = (1.0 - share) * run.wall.total
-    return min(run.steps_total, max(step, round(step * training / seconds)))
+    return steps_fitting(run, (1.0 - share) * run.wall.total)
 
 
 def plan_evaluations_now(run) -> None:

@@ -249,6 +249,8 @@ def run_epochs(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
             run.scheduler.step()
             p.step += 1
             run.control.step = p.step
+            if run.first_step is None:   # the rate a time budget's steps are counted at starts after it
+                run.first_step = (p.step, run.clock.seconds())
             done = p.step >= run.steps_total or run.budget_spent()
             if p.step % cfg.log_every == 0 or done:
                 meter.emit(lr_used)

@@ -27,7 +27,7 @@ from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import eval_loader
 from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
-from explorer.core.training.budget import WallBudget
+from explorer.core.training.budget import WallBudget, steps_fitting
 from explorer.core.training.clock import TrainClock
 from explorer.core.training.eval_schedule import EvalSchedule, can_sample
 from explorer.core.training.recipe import build_optimizer, build_scheduler, build_time_scheduler, warmup_steps_for
@@ -93,6 +93,7 @@ class TrainingRun:
     schedule: EvalSchedule | None = None   # when to evaluate and on which dev rows (None without dev data)
     sample_loader: tuple | None = None     # (rows, loader) of the dev sample (eval_schedule), built when first used
     final_metrics: dict | None = None      # set when a stop made an evaluation on the whole dev set the final one
+    first_step: tuple[int, float] | None = None   # (step, training clock) at this process's first optimizer step
     undefined_metrics: str = ""     # the metrics the last evaluation could not compute ("pearson,spearman")
 
     @property
@@ -115,11 +116,12 @@ class TrainingRun:
 
     def planned_steps(self) -> int:
         """The optimizer steps the run expects to do: steps_total, or for a time-budgeted run the steps that
-        fit in the budget at the speed so far (never above steps_total)."""
+        fit in the budget at the speed measured after its first step (budget.steps_fitting; never above
+        steps_total)."""
         seconds, step = self.clock.seconds(), self.progress.step
         if self.wall is None or step <= 0 or seconds <= 0:
             return self.steps_total
-        return min(self.steps_total, max(step, round(step * self.budget_seconds / seconds)))
+        return steps_fitting(self, self.budget_seconds)
 
     def elapsed(self) -> float:
         """Seconds of training, including the time before a resume."""

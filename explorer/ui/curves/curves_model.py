@@ -310,7 +310,11 @@ class CurvesModel:
         if state is None:
             return (0, 1, 0, "no run"), None
         total = max(state.steps_total, 1)
-        bar = evaluation_bar(state) or (0, total, min(state.step, total), f"{state.status} · %p%")
+        if state.budget_seconds:   # its steps_total is an estimate the run refines: the bar never goes back
+            steps = (0, 1000, round(1000 * state.done_share()), f"{state.status} · %p%")
+        else:
+            steps = (0, total, min(state.step, total), f"{state.status} · %p%")
+        bar = evaluation_bar(state) or steps
         # the rows of a long evaluation, or what a stop waits for, first: the run is not hung
         evaluating = waiting_text(state)
         parts = ([(evaluating, 0)] if evaluating else []) + progress_parts(state, now)

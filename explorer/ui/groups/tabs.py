@@ -85,8 +85,11 @@ class GroupsTab(QWidget):
         self.restarts.setSuffix(" restarts")
         self.seeds = QLineEdit()
         self.seeds.setPlaceholderText("seeds, e.g. 1,2,3 (empty: generated)")
-        self.seeds.setToolTip("The restarts' seeds (their count wins over the restarts box); for the grid, every "
-                              "point runs once per seed. Empty: generated from the Launch tab's seed.")
+        self.seeds.setToolTip("The restarts' seeds (the restarts box follows their count, and a new count takes or "
+                              "adds seeds); for the grid, every point runs once per seed. Empty: generated from the "
+                              "Launch tab's seed.")
+        self.seeds.textEdited.connect(self._seeds_edited)
+        self.restarts.valueChanged.connect(self._restarts_changed)
         self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
         for b in (self.queue_restarts, self.queue_grid):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
@@ -253,6 +256,26 @@ class GroupsTab(QWidget):
             except GroupError as exc:
                 self.message.setText(str(exc))
 
+    def _seeds_edited(self, text: str) -> None:
+        """Seeds typed: the restarts box shows how many runs they make (seed_count.count_of_seeds)."""
+        from PySide6.QtCore import QSignalBlocker
+
+        from explorer.ui.groups.seed_count import count_of_seeds
+
+        count = count_of_seeds(text)
+        if count is not None and count != self.restarts.value():
+            blocker = QSignalBlocker(self.restarts)
+            self.restarts.setValue(min(count, self.restarts.maximum()))
+            del blocker
+
+    def _restarts_changed(self, count: int) -> None:
+        """A new restarts count: the seeds typed follow it (seed_count.seeds_for_count); empty seeds stay empty."""
+        from explorer.ui.groups.seed_count import seeds_for_count
+
+        seeds = seeds_for_count(count, self.seeds.text())
+        if seeds is not None:
+            self.seeds.setText(seeds)
+
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
         configs carry their run ids and the runs folder. Raises GroupError (bad/taken name)."""
@@ -280,7 +303,7 @@ class GroupsTab(QWidget):
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
-        from explorer.core.studies.cv_runs import fold_checkpoints, start_cv_group
+        from explorer.core.studies.cv_runs import cv_cap_note, fold_checkpoints, start_cv_group
         from explorer.core.studies.groups import GROUP_FILE, group_dir
 
         problem = cv_problem(base)
@@ -293,8 +316,8 @@ class GroupsTab(QWidget):
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
-        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate,
-                                     note=fold_checkpoints(base)[1])
+        note = "; ".join(n for n in (cv_cap_note(base), fold_checkpoints(base)[1]) if n)   # the rows folded first
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate, note=note)
         if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
             return None
         k, column = dialog.values()

@@ -20,6 +20,7 @@ from explorer.core.specs.tasks import head_of_task
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations, worth_sampling
 
 __all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan", "measured_eval_rate",
+           "other_task_run",
            "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
 
 def samples_dev_rows(task: str) -> bool:
@@ -79,6 +80,23 @@ def comparable_runs(states, model: str, task: str, max_seq_length: int, batch_si
                                       -(s.started_at or 0.0)))                               # then the latest
 
 
+SIMILAR_LENGTH = 0.25   # another task's run within this share of the form's max_seq_length gives a rough rate
+
+
+def other_task_run(states, model: str, task: str, max_seq_length: int):
+    """The past run (RunState) of ``model`` (or its architecture) on another task than ``task`` whose training
+    rate gives a rough one for a task no run of this model trained: a max_seq_length within SIMILAR_LENGTH of
+    ``max_seq_length`` (a row costs about its length; SQuAD's 384-token windows do not time a 128-token table),
+    the nearest length first, then the latest; None without one. Rougher than a run of the task (other inputs,
+    other lengths of text), far nearer than the built-in rate."""
+    from explorer.core.models.speed import same_model
+
+    out = [s for s in states if s.task != task and same_model(s.model, model) and rates_of(s)[0] > 0
+           and abs(run_length(s.config) - int(max_seq_length)) <= SIMILAR_LENGTH * int(max_seq_length)]
+    out.sort(key=lambda s: (abs(run_length(s.config) - int(max_seq_length)), -(s.started_at or 0.0)))
+    return out[0] if out else None
+
+
 def rates_of(state) -> tuple[float, float]:
     """(training rows/s: the median of its step events, dev rows/s of its last timed evaluation) of one past run
     (RunState); 0.0 where it measured none."""
@@ -127,8 +145,10 @@ class EvalPreviewInput:
         rate_from: the past run the rates come from ("" with several or none).
         rate_settings: that run's max_seq_length and batch size when they differ from this run's ("at
             max_seq_length 128 and batch size 32"): the rates are rougher; "" when they are the same.
-        rough_rate: the built-in training rows/s (core.runs.throughput) for the rough whole-run time when no past
-            run of this model and length measured one (0: say none).
+        rough_rate: the training rows/s for the rough whole-run time when no past run of this model and task
+            measured one: a run of another task at a similar length (``rough_from``), else the built-in rate
+            (core.runs.throughput) (0: say none).
+        rough_from: the past run of another task ``rough_rate`` comes from ("": the built-in rate).
     """
 
     task: str
@@ -147,6 +167,7 @@ class EvalPreviewInput:
     rate_from: str = ""
     rate_settings: str = ""
     rough_rate: float = 0.0
+    rough_from: str = ""
 
 
 def _cadence(every: int) -> str:
@@ -228,12 +249,16 @@ def _estimate(p: EvalPreviewInput) -> str:
 
 def _rough_time(p: EvalPreviewInput) -> str:
     """" Whole run about 12 min (rough: no past run of this model and length here; …)": the planned training rows
-    at the built-in rate (``rough_rate``), when no comparable past run measured this run's rates; '' otherwise."""
+    at ``rough_rate`` (a run of another task's, ``rough_from``, else the built-in rate), when no comparable past
+    run measured this run's rates; '' otherwise."""
     if p.rough_rate <= 0 or p.steps <= 0:
         return ""
     from explorer.core.runs.throughput import format_duration
 
     seconds = p.steps * max(1.0, p.windows_per_step) / p.rough_rate
+    if p.rough_from:
+        return (f" Whole run about {format_duration(seconds)} (rough: from a run of another task, {p.rough_from}, "
+                f"at {p.rough_rate:,.1f} training rows/s; evaluations come on top).")
     others = (f"; {p.other_runs} past run{'s' if p.other_runs != 1 else ''} of this model trained another task, "
               "max_seq_length, batch size or device") if p.other_runs else ""
     return (f" Whole run about {format_duration(seconds)} (rough: no past run of this model and length here, so "

@@ -24,8 +24,9 @@ from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
-from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, kept_files_note,
-                                          label_names_hint, reset_run_checkpoint)
+from explorer.ui.launch.kept_settings import KEPT_SETTINGS, forget_best_metric, kept_note, reset_kept
+from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, held_out_rows_seen_note,
+                                          kept_files_note, label_names_hint, reset_run_checkpoint)
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -107,6 +108,7 @@ class LaunchForm:
         self.no_header_tick = NoHeaderTick()   # No header row ticked for a file whose first line is data
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
+        self.kept_note = ""             # the non-default settings a change of data kept (kept_settings.kept_note)
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
         self.small_table = SmallTableRate()   # the learning rate a small table on the bundled encoder needs
 
@@ -126,7 +128,7 @@ class LaunchForm:
         equal to what automatic picks shows as automatic."""
         self.edited.clear()
         self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
-        self.caps_note = ""
+        self.caps_note = self.kept_note = ""
         self.parked = {}
         self.small_table.forget()
         self.f1_offer = F1ClassesOffer()
@@ -168,6 +170,8 @@ class LaunchForm:
         if name in self.CAP_SETTINGS and self.caps_note:   # set again by the user: nothing to warn about
             self.caps_note = ""
             self._compose_note()
+        if name in KEPT_SETTINGS and self.kept_note:   # the line names what is kept now
+            self.note_kept_settings()
         if name == "dev":
             self._dev_partner()
             self._dev_taken_away(previous)
@@ -185,6 +189,19 @@ class LaunchForm:
         next load or task switch: e.g. where a form filled by "Fine-tune on reviewed rows" got its data."""
         self.switch_note, self.file_note = None, ""
         self.note = html.escape(text)
+
+    def note_kept_settings(self) -> None:
+        """The banner's line naming the non-default settings a change of data kept (kept_settings.kept_note)."""
+        self.kept_note = kept_note(self.values, self.edited)
+        self._compose_note()
+
+    def reset_kept_settings(self) -> list[str]:
+        """The banner's "Reset to defaults": the kept settings back to their defaults (kept_settings.reset_kept),
+        their line gone. Returns the names reset."""
+        names = reset_kept(self)
+        self.kept_note = ""
+        self._compose_note()
+        return names
 
     # ---- the run's config ------------------------------------------------------------------
     def config(self) -> TrainConfig:
@@ -281,6 +298,8 @@ class LaunchForm:
                          + kept_files_note(self.values, kept))
         if self.file_note:
             parts.append(self.file_note)
+        if self.kept_note:
+            parts.append(self.kept_note)
         self.note = ". ".join(parts)
 
     # ---- a task switch (explorer.ui.launch.task_switch) ---------------------------------------
@@ -291,8 +310,9 @@ class LaunchForm:
     def _new_train_file(self, previous: str | None = None) -> None:
         """A new training file was chosen (after ``previous``): FILE_SETTINGS set for the previous file go back to
         their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps), a
-        run's checkpoint as Base model not chosen by the user (form_notes.reset_run_checkpoint) and a run name not
-        typed (_clear_run_name), with a word in the banner."""
+        run's checkpoint as Base model not chosen by the user (form_notes.reset_run_checkpoint), a run name not
+        typed (_clear_run_name) and Best checkpoint by (the new labels' metric), with a word in the banner, which
+        also names the settings kept from before (kept_settings.kept_note)."""
         self._reset_caps(previous)
         self.f1_offer.forget(self)
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
@@ -303,11 +323,14 @@ class LaunchForm:
         dev = self._forget_the_previous_files_dev()
         model = reset_run_checkpoint(self, self.values["train"])   # a checkpoint continuing the previous data
         gone = ([f"dev file {html.escape(dev)}"] if dev else []) + ([model] if model else []) + clear_run_name(self)
+        gone += forget_best_metric(self)   # chosen for the previous data: the new labels' metric
+        self.kept_note = kept_note(self.values, self.edited)   # what the new data keeps from the previous one
         # one short sentence (the banner is a few lines at 1280x800): what went, by name; the fields say the rest
         dev_note = f"; cleared: {', '.join(gone)}" if gone else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
             if self.file_note or dev_note or self.caps_note:
                 self.file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
+            if self.file_note or self.kept_note:
                 self._compose_note()
             return
         for n in cleared:
@@ -352,28 +375,12 @@ class LaunchForm:
             self.set("dev_fraction", None)
         name = Path(str(previous or self.dev_named or "")).name
         self.dev_named = ""
-        seen = self._base_may_have_seen_held_out_rows()
+        seen = held_out_rows_seen_note(self.values)
         if seen or (name and html.escape(name) in self.note):
             cleared = (f"Dev data {name} cleared: the run's dev rows now come from Dev fraction (held out of the "
                        "training file), not from it") if name else ""
             self.switch_note, self.file_note = None, "; ".join(t for t in (cleared, seen) if t)
             self._compose_note()
-
-    def _base_may_have_seen_held_out_rows(self) -> str:
-        """A warning when Base model is a run's checkpoint (Fine-tune on reviewed rows sets one to continue that
-        run on its own rows plus the reviewed ones) and the dev rows are to be held out of the training file: that
-        checkpoint was trained on rows of it, so held-out rows are not new to it and the dev figures come out
-        optimistic (a stance checkpoint scored 69.96 F_avg at step 0 on such rows, 62.10 on rows it never saw);
-        "" otherwise."""
-        from explorer.core.runs.layout import run_dir_of
-
-        model = str(self.values.get("model") or "")
-        run = run_dir_of(model) if model and not self.values.get("dev") else None
-        if run is None:
-            return ""
-        return (f"Base model is the checkpoint of run {run.name}: rows held out of this training file may be rows it "
-                "was trained on, so its dev figures would be optimistic; keep that run's dev file, or choose "
-                "another Base model")
 
     def _forget_the_previous_files_dev(self) -> str:
         """A new training file from another folder than the one the dev file was chosen with: a dev file that sat

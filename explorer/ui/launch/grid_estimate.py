@@ -10,6 +10,7 @@ several windows per question, so the estimate is a lower bound there.
 from __future__ import annotations
 
 import statistics
+import dataclasses
 from dataclasses import dataclass
 
 # rough CPU defaults (samples/s) when no past run measured this model here: one place, core/runs/throughput.py
@@ -92,8 +93,12 @@ def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -
 
 def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> str:
     """How long K fold runs of ``config`` take one after another: each trains on the other K - 1 folds (about
-    (K - 1) / K of the training rows, before ``train_cap``), at this machine's measured speed for its model (the
+    (K - 1) / K of the training rows, of a table's Train cap rows when it has one), at this machine's measured speed for its model (the
     same figure as the paper grid's: a confirmation without it hides an hour of runs)."""
+    from explorer.core.studies.cv_runs import cap_applies
+
+    if n_examples and cap_applies(config):   # the folds split the capped rows, and each trains on all of its own
+        n_examples, config = min(n_examples, config.train_cap), dataclasses.replace(config, train_cap=0)
     fold_rows = None if not n_examples else n_examples - n_examples // max(k, 1)
     return estimate_line([run_samples(config, fold_rows)] * k, speed,
                          on_top="each fold's evaluation and the out-of-fold predictions come on top",

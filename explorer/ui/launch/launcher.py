@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
 
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
+from explorer.ui.launch.kept_settings import RESET_LINK
+from explorer.ui.shell.combo_popup import list_below
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
 from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.config_files import ConfigFiles
@@ -61,6 +63,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         bottom = self._build_buttons()
         self._layout(top, self._split(scroll, scroll.form_host, right), bottom)
         self._connect()
+        list_below(self)   # a drop-down's list opens under its box, not over it from the current item
         self.set_config(self.form.base)
 
     @property
@@ -177,6 +180,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.grid_btn.clicked.connect(lambda: self.queue_grid())   # clicked(bool) must not reach `confirm`
         self.launch_btn.clicked.connect(self.launch)
         self.run_on.changed.connect(self._changed)   # its note leaves the banner
+        self.preset_label.linkActivated.connect(self._banner_link)   # "Reset to defaults" of the kept settings
         for name in ("train", "dev", "task", "text_columns", "label_column", "id_column", "no_header", "encoding",
                      "label_names", "skip_invalid", "dev_fraction", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
@@ -258,6 +262,13 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.form.show_note(text)
         self._changed()
         self.banner.fit(refit=True)   # filled, not typed: the whole note in view (up to BANNER_MAX_LINES lines)
+
+    def _banner_link(self, href: str) -> None:
+        """A link in the banner's note: "Reset to defaults" puts the settings kept from before to their defaults."""
+        if href == RESET_LINK:
+            self._pull()
+            self.form.reset_kept_settings()
+            self._changed()
 
     def _changed(self, *_args) -> None:
         """Show what the model says of the form now: metric choices, fields on or greyed, the command line, the

@@ -13,8 +13,8 @@ from typing import Any, Callable
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.models.speed import builtin_rate, same_model
-from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview, rates_of,
-                                                  run_batch, run_length, slower_cadence_note)
+from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview,
+                                                  other_task_run, rates_of, run_batch, run_length, slower_cadence_note)
 
 __all__ = ["RunPlan"]
 
@@ -120,8 +120,20 @@ class RunPlan:
             return ""
         if cfg.eval_every < planned:
             return slower_cadence_note(self._preview_input(cfg))
+        if cfg.time_budget_minutes and planned < self._bound_steps():   # the Time budget bounds it: an estimate
+            return (f"Evaluate every {cfg.eval_every} is not below the about {planned} steps this run's Time budget "
+                    "fits at the expected speed (the run counts them again as it trains): it may evaluate only at "
+                    "the start and the end")
         return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
                 "only at the start and the end")
+
+    def _bound_steps(self) -> int:
+        """The steps the form's epochs or Max steps allow, without a Time budget (core.specs.tasks.run_steps)."""
+        from explorer.core.specs.tasks import run_steps
+
+        get = self.values.get
+        return run_steps(self.train_rows(), get("batch_size"), get("gradient_accumulation_steps"), get("train_cap"),
+                         epochs=float(get("epochs") or 0.0), max_steps=int(get("max_steps") or 0))[1]
 
     def dev_rows(self, cfg: TrainConfig) -> tuple[int, bool]:
         """(dev rows, held out?): the dev file's rows (a SQuAD file's questions) the dev data check counted, else
@@ -179,6 +191,8 @@ class RunPlan:
         source = self.rate_source(cfg)
         train_rate, eval_rate = rates_of(source) if source is not None else (0.0, 0.0)
         others = sum(1 for s in everyone if same_model(s.model, cfg.model) and s is not source and all(rates_of(s)))
+        rough = None if source is not None else other_task_run(everyone, cfg.model, cfg.task,
+                                                                 cfg.resolved_max_seq_length())
         return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
             held_out=held_out, steps=self.planned_steps()[1],
@@ -187,13 +201,15 @@ class RunPlan:
             measured_runs=int(source is not None), other_runs=others,
             rate_from=source.run_id if source is not None else "",
             rate_settings=self._other_settings(source, cfg) if source is not None else "",
-            rough_rate=0.0 if source is not None else builtin_rate(cfg.model))
+            rough_rate=0.0 if source is not None else rates_of(rough)[0] if rough is not None else builtin_rate(cfg.model),
+            rough_from=self._named(rough) if rough is not None else "")
 
     def train_rate(self) -> float:
         """Training rows/s of the form's run: the latest past run of the same model (or architecture), task,
         max_seq_length and batch size that measured one (eval_plan_preview.comparable_runs), else the latest of
         the same model and task at another length or batch, else the built-in rate (core.runs.throughput); a
-        faster run of a shorter length or a smaller batch is taken only when no run of the same settings is here."""
+        faster run of a shorter length or a smaller batch is taken only when no run of the same settings is here;
+        with no run of the task, a run of another task at a similar length (eval_plan_preview.other_task_run)."""
         get = self.values.get
         for exact in (True, False):
             past = comparable_runs(self.past_runs(), get("model"), get("task"), run_length(self.values),
@@ -201,7 +217,8 @@ class RunPlan:
             rate = next((rate for s in past if (rate := rates_of(s)[0]) > 0), 0.0)
             if rate > 0:
                 return rate
-        return builtin_rate(get("model"))
+        other = other_task_run(self.past_runs(), get("model"), get("task"), run_length(self.values))
+        return rates_of(other)[0] if other is not None else builtin_rate(get("model"))
 
     def rate_source(self, cfg: TrainConfig):
         """The past run (RunState) whose rates estimate the form's run: the latest one of the same model (or
@@ -215,6 +232,11 @@ class RunPlan:
             if source is not None:
                 return source
         return None
+
+    @staticmethod
+    def _named(state) -> str:
+        """A past run of another task as the estimate names it: "stance-1 (single)"."""
+        return f"{state.run_id} ({state.task})"
 
     @staticmethod
     def _other_settings(source, cfg: TrainConfig) -> str:
@@ -231,6 +253,11 @@ class RunPlan:
         """The tooltip of the Evaluation line: which past run its rates and the whole run's time come from, or that
         the time is rough, from the built-in rate."""
         source = self.rate_source(cfg)
+        rough = other_task_run(self.past_runs(), cfg.model, cfg.task, cfg.resolved_max_seq_length())
+        if source is None and rough is not None:
+            return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: the whole run's "
+                    f"time is rough, from the training rate of {self._named(rough)} ({rates_of(rough)[0]:,.1f} "
+                    f"training rows/s, max_seq_length {run_length(rough.config)}).")
         if source is None:
             return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: the whole "
                     f"run's time is rough, from the built-in rate of {builtin_rate(cfg.model):g} training rows/s.")

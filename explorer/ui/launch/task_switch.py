@@ -11,6 +11,7 @@ import html
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.field_specs import FIELDS, applies, restricted
+from explorer.ui.launch.kept_settings import forget_best_metric, kept_note
 
 __all__ = ["clear_run_name", "switch_task"]
 
@@ -18,7 +19,9 @@ __all__ = ["clear_run_name", "switch_task"]
 def switch_task(form, task: str) -> None:
     """The task's recipe defaults on the fields not edited; data files of another reader cleared unless the
     user picked them; files of the same reader whose labels mean something else kept and named; Best
-    checkpoint by and the other task's values put aside (``_clear_other_task_values``); the note says it all."""
+    checkpoint by back to automatic (the new task's metric) and the other task's values put aside
+    (``_clear_other_task_values``); the note says it all, and names the settings kept from before
+    (kept_settings.kept_note)."""
     from explorer.core.specs.tasks import task_defaults
 
     if not task or task == form.task:
@@ -41,8 +44,7 @@ def switch_task(form, task: str) -> None:
             form.set(name, value)
     for name in cleared:
         form.set(name, "")
-    _keep_metric_for(form, task)
-    stale = _clear_other_task_values(form, task)
+    stale = forget_best_metric(form) + _clear_other_task_values(form, task)
     kept = sorted(set(defaults) & form.edited)
     what = f"{new_facts.label if new_facts else task} defaults"
     note = (f"The preset {form.preset} was for {old_facts.label if old_facts else old} and no longer applies: "
@@ -52,6 +54,7 @@ def switch_task(form, task: str) -> None:
                         + (f"; the previous form's {', '.join(stale[:-1])}{' and ' if len(stale) > 1 else ''}"
                            f"{stale[-1]} cleared" if stale else ""),
                         cleared, old_facts.label if old_facts else old, kept_files)
+    form.kept_note = kept_note(form.values, form.edited)   # the other settings the new task keeps, named
     form._compose_note()
 
 
@@ -100,13 +103,3 @@ def clear_run_name(form) -> list[str]:
     form.set("run_id", "")
     return [html.escape(f"Run name ({run_name})")]
 
-
-def _keep_metric_for(form, task: str) -> None:
-    """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
-    automatic (a regression run has no accuracy)."""
-    from explorer.core.specs.tasks import emitted_metrics
-
-    chosen = form.values["metric_for_best"]
-    if chosen and chosen not in emitted_metrics(task):
-        form.set("metric_for_best", "")
-        form.edited.discard("metric_for_best")

@@ -198,6 +198,7 @@ class RunState:
     read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs.reading)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
+    shown_share: float = 0.0   # the largest share done a progress bar was given (done_share)
     kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.reading.run_kinds)
     host: str = ""     # the remote host the run trains on (its mirror's remote.json); "" = this machine
     settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.reading.RunRecord)
@@ -319,6 +320,18 @@ class RunState:
         """The run's time budget in seconds of wall time (config ``time_budget_minutes``); 0 without one."""
         value = _num((self.config or {}).get("time_budget_minutes"))
         return 60.0 * value if value and value > 0 else 0.0
+
+    def done_share(self) -> float:
+        """0..1: how much of the run is done, for a progress bar: step / steps_total, and for a time-budgeted run at
+        least the share of its training seconds trained. Never below a share given before: a time-budgeted run
+        re-estimates the steps that fit as it times itself (a CoNLL run's ~71 became ~225 as its steps got faster
+        than its first ones), and a bar that followed step / steps_total went back."""
+        share = min(1.0, self.step / self.steps_total) if self.steps_total else 0.0
+        budget = self.train_budget or self.budget_seconds
+        if budget and self.train_seconds > 0:
+            share = max(share, min(1.0, self.train_seconds / budget))
+        self.shown_share = max(self.shown_share, share)
+        return self.shown_share
 
     def eta(self) -> float | None:
         """Remaining seconds: the training left (a time-budgeted run: the budget not yet trained; otherwise the

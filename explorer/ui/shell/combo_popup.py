@@ -1,4 +1,4 @@
-"""A combo box whose drop-down list is as wide as its longest item, so that no item is cut.
+"""A combo box whose drop-down list is as wide as its longest item, so that no item is cut, and opens below it.
 
 Qt's list of a combo box is as wide as the box and elides its items in the middle: in a model box of 250 px
 the hub ids read "deepset/...d-squad2", and two checkpoints of one family could not be told apart.
@@ -10,7 +10,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QStyle
 
-__all__ = ["popup_fits_items", "popup_need"]
+__all__ = ["LIST_BELOW", "list_below", "popup_fits_items", "popup_need"]
+
+# the style sheet rule that opens every drop-down list under its box (a list view popup): Fusion's own popup opens
+# over the box with the current item on it, so the list's first items sit above the box, and a second click
+# where the list was picked another item (Task: "Multiple choice" in place of "Regression")
+LIST_BELOW = "QComboBox { combobox-popup: 0; }"
 
 
 def popup_need(combo: QComboBox) -> int:
@@ -34,3 +39,10 @@ def popup_fits_items(combo: QComboBox) -> None:
     combo.model().rowsInserted.connect(fit)
     combo.model().dataChanged.connect(fit)
     fit()
+
+
+def list_below(widget) -> None:
+    """Every combo box in ``widget`` (a panel; its combo boxes made later too) opens its list below the box
+    (:data:`LIST_BELOW`, added to the widget's style sheet, which its children's own sheets do not replace)."""
+    if LIST_BELOW not in widget.styleSheet():
+        widget.setStyleSheet(f"{widget.styleSheet()}\n{LIST_BELOW}".strip())

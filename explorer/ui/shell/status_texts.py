@@ -25,7 +25,8 @@ def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str
     parts = ([f"{running} running"] if running > 1 else []) + ([f"{queued} queued"] if queued else [])
     active = next((s for s in states if s.status in run_status.WORKING), None)
     if active is not None:   # the active run by name, with its progress (an evaluation's rows while it evaluates)
-        step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
+        about = "~" if active.budget_seconds else ""   # the steps a time budget fits: an estimate the run refines
+        step = f" step {active.step}/{about}{active.steps_total}" if active.steps_total else ""
         evaluating = waiting_text(active)
         parts.insert(0, f"{name_of(active.run_id)}: {evaluating}" if evaluating else
                      f"{active.status}: {name_of(active.run_id)}{step}")
