@@ -93,6 +93,26 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_a_row_title_lower_than_its_line(qtbot, app_style):
+    """A row whose title's line (its descent: an underscore) is taller than the row between the sheet's padding is
+    reported; a row of the header's own height is not."""
+    from PySide6.QtWidgets import QTableWidget
+
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    table = QTableWidget(2, 1)
+    qtbot.addWidget(table)
+    table.setVerticalHeaderLabels(["gold refund_not_showing_up", "gold age_limit"])
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 4)
+    table.resize(400, 200)
+    table.show()
+    qtbot.waitExposed(table)
+    found = [o for o in layout_offenders(table) if o.kind == "header"]
+    assert len(found) == 2 and "row 0" in found[0].path and "high" in found[0].detail, found
+    table.verticalHeader().setDefaultSectionSize(table.verticalHeader().sectionSizeHint(0) + 2)
+    assert not [o for o in layout_offenders(table) if o.kind == "header"]
+
+
 def test_the_check_finds_tabs_behind_the_scroll_arrows(qtbot):
     """A tab bar too narrow for its tabs scrolls them: every tab is reported (the arrows take the bar's end);
     wide enough, none is."""
@@ -600,6 +620,29 @@ def test_classify_dev_tables_show_every_class_of_a_small_model_whole(qtbot, size
         if rows < table.rowCount():
             assert table.viewport().height() - rows * row_h < row_h // 2, "a row cut in half at the bottom"
     assert min(_rows_in_view(view.boundary), _rows_in_view(view.mistakes)) >= 4
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, size, app_style):
+    """The confusion matrix's and the per-class table's row titles read a class name exactly as the data has it,
+    underscores included: compact rows under the sheet's padding clipped the foot of the line ("gold Refund not
+    showing up" beside the column title "pred Refund_not_showing_up")."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    rep = _dev_report(12)
+    rep.label_names = [f"lost_or_stolen_{i}" if i % 2 else f"age_limit_{i}" for i in range(12)]
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    titles = [view.confusion.model().headerData(r, Qt.Orientation.Vertical) for r in range(3)]
+    assert titles == [f"gold {n}" for n in rep.label_names[:3]]
+    cut = [str(o) for o in layout_offenders(view) if o.kind == "header"]
+    assert not cut, "\n".join(cut)
 
 
 def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cells_in_view(qtbot, tmp_path, app_style):

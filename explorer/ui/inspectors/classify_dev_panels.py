@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from explorer.ui.shell.class_names import CELL_PX, header_title
+from explorer.ui.shell.layout_check import header_size_need
 from explorer.ui.shell.columns import fit_columns, fit_rows_height, fits_sideways, rows_tall, whole_headers
 
 from .components.classify_dev import EXAMPLE_HEADERS, HEADER_TIPS
@@ -22,9 +23,18 @@ ROW_MARGIN = 6       # px above and below a row's text together: a 6-class confu
                      # and four rows of each example list fit the page at 1280x800
 
 
+# the row titles (class names) without the sheet's padding above and below: with it a compact row clipped the
+# title's foot, and an underscore of a class name vanished ("gold Refund not showing up")
+ROW_TITLE_SHEET = "QHeaderView::section { padding-top: 0px; padding-bottom: 0px; }"
+
+
 def compact_rows(table: QTableView) -> None:
-    """Rows as tall as the text and a small margin (Fusion's default is taller): more rows in the same height."""
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + ROW_MARGIN)
+    """Rows as tall as the text and a small margin (Fusion's default is taller): more rows in the same height.
+    A row's title (its class name) reads whole in it, its line's foot included (underscores)."""
+    rows = table.verticalHeader()
+    rows.setStyleSheet(ROW_TITLE_SHEET)
+    need = header_size_need(rows, 0, "gold Ag_y|").height()   # the tallest line a title has
+    rows.setDefaultSectionSize(max(table.fontMetrics().height() + ROW_MARGIN, need))
 
 
 class ResultsSplit(QSplitter):
