@@ -645,6 +645,30 @@ def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, 
     assert not cut, "\n".join(cut)
 
 
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_macro_row_title_is_short_and_whole_with_the_details_in_its_tooltip(qtbot, size, app_style):
+    """Where classes without dev rows are left out of the macro F1, the macro row reads "macro average (9 of 10)"
+    whole (the long title was cut in its middle at 1280x800); its tooltip names the classes left out."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.shell.layout_check import header_need
+
+    rep = _dev_report(10)
+    rep.per_class["class 9"] = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 0, "in_macro": False}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    rows = view.per_class.verticalHeader()
+    macro = 10
+    title = view.per_class.model().headerData(macro, Qt.Orientation.Vertical)
+    assert title == "macro average (9 of 10)"
+    assert header_need(rows, macro, title) <= rows.width() + 1, (header_need(rows, macro, title), rows.width())
+    tip = view.per_class.verticalHeaderItem(macro).toolTip()
+    assert "9 of 10 classes" in tip and "class 9" in tip
+
+
 def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cells_in_view(qtbot, tmp_path, app_style):
     """A class named by a 1,800-character paragraph (a broken quote in the training CSV) is cut in the confusion
     matrix's and the per-class table's row and column titles, whole in their tooltips: the row titles' column

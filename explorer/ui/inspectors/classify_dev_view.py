@@ -26,7 +26,7 @@ from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
                                       RunPrefill, cell, classifier_metrics, clicked_rows, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics, per_class_table,
-                                      regression_metrics, report_kind)
+                                      per_class_tips, regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
 
@@ -294,6 +294,10 @@ class ClassifyDevView(QWidget):
         self.per_class.setHorizontalHeaderLabels(titles)
         self.per_class.setRowCount(len(rows))
         set_header_names(self.per_class, Qt.Orientation.Vertical, [n for n, _ in rows])
+        tips = per_class_tips(rep)
+        for i, (name, _) in enumerate(rows):
+            if name in tips:
+                self.per_class.verticalHeaderItem(i).setToolTip(tips[name])
         for i, (_, values) in enumerate(rows):
             for j, v in enumerate(values):
                 self.per_class.setItem(i, j, QTableWidgetItem(cell(v)))
