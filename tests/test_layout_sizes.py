@@ -763,6 +763,57 @@ def test_tabs_wrapping_to_a_third_row_never_push_the_window_past_the_screen(qtbo
     assert area.contains(w.frameGeometry())
 
 
+def _plain_text(text: str) -> str:
+    """A label's text as a person reads it (rich text rendered to plain text)."""
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setHtml(text)
+    return doc.toPlainText()
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_the_launchers_evaluation_line_is_short_and_leaves_the_form_its_room(qtbot, tmp_path, size, app_style):
+    """With past runs' rates the Evaluation line under the form said the whole plan in six lines at 1280x800 (the
+    rates' source, the sample, the run's time split up), which left the form's fields some 230 px: it reads one
+    short sentence, the whole explanation in its tooltip and behind "more…"; the fields keep their room."""
+    from helpers import write_file
+
+    from explorer.core.runs import status as run_status
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+    from explorer.ui.runs.state import RunState
+
+    rows = "".join(f"text number {i} of the file\t{i % 3}\n" for i in range(1500))
+    train = write_file(tmp_path / "train.tsv", "sentence\tlabel\n" + rows)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    cfg = TrainConfig(task="single", train=str(train), output_dir=str(tmp_path / "runs"), batch_size=32,
+                      max_seq_length=64, dev_fraction=0.3)
+    past = RunState(run_id="past-run-of-this-model-on-another-file", status=run_status.FINISHED,
+                    config={"model": cfg.model, "task": "single", "max_seq_length": 64, "batch_size": 16})
+    past.apply({"run_id": past.run_id, "event": "step", "time": 1.0, "step": 10, "loss": 1.0,
+                "samples_per_second": 30.0})
+    past.apply({"run_id": past.run_id, "event": "eval", "time": 2.0, "step": 10, "metrics": {},
+                "rows_per_second": 100.0, "dev_rows": 400, "dev_total": 400})
+    w.form.plan.past_runs = lambda: [past]
+    w.set_config(cfg)
+    _shown(qtbot, w, size)
+    line = w.eval_plan
+    qtbot.waitUntil(lambda: "Expected, at the rates" in line.toolTip() + line.text(), timeout=30_000)
+    _shown(qtbot, w, size)
+    shown = _plain_text(line.text())
+    assert shown.startswith("Evaluation: every ") and "whole run about" in shown, shown
+    assert line.toolTip().startswith("Expected, at the rates past run past-run-of-this-model-on-another-file")
+    assert line.height() <= 2 * line.fontMetrics().lineSpacing() + 4, (line.height(), line.shown_text())
+    scroll = w.form_view
+    assert scroll.viewport().height() >= (400 if size == PAGE_AT_1280 else 700), scroll.viewport().height()
+    line.linkActivated.emit("more")   # the whole explanation in place, and back
+    assert line.shown_text().startswith("Expected, at the rates") and "less" in line.text()
+    line.linkActivated.emit("less")
+    assert line.shown_text().startswith("Evaluation: every ")
+
+
 def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, tiny_qa, app_style, tmp_path):
     """On Spans & τ at 1280x800 the Heads off field shows "5.3, 6.1, 2.4" whole (it was 30 px: only "6.1" showed),
     and the page is no wider than the window leaves it."""
