@@ -623,6 +623,39 @@ def test_classify_dev_tables_show_every_class_of_a_small_model_whole(qtbot, size
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_per_class_table_of_many_classes_shows_a_dozen_rows_and_the_rest_stays_reachable(qtbot, size,
+                                                                                                       app_style):
+    """30 classes: the per-class table shows at least a dozen whole rows (it kept four at 1280x800 and at
+    1920x1080, the confusion matrix taking the height); the confusion matrix keeps four gold rows or more and is
+    in view at the top; the example lists stay reachable: in view without scrolling at 1920x1080, by scrolling
+    the results at 1280x800."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.shell.layout_check import out_of_view
+
+    per_class_rows = 12   # classify_dev_panels.PER_CLASS_ROWS
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(_dev_report(30), "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]    # the page never makes the window taller
+    assert _rows_in_view(view.per_class) >= per_class_rows, _rows_in_view(view.per_class)
+    assert _rows_in_view(view.confusion) >= 4 and not out_of_view(view.confusion, top=60)
+    if size == PAGE_AT_1920:
+        assert _rows_in_view(view.per_class) >= 16, _rows_in_view(view.per_class)
+        assert not out_of_view(view.boundary) and not out_of_view(view.per_class)
+    view.results_scroll.ensureWidgetVisible(view.boundary)
+    for _ in range(3):
+        _process_events()
+    assert not out_of_view(view.boundary) and _rows_in_view(view.boundary) >= 4
+
+
+def _process_events() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.instance().processEvents()
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, size, app_style):
     """The confusion matrix's and the per-class table's row titles read a class name exactly as the data has it,
     underscores included: compact rows under the sheet's padding clipped the foot of the line ("gold Refund not

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
 from explorer.core.specs.metric_display import metric_label
 from explorer.ui.runs.best_rows import scored_rows_note
 from explorer.ui.shell.class_names import set_header_names
+from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end
 
 from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_rows
 from .client import shared_client
@@ -107,7 +108,12 @@ class ClassifyDevView(QWidget):
         layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
         self.results = ResultsSplit(self.confusion, self.per_class, self.scatter, lists)
-        layout.addWidget(self.results, 1)
+        # the results scroll up and down where the page is lower than their minimums (a per-class table of many
+        # classes keeps PER_CLASS_ROWS rows): the lists below stay reachable, by the wheel over a table too
+        self.results_scroll = scrolling(self.results, horizontal=False)
+        for table in (self.confusion, self.per_class, self.boundary, self.mistakes):
+            wheel_passes_to_page_at_end(table)
+        layout.addWidget(self.results_scroll, 1)
 
     @staticmethod
     def _picker(placeholder: str, tip: str) -> QComboBox:
