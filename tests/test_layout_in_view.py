@@ -355,6 +355,40 @@ def test_the_lower_tabs_show_the_block_flow_curves_without_dragging_the_handle(s
     assert not report, "\n".join(report)
 
 
+def test_a_head_importance_scoring_shows_its_map_in_the_lower_tab_without_dragging(six_layer_window, qtbot, tmp_path):
+    """Attention → Head importance after a scoring, at 1280x800 and 1920x1080, with no handle dragged: the
+    importance map's data area shows at least PLOT_IN_VIEW px of its height in the tab (the tab's page scrolls to
+    the plots when the scoring arrives; its fields are above them, a scroll away)."""
+    from helpers import write_tiny_squad
+    from PySide6.QtWidgets import QApplication
+
+    w, app = six_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    panel = w.hub.head_importance
+    panel.dev.setText(str(write_tiny_squad(tmp_path / "dev.json")))
+    panel.cap.setValue(4)
+    panel.steps.setValue(2)
+    report = []
+    for size in (SIZES[0], SIZES[-1]):
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        view.bottom.setCurrentWidget(panel)
+        settle(app)
+        panel.report = None
+        assert panel.run() is not None
+        qtbot.waitUntil(lambda: panel.report is not None or "scoring" not in panel.caption.text(), timeout=60_000)
+        assert panel.report is not None, panel.caption.text()
+        settle(app)
+        if getattr(panel, "plots", None) is not None and panel.plots.tabbed:
+            panel.plots.tabs.setCurrentWidget(panel.heat)
+            settle(app)
+        box = panel.heat.plot.getViewBox()
+        shown = _in_view_height(panel.heat, box.sceneBoundingRect(), view.bottom.currentWidget().viewport())
+        if shown < PLOT_IN_VIEW:
+            report.append(f"{size[0]}x{size[1]}: {shown} px of the importance map in view")
+    assert not report, "\n".join(report)
+
+
 def test_the_probe_button_says_enter_probes_too(qa_window):
     panel = qa_window.hub.panel
     assert "Enter" in panel.probe_button.toolTip()
