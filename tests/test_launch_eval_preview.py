@@ -67,6 +67,11 @@ def test_the_evaluation_line_summary_is_one_short_sentence_of_the_plan():
     assert qa == "Evaluation: about every 500 steps or less often, on all 5,000 dev rows, within 15% of the run's time."
     ends = EvalPreviewInput(task="single", dev_rows=3000, every=0)
     assert eval_plan_summary(ends) == eval_plan_preview(ends)
+    small = EvalPreviewInput(task="squad_v1", dev_rows=35, every=23, what="dev questions")   # scored whole, as set
+    assert eval_plan_summary(small) == eval_plan_preview(small)
+    assert eval_plan_summary(small).endswith("as set (a dev set this small costs little next to training).")
+    fixed = EvalPreviewInput(task="single", dev_rows=3000, every=20, share=0)
+    assert eval_plan_summary(fixed) == eval_plan_preview(fixed)
     assert eval_plan_summary(EvalPreviewInput(task="single", dev_rows=0)) == ""
     for p in (timed, rule, ends):
         assert len(eval_plan_summary(p)) <= 160, eval_plan_summary(p)   # two lines at most at 1280x800

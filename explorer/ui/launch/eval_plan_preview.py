@@ -241,16 +241,14 @@ def _rough_time(p: EvalPreviewInput) -> str:
             f"a built-in {p.rough_rate:g} training rows/s{others}; evaluations come on top).")
 
 
-SUMMARY_CHARS = 110   # characters: a line this short (one sentence) is its own summary
-
-
 def eval_plan_summary(p: EvalPreviewInput) -> str:
     """One short sentence of :func:`eval_plan_preview` for the line under the form (its whole text is the line's
     tooltip and "more…"): the cadence, the rows and, where known, the whole run's time; '' without dev data.
 
     Example: 'Evaluation: every 50 steps on a sample of 727 of the 1,003 dev rows; whole run about 4:42 (estimate
     from past runs, rough).'"""
-    full = eval_plan_preview(p)
+    if p.dev_rows <= 0 or p.share <= 0 or p.every <= 0 or not worth_sampling(MIN_SAMPLE_ROWS, p.dev_rows):
+        return eval_plan_preview(p)   # one sentence already: the cadence as set, nothing planned
     plan = expected_plan(p)
     rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
     if plan is not None:
@@ -260,8 +258,6 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
         rough = ", rough" if p.rate_settings else ""
         return (f"Evaluation: {when} on {on}; whole run about {clock_text(plan.total_seconds)} (estimate from past "
                 f"runs{rough}).")
-    if not full or full.count(". ") == 0 and len(full) <= SUMMARY_CHARS:
-        return full
     time = ""
     if p.rough_rate > 0 and p.steps > 0:
         from explorer.core.runs.throughput import format_duration
