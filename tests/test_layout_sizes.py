@@ -629,6 +629,8 @@ def test_classify_dev_per_class_table_of_many_classes_shows_a_dozen_rows_and_the
     1920x1080, the confusion matrix taking the height); the confusion matrix keeps four gold rows or more and is
     in view at the top; the example lists stay reachable: in view without scrolling at 1920x1080, by scrolling
     the results at 1280x800."""
+    from PySide6.QtWidgets import QLabel
+
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
     from explorer.ui.shell.layout_check import out_of_view
 
@@ -638,6 +640,8 @@ def test_classify_dev_per_class_table_of_many_classes_shows_a_dozen_rows_and_the
     view.show_report(_dev_report(30), "single", model="m", data="dev.tsv")
     _shown(qtbot, view, size)
     assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]    # the page never makes the window taller
+    top = view.findChild(QLabel, "panelHeader")   # one line: the tables get the height
+    assert top.height() <= top.fontMetrics().lineSpacing() + 8 and top.toolTip(), (top.height(), top.text())
     assert _rows_in_view(view.per_class) >= per_class_rows, _rows_in_view(view.per_class)
     assert _rows_in_view(view.confusion) >= 4 and not out_of_view(view.confusion, top=60)
     if size == PAGE_AT_1920:

@@ -97,10 +97,12 @@ class ClassifyDevView(QWidget):
         for table in (self.boundary, self.mistakes):
             table.cellClicked.connect(lambda r, _c, table=table: self._clicked(table, r))
         layout = QVBoxLayout(self)
-        layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix (a regression head: Pearson, "
-                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1; shares in "
-                                "percent, as in the curves); click "
-                                "an example to open it in Classify."))
+        # one line at 1280x800 (the tables get the height); what other heads show is in its tooltip
+        top_line = header("Dev-set accuracy, F1, MCC, per-class figures and confusion matrix; click an example to "
+                          "open it in Classify.")
+        top_line.setToolTip("A regression head: Pearson, Spearman, MSE and predicted against gold; multi-label: "
+                            "micro / macro F1 and a row per label. Shares in percent, as in the curves.")
+        layout.addWidget(top_line)
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
