@@ -159,7 +159,11 @@ def test_macro_f1_leaves_out_classes_with_no_dev_row_as_scikit_learn_does():
         per_class, macro_f1, weighted_f1, total, f_avg, f1_classes = m["per_class"], m["macro_f1"], 0.5, 8, None, []
     _titles, rows = per_class_table(Report, "single")
     assert ("never (no dev rows)", ["—", "—", "—", 0]) in rows
-    assert rows[len(names)][0] == "macro average (of 4 classes: 1 without dev rows left out)"
+    assert rows[len(names)][0] == "macro average (4 of 5)"   # short: whole beside the class names at 1280x800
+    from explorer.ui.inspectors.components.classify_dev import per_class_tips
+
+    tip = per_class_tips(Report)["macro average (4 of 5)"]
+    assert "4 of 5 classes" in tip and tip.endswith("Left out (1 without dev rows): never")
     # Classify: dev set's headline, and Compare's figure of each model, are the same macro F1
     from explorer.core.classify.compare import compare_classifiers
     from explorer.core.classify.dev_report import dev_report

@@ -50,6 +50,33 @@ def test_rates_of_past_runs_give_the_plan_and_the_whole_runs_time():
     assert "Whole run about 8:20" in text and "re-plans from its own rates" in text
 
 
+def test_the_evaluation_line_summary_is_one_short_sentence_of_the_plan():
+    """The line under the form reads one sentence (the whole explanation is its tooltip and "more…"): with past
+    runs' rates the cadence, the rows and the whole run's time; without, the rule; a one-sentence case as is."""
+    from explorer.ui.launch.eval_plan_preview import eval_plan_summary
+
+    timed = EvalPreviewInput(task="single", dev_rows=2478, steps=1000, windows_per_step=16, every=43, share=0.2,
+                             train_rate=40.0, eval_rate=200.0, measured_runs=2)
+    assert eval_plan_summary(timed) == ("Evaluation: every 43 steps on a sample of 730 of the 2,478 dev rows; whole "
+                                        "run about 8:20 (estimate from past runs).")
+    rule = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
+                            share=0.2, rough_rate=3.0)
+    assert eval_plan_summary(rule).startswith("Evaluation: about every 43 steps on all 2,478 held-out dev rows or a "
+                                              "sample of them, within 20% of the run's time; whole run about ")
+    qa = eval_plan_summary(EvalPreviewInput(task="squad_v2", dev_rows=5000, every=500))
+    assert qa == "Evaluation: about every 500 steps or less often, on all 5,000 dev rows, within 15% of the run's time."
+    ends = EvalPreviewInput(task="single", dev_rows=3000, every=0)
+    assert eval_plan_summary(ends) == eval_plan_preview(ends)
+    small = EvalPreviewInput(task="squad_v1", dev_rows=35, every=23, what="dev questions")   # scored whole, as set
+    assert eval_plan_summary(small) == eval_plan_preview(small)
+    assert eval_plan_summary(small).endswith("as set (a dev set this small costs little next to training).")
+    fixed = EvalPreviewInput(task="single", dev_rows=3000, every=20, share=0)
+    assert eval_plan_summary(fixed) == eval_plan_preview(fixed)
+    assert eval_plan_summary(EvalPreviewInput(task="single", dev_rows=0)) == ""
+    for p in (timed, rule, ends):
+        assert len(eval_plan_summary(p)) <= 160, eval_plan_summary(p)   # two lines at most at 1280x800
+
+
 def _past_run(model: str, rate: float) -> RunState:
     s = RunState(run_id=f"r{rate}", status=run_status.FINISHED, config={"model": model})
     s.apply({"run_id": s.run_id, "event": "eval", "time": 1.0, "step": 10, "metrics": {}, "rows_per_second": rate,

@@ -313,6 +313,82 @@ def test_the_lines_view_the_lower_tabs_and_a_whole_hover_readout_without_scrolli
     assert not report, "\n".join(report)
 
 
+LOWER_PANE_MIN = 200   # px the lower tabs (block flow, model view, head importance) get without a drag
+PLOT_IN_VIEW = 120     # px of a plot's data area that must show, inside its tab, with nothing dragged or scrolled
+
+
+def _in_view_height(item_widget, rect, ancestor) -> int:
+    """How many px of ``rect`` (in ``item_widget``'s coordinates) lie inside ``ancestor``'s rect, up and down."""
+    from PySide6.QtCore import QPoint
+
+    top = item_widget.mapTo(ancestor, QPoint(0, int(rect.top()))).y()
+    bottom = item_widget.mapTo(ancestor, QPoint(0, int(rect.bottom()))).y()
+    return max(0, min(bottom, ancestor.height()) - max(top, 0))
+
+
+def test_the_lower_tabs_show_the_block_flow_curves_without_dragging_the_handle(six_layer_window, qtbot):
+    """On the Attention page at 1280x800 and 1920x1080, as it opens (no handle dragged, nothing scrolled): the lower
+    tabs get at least LOWER_PANE_MIN px and, there and at 1264x760, the block flow curves' data area shows at least
+    PLOT_IN_VIEW px of its height in its tab, while the token map's data area stays readable too (at 1280x800 the
+    lower tabs got about 90 px: a table row, the curves below the fold until the handle was dragged)."""
+    from PySide6.QtWidgets import QApplication
+
+    w, app = six_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        view.bottom.setCurrentWidget(view.flow)
+        _bring_into_view(view.heatmap, view)
+        settle(app)
+        where = f"{size[0]}x{size[1]}"
+        if size[1] >= 800 and view.bottom.height() < LOWER_PANE_MIN:   # (the frame's 1264x760: the plot alone)
+            report.append(f"{where}: the lower tabs are {view.bottom.height()} px high")
+        box = view.flow_plot.getPlotItem().getViewBox()
+        shown = _in_view_height(view.flow_plot, box.sceneBoundingRect(), view.bottom.currentWidget().viewport())
+        if shown < PLOT_IN_VIEW:
+            report.append(f"{where}: {shown} px of the block flow curves in view")
+        heat = view.heatmap.plot.getViewBox().size().height()
+        if heat < PLOT_IN_VIEW:
+            report.append(f"{where}: the token map's data area is {heat:.0f} px high")
+    assert not report, "\n".join(report)
+
+
+def test_a_head_importance_scoring_shows_its_map_in_the_lower_tab_without_dragging(six_layer_window, qtbot, tmp_path):
+    """Attention → Head importance after a scoring, at 1280x800 and 1920x1080, with no handle dragged: the
+    importance map's data area shows at least PLOT_IN_VIEW px of its height in the tab (the tab's page scrolls to
+    the plots when the scoring arrives; its fields are above them, a scroll away)."""
+    from helpers import write_tiny_squad
+    from PySide6.QtWidgets import QApplication
+
+    w, app = six_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    panel = w.hub.head_importance
+    panel.dev.setText(str(write_tiny_squad(tmp_path / "dev.json")))
+    panel.cap.setValue(4)
+    panel.steps.setValue(2)
+    report = []
+    for size in (SIZES[0], SIZES[-1]):
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        view.bottom.setCurrentWidget(panel)
+        settle(app)
+        panel.report = None
+        assert panel.run() is not None
+        qtbot.waitUntil(lambda: panel.report is not None or "scoring" not in panel.caption.text(), timeout=60_000)
+        assert panel.report is not None, panel.caption.text()
+        settle(app)
+        if getattr(panel, "plots", None) is not None and panel.plots.tabbed:
+            panel.plots.tabs.setCurrentWidget(panel.heat)
+            settle(app)
+        box = panel.heat.plot.getViewBox()
+        shown = _in_view_height(panel.heat, box.sceneBoundingRect(), view.bottom.currentWidget().viewport())
+        if shown < PLOT_IN_VIEW:
+            report.append(f"{size[0]}x{size[1]}: {shown} px of the importance map in view")
+    assert not report, "\n".join(report)
+
+
 def test_the_probe_button_says_enter_probes_too(qa_window):
     panel = qa_window.hub.panel
     assert "Enter" in panel.probe_button.toolTip()

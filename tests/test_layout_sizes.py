@@ -93,6 +93,26 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_a_row_title_lower_than_its_line(qtbot, app_style):
+    """A row whose title's line (its descent: an underscore) is taller than the row between the sheet's padding is
+    reported; a row of the header's own height is not."""
+    from PySide6.QtWidgets import QTableWidget
+
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    table = QTableWidget(2, 1)
+    qtbot.addWidget(table)
+    table.setVerticalHeaderLabels(["gold refund_not_showing_up", "gold age_limit"])
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 4)
+    table.resize(400, 200)
+    table.show()
+    qtbot.waitExposed(table)
+    found = [o for o in layout_offenders(table) if o.kind == "header"]
+    assert len(found) == 2 and "row 0" in found[0].path and "high" in found[0].detail, found
+    table.verticalHeader().setDefaultSectionSize(table.verticalHeader().sectionSizeHint(0) + 2)
+    assert not [o for o in layout_offenders(table) if o.kind == "header"]
+
+
 def test_the_check_finds_tabs_behind_the_scroll_arrows(qtbot):
     """A tab bar too narrow for its tabs scrolls them: every tab is reported (the arrows take the bar's end);
     wide enough, none is."""
@@ -602,6 +622,90 @@ def test_classify_dev_tables_show_every_class_of_a_small_model_whole(qtbot, size
     assert min(_rows_in_view(view.boundary), _rows_in_view(view.mistakes)) >= 4
 
 
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_per_class_table_of_many_classes_shows_a_dozen_rows_and_the_rest_stays_reachable(qtbot, size,
+                                                                                                       app_style):
+    """30 classes: the per-class table shows at least a dozen whole rows (it kept four at 1280x800 and at
+    1920x1080, the confusion matrix taking the height); the confusion matrix keeps four gold rows or more and is
+    in view at the top; the example lists stay reachable: in view without scrolling at 1920x1080, by scrolling
+    the results at 1280x800."""
+    from PySide6.QtWidgets import QLabel
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.shell.layout_check import out_of_view
+
+    per_class_rows = 12   # classify_dev_panels.PER_CLASS_ROWS
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(_dev_report(30), "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]    # the page never makes the window taller
+    top = view.findChild(QLabel, "panelHeader")   # one line: the tables get the height
+    assert top.height() <= top.fontMetrics().lineSpacing() + 8 and top.toolTip(), (top.height(), top.text())
+    assert _rows_in_view(view.per_class) >= per_class_rows, _rows_in_view(view.per_class)
+    assert _rows_in_view(view.confusion) >= 4 and not out_of_view(view.confusion, top=60)
+    if size == PAGE_AT_1920:
+        assert _rows_in_view(view.per_class) >= 16, _rows_in_view(view.per_class)
+        assert not out_of_view(view.boundary) and not out_of_view(view.per_class)
+    view.results_scroll.ensureWidgetVisible(view.boundary)
+    for _ in range(3):
+        _process_events()
+    assert not out_of_view(view.boundary) and _rows_in_view(view.boundary) >= 4
+
+
+def _process_events() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.instance().processEvents()
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, size, app_style):
+    """The confusion matrix's and the per-class table's row titles read a class name exactly as the data has it,
+    underscores included: compact rows under the sheet's padding clipped the foot of the line ("gold Refund not
+    showing up" beside the column title "pred Refund_not_showing_up")."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    rep = _dev_report(12)
+    rep.label_names = [f"lost_or_stolen_{i}" if i % 2 else f"age_limit_{i}" for i in range(12)]
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    titles = [view.confusion.model().headerData(r, Qt.Orientation.Vertical) for r in range(3)]
+    assert titles == [f"gold {n}" for n in rep.label_names[:3]]
+    cut = [str(o) for o in layout_offenders(view) if o.kind == "header"]
+    assert not cut, "\n".join(cut)
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_macro_row_title_is_short_and_whole_with_the_details_in_its_tooltip(qtbot, size, app_style):
+    """Where classes without dev rows are left out of the macro F1, the macro row reads "macro average (9 of 10)"
+    whole (the long title was cut in its middle at 1280x800); its tooltip names the classes left out."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.shell.layout_check import header_need
+
+    rep = _dev_report(10)
+    rep.per_class["class 9"] = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 0, "in_macro": False}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    rows = view.per_class.verticalHeader()
+    macro = 10
+    title = view.per_class.model().headerData(macro, Qt.Orientation.Vertical)
+    assert title == "macro average (9 of 10)"
+    assert header_need(rows, macro, title) <= rows.width() + 1, (header_need(rows, macro, title), rows.width())
+    tip = view.per_class.verticalHeaderItem(macro).toolTip()
+    assert "9 of 10 classes" in tip and "class 9" in tip
+
+
 def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cells_in_view(qtbot, tmp_path, app_style):
     """A class named by a 1,800-character paragraph (a broken quote in the training CSV) is cut in the confusion
     matrix's and the per-class table's row and column titles, whole in their tooltips: the row titles' column
@@ -694,6 +798,57 @@ def test_tabs_wrapping_to_a_third_row_never_push_the_window_past_the_screen(qtbo
     w.tabs.setCurrentIndex(0)   # the pages still switch and the window stays inside
     QApplication.processEvents()
     assert area.contains(w.frameGeometry())
+
+
+def _plain_text(text: str) -> str:
+    """A label's text as a person reads it (rich text rendered to plain text)."""
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setHtml(text)
+    return doc.toPlainText()
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_the_launchers_evaluation_line_is_short_and_leaves_the_form_its_room(qtbot, tmp_path, size, app_style):
+    """With past runs' rates the Evaluation line under the form said the whole plan in six lines at 1280x800 (the
+    rates' source, the sample, the run's time split up), which left the form's fields some 230 px: it reads one
+    short sentence, the whole explanation in its tooltip and behind "more…"; the fields keep their room."""
+    from helpers import write_file
+
+    from explorer.core.runs import status as run_status
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+    from explorer.ui.runs.state import RunState
+
+    rows = "".join(f"text number {i} of the file\t{i % 3}\n" for i in range(1500))
+    train = write_file(tmp_path / "train.tsv", "sentence\tlabel\n" + rows)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    cfg = TrainConfig(task="single", train=str(train), output_dir=str(tmp_path / "runs"), batch_size=32,
+                      max_seq_length=64, dev_fraction=0.3)
+    past = RunState(run_id="past-run-of-this-model-on-another-file", status=run_status.FINISHED,
+                    config={"model": cfg.model, "task": "single", "max_seq_length": 64, "batch_size": 16})
+    past.apply({"run_id": past.run_id, "event": "step", "time": 1.0, "step": 10, "loss": 1.0,
+                "samples_per_second": 30.0})
+    past.apply({"run_id": past.run_id, "event": "eval", "time": 2.0, "step": 10, "metrics": {},
+                "rows_per_second": 100.0, "dev_rows": 400, "dev_total": 400})
+    w.form.plan.past_runs = lambda: [past]
+    w.set_config(cfg)
+    _shown(qtbot, w, size)
+    line = w.eval_plan
+    qtbot.waitUntil(lambda: "Expected, at the rates" in line.toolTip() + line.text(), timeout=30_000)
+    _shown(qtbot, w, size)
+    shown = _plain_text(line.text())
+    assert shown.startswith("Evaluation: every ") and "whole run about" in shown, shown
+    assert line.toolTip().startswith("Expected, at the rates past run past-run-of-this-model-on-another-file")
+    assert line.height() <= 2 * line.fontMetrics().lineSpacing() + 4, (line.height(), line.shown_text())
+    scroll = w.form_view
+    assert scroll.viewport().height() >= (400 if size == PAGE_AT_1280 else 700), scroll.viewport().height()
+    line.linkActivated.emit("more")   # the whole explanation in place, and back
+    assert line.shown_text().startswith("Expected, at the rates") and "less" in line.text()
+    line.linkActivated.emit("less")
+    assert line.shown_text().startswith("Evaluation: every ")
 
 
 def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, tiny_qa, app_style, tmp_path):

@@ -27,7 +27,7 @@ from .heatmap import TokenHeatmap
 
 MIN_MAP_PX = 220    # the token map's smallest width inside its axes (side by side with the lines view), pixels
 MAP_MIN_HEIGHT = 200   # the token map widget's smallest height, axes and labels included, pixels
-LINES_MIN_PX = 190  # the lines view's smallest height (its scroll area, under the direction and top-k boxes), pixels
+LINES_MIN_PX = 180  # the lines view's smallest height (its scroll area, under the direction and top-k boxes), pixels
 TABS_MIN_PX = 90    # the lower tabs' smallest page height: a page taller than its tab scrolls inside the tab
 SPLIT_KEY = "attention/views"   # AppSettings.layout_value key: the splitter's saveState, base64
 MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's axes, pixels
@@ -290,6 +290,8 @@ class FlowPanel(AdaptiveSplitter):
         self.addWidget(self.plot)
         self.setStretchFactor(0, 0)
         self.setStretchFactor(1, 1)
+        # stacked (a narrow pane), the curves come first: the top of the tab's page, in view without scrolling
+        self.stack_first(self.plot)
 
     def fill(self, per_layer: np.ndarray, which: str) -> None:
         """The table and its curves for (layers, 3, 3) flow of ``which`` ("mean over heads", "head 2")."""
@@ -314,7 +316,9 @@ class FlowPanel(AdaptiveSplitter):
             # to it rather than squeezing it to three rows of six
             self.table.setMinimumHeight(rows_tall(self.table, min(n_layers, FLOW_MAX_ROWS))
                                         + self.table.horizontalScrollBar().sizeHint().height())
-        self.plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        # no title over the curves (its 30 px kept them out of view under a 1280x800 window's lower tabs): the tab
+        # names the plot, the label over the table and the tooltip say whose flow it is
+        self.plot.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
         self.which.setText(flow_which_text(which))
         self.legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 

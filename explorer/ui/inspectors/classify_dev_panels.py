@@ -11,20 +11,32 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from explorer.ui.shell.class_names import CELL_PX, header_title
+from explorer.ui.shell.layout_check import header_size_need
 from explorer.ui.shell.columns import fit_columns, fit_rows_height, fits_sideways, rows_tall, whole_headers
 
 from .components.classify_dev import EXAMPLE_HEADERS, HEADER_TIPS
 
 TABLE_MIN_ROWS = 4   # rows each result table keeps in view (all of a shorter one), at 1280x800 too
+MANY_CLASSES = 8     # a report of this many classes or more gives its per-class table PER_CLASS_ROWS rows
+PER_CLASS_ROWS = 12  # rows the per-class table of many classes keeps in view: the page scrolls to show them
 
 
 ROW_MARGIN = 6       # px above and below a row's text together: a 6-class confusion matrix, its per-class table
                      # and four rows of each example list fit the page at 1280x800
 
 
+# the row titles (class names) without the sheet's padding above and below: with it a compact row clipped the
+# title's foot, and an underscore of a class name vanished ("gold Refund not showing up")
+ROW_TITLE_SHEET = "QHeaderView::section { padding-top: 0px; padding-bottom: 0px; }"
+
+
 def compact_rows(table: QTableView) -> None:
-    """Rows as tall as the text and a small margin (Fusion's default is taller): more rows in the same height."""
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + ROW_MARGIN)
+    """Rows as tall as the text and a small margin (Fusion's default is taller): more rows in the same height.
+    A row's title (its class name) reads whole in it, its line's foot included (underscores)."""
+    rows = table.verticalHeader()
+    rows.setStyleSheet(ROW_TITLE_SHEET)
+    need = header_size_need(rows, 0, "gold Ag_y|").height()   # the tallest line a title has
+    rows.setDefaultSectionSize(max(table.fontMetrics().height() + ROW_MARGIN, need))
 
 
 class ResultsSplit(QSplitter):
@@ -51,17 +63,25 @@ class ResultsSplit(QSplitter):
     def fit(self) -> None:
         """Size the tables to their rows (filled now) and share the rest of the height. Where the page is too
         low for both tables whole above the lists' minimum, the per-class table gives way first (its last rows,
-        the averages, scroll), cut to whole rows: the confusion matrix keeps every gold row."""
+        the averages, scroll), cut to whole rows, down to its minimum: TABLE_MIN_ROWS rows, PER_CLASS_ROWS for a
+        report of MANY_CLASSES classes or more (four rows of 30 classes at 1920x1080 too; the page then scrolls
+        where it is lower than the minimums: the lists below stay reachable). Then the confusion matrix gives
+        way too: the two share the height above their minimums evenly (the confusion matrix kept every gold row and
+        left the per-class table four). Each is cut to whole rows."""
         self._sideways = self._needs_sideways()
-        for table, sideways in zip(self.tables, self._sideways):
-            fit_rows_height(table, TABLE_MIN_ROWS, sideways=sideways)
+        confusion, per_class = self.tables
+        fit_rows_height(confusion, TABLE_MIN_ROWS, sideways=self._sideways[0])
+        many = confusion.rowCount() >= MANY_CLASSES
+        fit_rows_height(per_class, PER_CLASS_ROWS if many else TABLE_MIN_ROWS, sideways=self._sideways[1])
         tables = [t.maximumHeight() if not t.isHidden() else 0 for t in self.tables]
         shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
         below = sum(self.widget(i).minimumSizeHint().height() for i in shown if i >= len(self.tables))
         room = self.height() - self.handleWidth() * max(len(shown) - 1, 0) - below
-        over = sum(tables) - room
-        if over > 0 and tables[1]:
-            tables[1] = whole_rows_height(self.tables[1], tables[1] - over, self._sideways[1])
+        if sum(tables) > room and tables[1]:
+            lows = [t.minimumHeight() if h else 0 for t, h in zip(self.tables, tables)]
+            tables = share_height(tables, lows, room, evenly=many)
+            tables = [whole_rows_height(t, h, side) if h else 0
+                      for t, h, side in zip(self.tables, tables, self._sideways)]
         rest = max(self.height() - sum(tables), 0)
         self.setSizes(tables + [rest // 2, rest - rest // 2])
         self._dragged = False
@@ -75,6 +95,20 @@ class ResultsSplit(QSplitter):
         super().resizeEvent(event)
         if self._sideways is not None and not self._dragged:
             self.fit()
+
+
+def share_height(wanted: list[int], lows: list[int], room: int, *, evenly: bool) -> list[int]:
+    """Heights for two tables that want ``wanted`` px and need ``lows`` px in ``room`` px: each its minimum, then
+    what is left either evenly (``evenly``; a table that wants less leaves the rest to the other) or to the first
+    table first (the confusion matrix of a few classes keeps every gold row)."""
+    spare = max(room - sum(lows), 0)
+    extra = [max(w - low, 0) for w, low in zip(wanted, lows)]
+    if evenly:
+        first = min(extra[0], max(spare // 2, spare - extra[1]))
+    else:
+        first = min(extra[0], spare)
+    second = min(extra[1], spare - first)
+    return [lows[0] + first, lows[1] + second]
 
 
 def whole_rows_height(table: QTableView, height: int, sideways: bool) -> int:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
 from explorer.core.specs.metric_display import metric_label
 from explorer.ui.runs.best_rows import scored_rows_note
 from explorer.ui.shell.class_names import set_header_names
+from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end
 
 from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_rows
 from .client import shared_client
@@ -26,7 +27,7 @@ from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
                                       RunPrefill, cell, classifier_metrics, clicked_rows, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics, per_class_table,
-                                      regression_metrics, report_kind)
+                                      per_class_tips, regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
 
@@ -96,10 +97,12 @@ class ClassifyDevView(QWidget):
         for table in (self.boundary, self.mistakes):
             table.cellClicked.connect(lambda r, _c, table=table: self._clicked(table, r))
         layout = QVBoxLayout(self)
-        layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix (a regression head: Pearson, "
-                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1; shares in "
-                                "percent, as in the curves); click "
-                                "an example to open it in Classify."))
+        # one line at 1280x800 (the tables get the height); what other heads show is in its tooltip
+        top_line = header("Dev-set accuracy, F1, MCC, per-class figures and confusion matrix; click an example to "
+                          "open it in Classify.")
+        top_line.setToolTip("A regression head: Pearson, Spearman, MSE and predicted against gold; multi-label: "
+                            "micro / macro F1 and a row per label. Shares in percent, as in the curves.")
+        layout.addWidget(top_line)
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
@@ -107,7 +110,12 @@ class ClassifyDevView(QWidget):
         layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
         self.results = ResultsSplit(self.confusion, self.per_class, self.scatter, lists)
-        layout.addWidget(self.results, 1)
+        # the results scroll up and down where the page is lower than their minimums (a per-class table of many
+        # classes keeps PER_CLASS_ROWS rows): the lists below stay reachable, by the wheel over a table too
+        self.results_scroll = scrolling(self.results, horizontal=False)
+        for table in (self.confusion, self.per_class, self.boundary, self.mistakes):
+            wheel_passes_to_page_at_end(table)
+        layout.addWidget(self.results_scroll, 1)
 
     @staticmethod
     def _picker(placeholder: str, tip: str) -> QComboBox:
@@ -294,6 +302,10 @@ class ClassifyDevView(QWidget):
         self.per_class.setHorizontalHeaderLabels(titles)
         self.per_class.setRowCount(len(rows))
         set_header_names(self.per_class, Qt.Orientation.Vertical, [n for n, _ in rows])
+        tips = per_class_tips(rep)
+        for i, (name, _) in enumerate(rows):
+            if name in tips:
+                self.per_class.verticalHeaderItem(i).setToolTip(tips[name])
         for i, (_, values) in enumerate(rows):
             for j, v in enumerate(values):
                 self.per_class.setItem(i, j, QTableWidgetItem(cell(v)))

@@ -12,11 +12,13 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QPoint, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.ui.shell.file_dialogs import open_file
 from explorer.ui.shell.panes_or_tabs import PanesOrTabs
+from explorer.ui.shell.scrolling import page_scroll_area
 
 from .components.head_masking import (curve_points, importance_axes, importance_hover, importance_matrix,
                                       importance_request, importance_summary)
@@ -156,6 +158,15 @@ class HeadImportancePanel(QWidget):
         self.curve.setLabel("left", report["importance"]["metric"])
         if x:
             self.curve.plot(x, y, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6)
+        QTimer.singleShot(0, self._scroll_to_plots)   # once the caption's new lines are laid out
+
+    def _scroll_to_plots(self) -> None:
+        """Where this page scrolls inside a low tab (the Attention page's lower tabs at 1280x800), bring the plots'
+        top into view: the fields and caption above them stay a scroll away, the map is what a scoring is for."""
+        area = page_scroll_area(self)
+        if area is None or area.verticalScrollBar().maximum() <= 0:
+            return
+        area.verticalScrollBar().setValue(self.plots.mapTo(area.widget(), QPoint(0, 0)).y())
 
     def _hover(self, row: int, col: int) -> None:
         self.readout.setText(importance_hover(self.report, row, col) if self.report else "")

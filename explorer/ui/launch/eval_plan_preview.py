@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
-from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations, worth_sampling
+from explorer.core.training.eval_plan import (DEFAULT_SHARE, MIN_SAMPLE_ROWS, clock_text, evaluations_between,
+                                             plan_evaluations, worth_sampling)
 
-__all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "expected_plan", "measured_eval_rate",
-           "other_task_run",
-           "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
+__all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary", "expected_plan",
+           "measured_eval_rate", "other_task_run", "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
 
 def samples_dev_rows(task: str) -> bool:
     """A run of ``task`` can evaluate on a sample of its dev rows: one feature per dev row, a text or a pair
@@ -263,3 +263,31 @@ def _rough_time(p: EvalPreviewInput) -> str:
               "max_seq_length, batch size or device") if p.other_runs else ""
     return (f" Whole run about {format_duration(seconds)} (rough: no past run of this model and length here, so "
             f"a built-in {p.rough_rate:g} training rows/s{others}; evaluations come on top).")
+
+
+def eval_plan_summary(p: EvalPreviewInput) -> str:
+    """One short sentence of :func:`eval_plan_preview` for the line under the form (its whole text is the line's
+    tooltip and "more…"): the cadence, the rows and, where known, the whole run's time; '' without dev data.
+
+    Example: 'Evaluation: every 50 steps on a sample of 727 of the 1,003 dev rows; whole run about 4:42 (estimate
+    from past runs, rough).'"""
+    if p.dev_rows <= 0 or p.share <= 0 or p.every <= 0 or not worth_sampling(MIN_SAMPLE_ROWS, p.dev_rows):
+        return eval_plan_preview(p)   # one sentence already: the cadence as set, nothing planned
+    plan = expected_plan(p)
+    rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
+    if plan is not None:
+        when = (f"every {plan.eval_every:,} steps" if evaluations_between(plan.steps, plan.eval_every)
+                else "at the start and the end only")
+        on = f"a sample of {plan.dev_rows:,} of the {rows}" if plan.sampled else f"all {rows}"
+        rough = ", rough" if p.rate_settings else ""
+        return (f"Evaluation: {when} on {on}; whole run about {clock_text(plan.total_seconds)} (estimate from past "
+                f"runs{rough}).")
+    time = ""
+    if p.rough_rate > 0 and p.steps > 0:
+        from explorer.core.runs.throughput import format_duration
+
+        time = f"; whole run about {format_duration(p.steps * max(1.0, p.windows_per_step) / p.rough_rate)} (rough)"
+    within = f"within {p.share:.0%} of the run's time{time}."
+    if p.full_dev or not samples_dev_rows(p.task):
+        return f"Evaluation: {_cadence(p.every)} or less often, on all {rows}, {within}"
+    return f"Evaluation: {_cadence(p.every)} on all {rows} or a sample of them, {within}"

@@ -32,6 +32,7 @@ from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.hosts_dialog import RunOnPicker
 from explorer.ui.launch.launch_download import LaunchDownload
 from explorer.ui.launch.form_view import FormView, PreviewPane
+from explorer.ui.shell.more_label import MoreLabel
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, offline_default,
                                         preset_config)
 
@@ -133,8 +134,8 @@ class LauncherPanel(ConfigFiles, QWidget):
 
     def _build_buttons(self) -> QVBoxLayout:
         """The problem line and Load / Save / Queue paper grid / Launch."""
-        self.eval_plan = QLabel()   # the evaluations the run will make and why (RunPlan.eval_preview)
-        self.eval_plan.setWordWrap(True)
+        # the evaluations the run will make: a short line (RunPlan.eval_summary), why in its tooltip and "more…"
+        self.eval_plan = MoreLabel()
         self.eval_plan.setObjectName("hint")
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
@@ -304,8 +305,8 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.launch_btn.setEnabled(not check.problem)
         self.grid_btn.setEnabled(not check.problem)
         self._show_eval_note(cfg)
-        self.eval_plan.setText(self.form.plan.eval_preview(cfg))
-        self.eval_plan.setToolTip(self.form.plan.eval_preview_tip(cfg))   # which past run its rates come from
+        plan = self.form.plan   # the tooltip also says which past run its rates come from
+        self.eval_plan.set_texts(plan.eval_summary(cfg), plan.eval_preview(cfg), plan.eval_preview_tip(cfg))
 
     def _show_eval_note(self, cfg: TrainConfig) -> None:
         """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.models.speed import builtin_rate, same_model
-from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview,
+from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview, eval_plan_summary,
                                                   other_task_run, rates_of, run_batch, run_length, slower_cadence_note)
 
 __all__ = ["RunPlan"]
@@ -182,6 +182,11 @@ class RunPlan:
         """What the run will evaluate on, how often and why, before launch (eval_plan_preview), or that it will
         never be evaluated (:meth:`no_dev_warning`); '' before the dev data is counted."""
         return self.no_dev_warning(cfg) or eval_plan_preview(self._preview_input(cfg))
+
+    def eval_summary(self, cfg: TrainConfig) -> str:
+        """The Evaluation line's short sentence (eval_plan_summary; :meth:`eval_preview` says it all), or the
+        warning that the run will never be evaluated; '' before the dev data is counted."""
+        return self.no_dev_warning(cfg) or eval_plan_summary(self._preview_input(cfg))
 
     def _preview_input(self, cfg: TrainConfig) -> EvalPreviewInput:
         """The form's numbers and past runs' rates the evaluation preview and note read."""

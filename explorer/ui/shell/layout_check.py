@@ -16,7 +16,9 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
   button with an instant-popup menu also its menu arrow); a combo box (not editable) whose current text is wider
   than its text field.
 - *header*: a horizontal QHeaderView section (not hidden, width > 0) narrower than its title's
-  advance plus the style's header margins.
+  advance plus the style's header margins; a vertical one (a row's title: a class name) lower than its title's
+  line plus the style's margins, which clips the line's foot: an underscore vanished ("gold Refund not showing up"
+  for ``Refund_not_showing_up``).
 - *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
   fit the column; a column with longer text narrower than ``MIN_TEXT_COLUMN`` (an elided text column
   must still show words, not "Me…").
@@ -185,6 +187,12 @@ def header_need(header: QHeaderView, section: int, text: str, *, bold: bool = Fa
     margins, and the sort arrow where it is drawn (the section the view is sorted by; Qt draws none on the
     others). ``bold``: measured in the bold font Qt paints a highlighted section in (a table whose selected rows
     highlight every column's title: ``highlightSections``)."""
+    return header_size_need(header, section, text, bold=bold).width()
+
+
+def header_size_need(header: QHeaderView, section: int, text: str, *, bold: bool = False) -> QSize:
+    """The size a header section needs to show ``text`` whole (header_need): its width, and its height (the
+    title's line, descent included, plus the style's margins above and below)."""
     opt = QStyleOptionHeader()
     opt.initFrom(header)
     opt.section = section
@@ -195,14 +203,15 @@ def header_need(header: QHeaderView, section: int, text: str, *, bold: bool = Fa
     font = header.font()
     font.setBold(bold or font.bold())
     opt.fontMetrics = QFontMetrics(font)   # the style measures the title with the option's metrics
-    size = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, opt, opt.fontMetrics.size(
+    return header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, opt, opt.fontMetrics.size(
         0, text), header)
-    return size.width()
 
 
 def _header(h: QHeaderView) -> list[Offender]:
-    if h.orientation() != Qt.Orientation.Horizontal or h.model() is None:
+    if h.model() is None:
         return []
+    if h.orientation() == Qt.Orientation.Vertical:
+        return _row_titles(h)
     out = []
     model = h.model()
     for section in range(h.count()):
@@ -215,6 +224,23 @@ def _header(h: QHeaderView) -> list[Offender]:
         if need > h.sectionSize(section) + SLACK:
             out.append(Offender("header", f"{widget_path(h)} section {section} {str(text)!r}",
                                 f"title needs {need} px, section is {h.sectionSize(section)}"))
+    return out
+
+
+def _row_titles(h: QHeaderView) -> list[Offender]:
+    """A vertical header's sections (the first CELL_ROWS) lower than their titles' line and the style's margins."""
+    out = []
+    model = h.model()
+    for section in range(min(h.count(), CELL_ROWS)):
+        if h.isSectionHidden(section) or h.sectionSize(section) <= 0:
+            continue
+        text = model.headerData(section, Qt.Orientation.Vertical, Qt.ItemDataRole.DisplayRole)
+        if not text or "\n" in str(text):
+            continue
+        need = header_size_need(h, section, str(text)).height()
+        if need > h.sectionSize(section) + SLACK:
+            out.append(Offender("header", f"{widget_path(h)} row {section} {str(text)!r}",
+                                f"title needs {need} px high, row is {h.sectionSize(section)}"))
     return out
 
 

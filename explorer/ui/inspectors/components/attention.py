@@ -58,8 +58,8 @@ QA_BLOCKS = BlockLayout(
     flow_headers=("q→p", "p→q", "q→[CLS]/[SEP]"),
     pairs=tuple((a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))),
     default_pair=(QUESTION, PASSAGE),
-    header=("How attention flows between question and passage: one layer and head as a token x token map and as "
-            "lines (thickness = weight), the block flow per layer, and all layers x heads at once."),
+    # one line at 1280x800 (three lines took the lower tabs' room); the page's help is the header's tooltip
+    header="How attention flows between question and passage, by layer and head.",
     empty="Probe a question and a passage to see attention.")
 
 # one sentence (the Tag page): its pieces are block 0 ("question", as core.classify.arithmetic's sentence A), no passage

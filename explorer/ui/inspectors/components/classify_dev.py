@@ -197,13 +197,31 @@ def per_class_table(rep, kind: str) -> tuple[list[str], list[tuple[str, list]]]:
             else (f"{n} (no dev rows)", ["—", "—", "—", 0]) for n, v in per.items()]
     absent = sum(1 for v in per.values() if not v.get("in_macro", True))
     if per:
-        rows.append(("macro average" + (f" (of {len(per) - absent} classes: {absent} without dev rows left out)"
-                                        if absent else ""),
-                     ["", "", to_display("macro_f1", rep.macro_f1, kind), rep.total]))
+        rows.append((macro_row_name(len(per), absent), ["", "", to_display("macro_f1", rep.macro_f1, kind), rep.total]))
         rows.append(("weighted average", ["", "", to_display("weighted_f1", rep.weighted_f1, kind), rep.total]))
         if rep.f_avg is not None:
             rows.append((f"F_avg ({', '.join(rep.f1_classes)})", ["", "", to_display("f_avg", rep.f_avg, kind), ""]))
     return titles, rows
+
+
+def macro_row_name(classes: int, absent: int) -> str:
+    """The macro row's title, short enough to read whole beside the class names: "macro average", and "(4 of 5)"
+    where classes without dev rows are left out of the mean (per_class_tips says which and why)."""
+    return "macro average" + (f" ({classes - absent} of {classes})" if absent else "")
+
+
+def per_class_tips(rep) -> dict[str, str]:
+    """{row title: tooltip} of the per-class table's rows that say more than their title: the macro row, where
+    classes without dev rows are left out of the mean (its title only counts them)."""
+    per = getattr(rep, "per_class", None) or {}
+    absent = [n for n, v in per.items() if not v.get("in_macro", True)]
+    if not absent:
+        return {}
+    kept = len(per) - len(absent)
+    return {macro_row_name(len(per), len(absent)):
+            f"Macro F1: the mean F1 of the {kept} of {len(per)} classes that occur in the dev rows' gold labels or "
+            f"predictions, as scikit-learn's f1_score(average=\"macro\"). Left out ({len(absent)} without dev rows): "
+            + ", ".join(absent)}
 
 
 def cell(v) -> str:
