@@ -169,6 +169,29 @@ def test_an_interval_that_touches_zero_says_so_with_the_rows_only_one_model_got_
     assert "touches" not in S.difference_in_words(wide, label="F1", mcnemar=S.McNemarResult(1, 2, 1.0))
 
 
+@pytest.mark.parametrize("method", ["counts", "indices"])
+def test_swapping_a_and_b_mirrors_the_bootstrap_interval_exactly(method):
+    """B vs A is the mirror of A vs B: the same resamples, the interval's ends negated and swapped, so the verdict
+    in words is the same either way (281 dev rows, 17 only A got right and 31 only B: one order's interval ended
+    at 0.4 points, the other's at 0.0, and only one said "better")."""
+    rng = np.random.default_rng(3)
+    gold = rng.integers(0, 3, 281)
+    right_a = np.r_[np.ones(17), np.zeros(31), np.ones(150), np.zeros(83)].astype(bool)
+    right_b = np.r_[np.zeros(17), np.ones(31), np.ones(150), np.zeros(83)].astype(bool)
+    ab = S.paired_bootstrap_mean(right_a, right_b, metric="accuracy", method=method)
+    ba = S.paired_bootstrap_mean(right_b, right_a, metric="accuracy", method=method)
+    assert (ba.low, ba.high, ba.difference) == (-ab.high, -ab.low, -ab.difference)
+    assert (ba.value_a, ba.value_b) == (ab.value_b, ab.value_a)
+    words_ab = S.difference_in_words(ab, label="accuracy", name_a="x", name_b="y")
+    words_ba = S.difference_in_words(ba, label="accuracy", name_a="y", name_b="x")
+    assert words_ab.split(" ")[:3] == words_ba.split(" ")[:3]
+    pred_a = np.where(right_a, gold, (gold + 1) % 3)
+    pred_b = np.where(right_b, gold, (gold + 2) % 3)
+    ab = S.paired_bootstrap_macro_f1(gold, pred_a, pred_b, method=method)
+    ba = S.paired_bootstrap_macro_f1(gold, pred_b, pred_a, method=method)
+    assert (ba.low, ba.high, ba.difference) == (-ab.high, -ab.low, -ab.difference)
+
+
 # -- the same numbers through scipy / scikit-learn --------------------------------------------------------------
 @pytest.mark.parametrize(("only_a", "only_b"), [(10, 2), (0, 7), (31, 29), (120, 95), (1, 1)])
 def test_mcnemar_is_scipys_two_sided_exact_binomial_test(only_a, only_b):

@@ -145,6 +145,9 @@ def paired_bootstrap_mean(values_a, values_b, *, metric: str = "mean", resamples
     a = np.asarray(values_a, dtype=float).ravel()
     b = np.asarray(values_b, dtype=float).ravel()
     _check_pair(a, b, resamples, level)
+    if _swapped_first(a, b):   # the draws follow the pair, not its order: B vs A is the mirror of A vs B
+        return _mirrored(paired_bootstrap_mean(b, a, metric=metric, resamples=resamples, seed=seed, level=level,
+                                               chunk=chunk, method=method))
     d = b - a
     rng = np.random.default_rng(seed)
     values, freq = np.unique(d, return_counts=True)
@@ -193,6 +196,10 @@ def paired_bootstrap_confusion(score: Callable[[np.ndarray], np.ndarray], gold, 
     code = {c: i for i, c in enumerate(classes)}
     k = len(classes)
     gi, ai, bi = (np.array([code.get(x, -1) for x in v.tolist()]) for v in (g, pa, pb))
+    if _swapped_first(ai, bi):   # the draws follow the pair, not its order: B vs A is the mirror of A vs B
+        return _mirrored(paired_bootstrap_confusion(score, gold, pred_b, pred_a, labels=labels, metric=metric,
+                                                    resamples=resamples, seed=seed, level=level, chunk=chunk,
+                                                    method=method))
     # each example is one (gold, A, B) triple; a resample only changes how often each triple occurs
     triples, inverse = np.unique(np.stack([gi, ai, bi], axis=1), axis=0, return_inverse=True)
     inverse = inverse.ravel()
@@ -267,6 +274,20 @@ def _check_pair(a: np.ndarray, b: np.ndarray, resamples: int, level: float) -> N
         raise ValueError(f"paired bootstrap: resamples must be at least 1 (got {resamples})")
     if not 0.0 < level < 1.0:
         raise ValueError(f"paired bootstrap: level must be between 0 and 1 (got {level})")
+
+
+def _swapped_first(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the pair (A, B) is bootstrapped as (B, A) and mirrored: at the first example where they differ,
+    A's value is the larger. Exactly one of (a, b) and (b, a) is swapped unless they are equal, so both orders
+    draw the same resamples; the Multinomial draws over distinct outcomes otherwise depend on their order."""
+    differ = np.flatnonzero(a != b)
+    return bool(differ.size) and bool(a[differ[0]] > b[differ[0]])
+
+
+def _mirrored(r: BootstrapResult) -> BootstrapResult:
+    """The result of B vs A from that of A vs B: the values swapped, the difference and the interval negated."""
+    return BootstrapResult(r.metric, r.value_b, r.value_a, -r.difference, -r.high, -r.low, r.level, r.resamples,
+                           r.seed, r.n)
 
 
 def _result(metric, va, vb, diffs, level, resamples, seed, n) -> BootstrapResult:
