@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
 from explorer.core.specs.metric_display import metric_label
 from explorer.ui.runs.best_rows import scored_rows_note
 from explorer.ui.shell.class_names import set_header_names
-from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end
+from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end, wheel_scrolls_page
 
 from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_rows
 from .client import shared_client
@@ -115,6 +115,7 @@ class ClassifyDevView(QWidget):
         self.results_scroll = scrolling(self.results, horizontal=False)
         for table in (self.confusion, self.per_class, self.boundary, self.mistakes):
             wheel_passes_to_page_at_end(table)
+        wheel_scrolls_page(self.results)   # the wheel over the predicted-against-gold plot scrolls; Ctrl+wheel zooms
         layout.addWidget(self.results_scroll, 1)
 
     @staticmethod
