@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import pathlib
 import shutil
 
 import numpy as np
@@ -377,6 +378,40 @@ def test_two_runs_differing_only_in_the_seed_are_told_their_difference_is_seed_v
     value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300},
                lambda d, t: None, lambda: False)
     assert not any("seed" in line for line in value["lines"])
+
+
+def test_runs_that_trained_unequal_amounts_in_one_time_budget_are_told_so(tmp_path):
+    """Two runs of two learning rates, each in a 2-minute time budget, reached 109 and 164 steps (the machine was
+    busier during one): the comparison says each run's steps and epochs, that the load decided them and that the
+    difference mixes the setting with the amount of training; runs of alike steps get no such note."""
+    from explorer.core.runs.appending import append_event
+    from explorer.worker.inspector_ops import OPS, State
+
+    def trained(sources, steps):
+        for source, (step, epoch) in zip(sources, steps):
+            run_dir = pathlib.Path(source).parent.parent
+            append_event(run_dir, {"event": "started", "run_id": run_dir.name, "time": 1.0})
+            for k in range(1, step + 1, 50):
+                append_event(run_dir, {"event": "step", "run_id": run_dir.name, "time": 2.0, "step": k, "loss": 0.5})
+            append_event(run_dir, {"event": "step", "run_id": run_dir.name, "time": 3.0, "step": step, "loss": 0.4,
+                                   "epoch": epoch})
+
+    op = OPS["compare_classifiers"][0]
+    sources = _runs_with_settings(tmp_path / "budget", {"learning_rate": 5e-5, "time_budget_minutes": 2.0},
+                                  {"learning_rate": 1e-4, "time_budget_minutes": 2.0})
+    trained(sources, [(109, 0.69), (164, 1.04)])
+    value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300,
+                         "name_a": "lr5e-5", "name_b": "lr1e-4"}, lambda d, t: None, lambda: False)
+    note = next(line for line in value["lines"] if "trained 109 steps" in line)
+    assert note.startswith("Note: lr5e-5 trained 109 steps (0.69 epochs), lr1e-4 trained 164 steps (1.04 epochs), "
+                           "each in a 2-minute time budget"), note
+    assert "mixes their settings with the amount of training" in note
+
+    sources = _runs_with_settings(tmp_path / "alike", {"learning_rate": 5e-5}, {"learning_rate": 1e-4})
+    trained(sources, [(160, 1.0), (164, 1.03)])
+    value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300},
+               lambda d, t: None, lambda: False)
+    assert not any("amount of training" in line for line in value["lines"])
 
 
 def test_differing_settings_leaves_out_where_a_run_writes_and_reads_a_missing_field_as_its_default():

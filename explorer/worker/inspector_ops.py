@@ -466,7 +466,8 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     "chosen_among": [A's, B's] (the evaluations a checkpoints/best was chosen among on some of these rows, None
     when it was not: its figure is marked optimistic under the verdict, core.metrics.optimism.chosen_checkpoint_notes)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
-    from explorer.core.classify.compare import compare_classifiers, swapped_note, trained_on_note
+    from explorer.core.classify.compare import (compare_classifiers, swapped_note, trained_on_note, training_amount,
+                                                unequal_training_note)
     from explorer.core.metrics.optimism import chosen_checkpoint_notes
     from explorer.core.classify.dev_report import run_data_settings, run_max_seq_length
     from explorer.core.training.dev_scoring import score_classification_dev
@@ -511,7 +512,12 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     rows = compared_rows(source_a, source_b)
     *leaks, swapped = dev_overlaps(source_a, source_b, rows)
     choices = chosen_on_a_dev_rows(source_a, source_b, rows)
-    notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped)]
+    from explorer.core.models.checkpoint_windows import checkpoint_run_config
+
+    budgets = tuple(float(checkpoint_run_config(src).get("time_budget_minutes") or 0) for src in (source_a, source_b))
+    notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped),
+             unequal_training_note(cmp.name_a, training_amount(source_a), cmp.name_b, training_amount(source_b),
+                                   budgets)]
     marks = chosen_checkpoint_notes([(name, *c) for name, c in zip((cmp.name_a, cmp.name_b), choices)])
     return {"lines": [n for n in notes if n] + cmp.lines(marks), "n": cmp.n, "source": cmp.source,
             "judged_by": cmp.judged_by, "dev_cap": int(settings.get("dev_cap") or 0),

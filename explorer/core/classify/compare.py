@@ -191,6 +191,47 @@ def seed_only_note(seed_a, seed_b) -> str:
             "not a better setting; run restarts of each setting (Groups) to compare settings.")
 
 
+def training_amount(checkpoint: str) -> tuple[int, float | None] | None:
+    """(optimizer steps, epochs) the run of ``checkpoint`` trained: its last ``step`` event's step and epoch
+    (epochs None when not logged); None outside a run folder or before its first step."""
+    from pathlib import Path
+
+    from explorer.core.runs.layout import run_dir_of
+    from explorer.core.runs.reading import read_run_events
+
+    run_dir = run_dir_of(checkpoint)
+    if run_dir is None:
+        return None
+    events, _ = read_run_events(Path(run_dir), steps="last")
+    last = next((e for e in reversed(events) if e.get("event") == "step" and e.get("step")), None)
+    if last is None:
+        return None
+    epoch = last.get("epoch")
+    return int(last["step"]), float(epoch) if isinstance(epoch, int | float) else None
+
+
+UNEQUAL_STEPS = 1.1   # runs whose step counts differ by more than this factor trained unequal amounts
+
+
+def unequal_training_note(name_a: str, amount_a, name_b: str, amount_b, budgets=(0.0, 0.0)) -> str:
+    """A note when two runs trained unequal amounts (their step counts, :func:`training_amount`, differ by more
+    than UNEQUAL_STEPS): the comparison then mixes their settings with how long each trained; under equal time
+    budgets (``budgets``, minutes) the machine's load decided that. "" when the amounts are alike or unknown."""
+    if not amount_a or not amount_b or max(amount_a[0], amount_b[0]) <= UNEQUAL_STEPS * min(amount_a[0], amount_b[0]):
+        return ""
+
+    def said(name, amount):
+        steps, epoch = amount
+        return f"{name} trained {steps:,} steps" + (f" ({epoch:.2f} epochs)" if epoch is not None else "")
+
+    text = f"Note: {said(name_a, amount_a)}, {said(name_b, amount_b)}"
+    if budgets[0] and budgets[0] == budgets[1]:
+        text += (f", each in a {budgets[0]:g}-minute time budget: how far a run gets in its time depends on the "
+                 "machine's load")
+    return text + ("; the difference mixes their settings with the amount of training (give both the same "
+                   "Max steps or epochs to compare settings).")
+
+
 def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b: str = "B", source: str = "",
                         resamples: int = 10_000, seed: int = 0, picked_by: tuple = ("", ""),
                         label_names=(), f1_classes=(), seeds: tuple = ()) -> ClassifierComparison:
