@@ -87,9 +87,9 @@ def test_a_stop_writes_every_row_run_in_input_order_and_resume_continues_there(t
     assert _read(out) == _read(full)   # each row once, in order, as an uninterrupted run writes it
 
 
-def _cli(tmp_path, monkeypatch, signum):
-    """Run the CLI on 300 rows; ``signum``'s installed handler is called when the second window begins.
-    Returns (exit code, stderr text, rows in OUT)."""
+def _cli(tmp_path, monkeypatch, signum, times: int = 1):
+    """Run the CLI on 300 rows; ``signum``'s installed handler is called ``times`` times when the second window
+    begins. Returns (exit code, stderr text, rows in OUT)."""
     from explorer.commands import predict as command
 
     model = save_tiny_head_model(tmp_path / "m", heads.SINGLE_LABEL)
@@ -102,7 +102,8 @@ def _cli(tmp_path, monkeypatch, signum):
     def stopped(self):
         polls["n"] += 1
         if polls["n"] == 2:
-            signal.getsignal(signum)(signum, None)   # the handler, as the signal would call it
+            for _ in range(times):
+                signal.getsignal(signum)(signum, None)   # the handler, as the signal would call it
         return real(self)
     monkeypatch.setattr(engine._Windows, "stopped", stopped)
     parser = argparse.ArgumentParser()
@@ -126,6 +127,13 @@ def test_the_cli_stops_on_ctrl_c_sigterm_and_sighup_alike_and_the_bar_ends_at_th
     assert f"{rows} rows written to" in said and "--resume" in said
     last = [line for line in re.split(r"[\r\n]", said) if line.startswith("predict")][-1]
     assert last.strip() == f"predict: {rows}/{ROWS} rows written", last   # no rate, no time left
+
+
+def test_a_second_ctrl_c_quits_at_once_saying_the_rows_in_the_file_without_a_traceback(tmp_path, monkeypatch):
+    rc, said, rows = _cli(tmp_path, monkeypatch, signal.SIGINT, times=2)
+    assert rc == 130
+    assert "Traceback" not in said and "KeyboardInterrupt" not in said
+    assert f"quit at once: {rows} rows in " in said and "--resume" in said
 
 
 def test_the_guide_says_a_stop_keeps_every_row_run():

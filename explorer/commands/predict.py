@@ -269,6 +269,8 @@ def run(args) -> int:
         print(f"stopped{why}: {written} written to {args.out} (every row run, in input order); continue with "
               "the same command and --resume", file=err)
         return stop.exit_code()
+    except KeyboardInterrupt:   # a second Ctrl-C: quit at once, the rows in the file said, no traceback
+        return _quit_at_once(bar, args.out, err)
     except UserError:
         bar.close()   # the bar's last line ends before the error's
         raise
@@ -294,6 +296,21 @@ def run(args) -> int:
         print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):", file=out)
         print("\n".join(f"  {line}" for line in table.lines()), file=out)
     return 0
+
+
+def _quit_at_once(bar, out: str, err) -> int:
+    """A second Ctrl-C stopped predict mid-batch: close the bar and say the complete rows in ``out`` (a row torn by
+    the stop is cut off, as ``--resume`` does: core.predict.writing.count_rows) and how to go on. Returns 130."""
+    from explorer.core.predict.writing import count_rows
+
+    try:
+        bar.close()
+    except Exception:   # noqa: BLE001 - a bar interrupted mid-write; the rows below are what matter
+        pass
+    rows, _ = count_rows(out)
+    print(f"\nquit at once: {rows} rows in {out} (the batches under way were not written); continue with the "
+          "same command and --resume", file=err)
+    return 130
 
 
 def _labels_by_name(kind: str) -> bool:
