@@ -473,3 +473,28 @@ def test_every_tab_button_shows_its_page_after_the_lazy_pages_are_built(qtbot, t
             assert w.tabs.currentIndex() == i, w.tabs.tabText(i)   # at once (a page's first visit may move on later)
             assert [b.isChecked() for b in w.tab_rows.buttons].count(True) == 1
             QApplication.processEvents()
+
+
+def test_a_run_that_ends_refreshes_the_launch_forms_estimate_from_its_rates(shell):
+    """The Evaluation line reads the rates past runs measured: when a run ends, its rates count at once, without a
+    field being changed first."""
+    from explorer.core.runs import status as run_status
+    from explorer.ui.runs.state import RunState
+
+    launcher = shell.launcher
+    cfg = launcher.config()
+    before = launcher.eval_plan.toolTip()
+    past = RunState(run_id="just-ended", status=run_status.FINISHED,
+                    config={"model": cfg.model, "task": cfg.task, "max_seq_length": cfg.max_seq_length,
+                            "batch_size": cfg.batch_size})
+    past.started_at = 1.0
+    past.apply({"run_id": "just-ended", "event": "step", "time": 1.0, "step": 10, "loss": 1.0,
+                "samples_per_second": 123.0})
+    past.apply({"run_id": "just-ended", "event": "eval", "time": 2.0, "step": 10, "metrics": {},
+                "rows_per_second": 77.0, "dev_rows": 400, "dev_total": 400})
+    runs = []
+    launcher.past_runs = lambda: list(runs)
+    runs.append(past)
+    shell.store_events.ended.emit("just-ended", run_status.FINISHED)
+    after = launcher.eval_plan.toolTip()
+    assert after != before and "just-ended" in after, after

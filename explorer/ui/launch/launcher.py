@@ -324,6 +324,11 @@ class LauncherPanel(ConfigFiles, QWidget):
         if not self._loading:
             self._preview_timer.start()
 
+    def runs_changed(self) -> None:
+        """A run ended or was listed: the estimates that read past runs' rates (the Evaluation line, the whole-run
+        time) are worked out again, as when a field changes."""
+        self._changed()
+
     def refresh_previews(self) -> None:
         """Have the train and dev data checks read the form's files (for its task, columns and options)."""
         cfg = self.config()

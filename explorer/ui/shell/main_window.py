@@ -274,6 +274,7 @@ class MainWindow(HelpActions, QMainWindow):
         state = self.store.get(run_id)
         self.show_message(ended_message(run_id, status, state), 15000)
         self._update_status_labels()
+        self.launcher.runs_changed()   # the launch estimates read the rates this run measured
         if state is not None:
             self.reading.measure_sizes([state])
 
