@@ -76,3 +76,30 @@ def test_the_curves_page_shows_the_tagger_note(qtbot):
     qtbot.waitUntil(lambda: curves.run_notes.isVisible())
     text = curves.run_notes.text()
     assert "ner-a predicts only 'O' for every dev token" in text and "ner-b" not in text
+
+
+def test_a_live_run_is_advised_only_once_its_one_class_evaluations_persist():
+    """A live run's first evaluation a few steps in may predict one class and the next not: no advice then; it
+    comes with a second such evaluation, or once a third of the planned steps are done, and a run that ended is
+    advised at once."""
+    from explorer.ui.runs.state import RunState
+
+    def events(steps, total=120, ended=False):
+        out = [{"event": "started", "run_id": "r", "time": 0.0, "steps_total": total,
+                "config": {"task": "ner", "learning_rate": 5e-5}}]
+        for k, step in enumerate(steps):
+            out += [{"event": "step", "run_id": "r", "time": 1.0 + k, "step": step, "loss": 1.0},
+                    {"event": "eval", "run_id": "r", "time": 1.5 + k, "step": step, "metrics": tagging_metrics(GOLD, ONLY_O)}]
+        if ended:
+            out.append({"event": "finished", "run_id": "r", "time": 9.0, "metrics": {}, "seconds": 9.0})
+        return out
+
+    def live(evts):
+        state = RunState.from_events("r", evts)
+        state.status = "running"
+        return state
+
+    assert live(events([10])).one_class_note() == ""                          # one early evaluation: wait
+    assert live(events([10, 20])).one_class_note().startswith("predicts only 'O'")   # two in a row
+    assert live(events([45])).one_class_note().startswith("predicts only 'O'")       # past a third of the steps
+    assert RunState.from_events("r", events([10], ended=True)).one_class_note().startswith("predicts only 'O'")
