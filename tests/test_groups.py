@@ -67,6 +67,7 @@ def test_restarts_and_grid_points_hold_out_the_same_dev_rows(tmp_path):
 def test_generated_seeds_distinct_and_reproducible():
     a = groups.generate_seeds(5, seed=7)
     assert len(set(a)) == 5 and a == groups.generate_seeds(5, seed=7) and a != groups.generate_seeds(5, seed=8)
+    assert all(1 <= s < 10_000 for s in a + groups.generate_seeds(50, seed=1))   # short enough to read in a name
     with pytest.raises(groups.GroupError, match="at least 1"):
         groups.generate_seeds(0)
 

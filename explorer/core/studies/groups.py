@@ -212,14 +212,19 @@ def member_summary(path: Path):
 
 
 # -- planning ----------------------------------------------------------------------------------
+SEED_RANGE = 10_000   # generated seeds are below this
+
+
 def generate_seeds(n: int, seed: int = 0) -> list[int]:
-    """``n`` distinct seeds in [1, 2**31), reproducible from ``seed``."""
+    """``n`` distinct seeds in [1, SEED_RANGE), reproducible from ``seed``: four digits at most, so a member's
+    name ("seed 4821 · mrpc-01") and the Groups page read them at a glance (any seed starts the generators as well
+    as a ten-digit one)."""
     if n < 1:
         raise GroupError(f"restarts must be at least 1 (got {n})")
     rng = random.Random(seed)
     out: list[int] = []
     while len(out) < n:
-        s = rng.randrange(1, 2**31)
+        s = rng.randrange(1, SEED_RANGE)
         if s not in out:
             out.append(s)
     return out
