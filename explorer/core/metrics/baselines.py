@@ -174,6 +174,25 @@ def task_one_class_note(task: str, metrics: dict, learning_rate: float | None = 
     return one_class_note(metrics, learning_rate, unit=unit, **kw) if unit else ""
 
 
+EARLY_SHARE = 1 / 3   # before this share of its planned steps a run stuck on one class often comes out of it
+
+
+def run_one_class_note(task: str, evals: list[dict], learning_rate: float | None = None, *, step: int = 0,
+                       steps_total: int = 0, live: bool = False, **kw) -> str:
+    """:func:`task_one_class_note` of a run's last evaluation (``evals``: its ``eval`` events, in order). While the
+    run trains (``live``) the note waits until it persists: past EARLY_SHARE of the ``steps_total`` planned, or the
+    evaluation before (after step 0) stuck on one class too; a first evaluation a few dozen steps in often
+    predicts one class and the next does not (an SST-2 run: one class at step 31, 83% two evaluations later).
+    ``kw``: budget_seconds, eval_share. '' when there is nothing to say."""
+    if not evals:
+        return ""
+    note = task_one_class_note(task, evals[-1].get("metrics") or {}, learning_rate, steps=step, **kw)
+    if not note or not live or (steps_total and step >= EARLY_SHARE * steps_total):
+        return note
+    before = [e for e in evals[:-1] if int(e.get("step") or 0) > 0]
+    return note if before and task_one_class_note(task, before[-1].get("metrics") or {}, learning_rate) else ""
+
+
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
 
 

@@ -230,35 +230,16 @@ class RunState:
         return run_status.is_live(self.status)
 
     def one_class_note(self) -> str:
-        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation predicted one class for
-        everything its head counts it over (a classifier's dev rows, a tagger's dev tokens: "only 'O'"), else ''
-        (explorer.core.metrics.baselines.task_one_class_note)."""
-        from explorer.core.metrics.baselines import task_one_class_note
+        """'predicts only 'NONE' for every dev row: try …' when the run's evaluations predicted one class for
+        everything its head counts them over (a classifier's dev rows, a tagger's dev tokens: "only 'O'"), else ''
+        (explorer.core.metrics.baselines.run_one_class_note: while the run trains, once that persists)."""
+        from explorer.core.metrics.baselines import run_one_class_note
 
-        if not self.evals:
-            return ""
         elapsed = self.live_elapsed()
         share = self._eta.eval_seconds[0] / elapsed if elapsed > 0 and self._eta.eval_seconds[1] else None
-        rate = _num((self.config or {}).get("learning_rate"))
-        note = task_one_class_note(self.task, self.evals[-1].get("metrics") or {}, rate, steps=self.step,
-                                   budget_seconds=self.budget_seconds, eval_share=share)
-        if note and self.is_live and not self._early_collapse_persists(rate):
-            return ""
-        return note
-
-    EARLY_SHARE = 1 / 3   # before this share of its planned steps a run stuck on one class often comes out of it
-
-    def _early_collapse_persists(self, learning_rate) -> bool:
-        """Whether a live run's one-class evaluation is worth advice now: past EARLY_SHARE of its planned steps, or
-        its evaluation before (after step 0) was stuck on one class too. A first evaluation a few dozen steps in
-        often predicts one class and the next does not (an SST-2 run: one class at step 31, 83% two evaluations
-        later)."""
-        from explorer.core.metrics.baselines import task_one_class_note
-
-        if self.steps_total and self.step >= self.EARLY_SHARE * self.steps_total:
-            return True
-        before = [e for e in self.evals[:-1] if int(e.get("step") or 0) > 0]
-        return bool(before) and bool(task_one_class_note(self.task, before[-1].get("metrics") or {}, learning_rate))
+        return run_one_class_note(self.task, self.evals, _num((self.config or {}).get("learning_rate")),
+                                  step=self.step, steps_total=self.steps_total, live=self.is_live,
+                                  budget_seconds=self.budget_seconds, eval_share=share)
 
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.specs.tasks.choose_metric: the one that picks
