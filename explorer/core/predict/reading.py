@@ -134,6 +134,15 @@ def _bad_bytes(values) -> bool:
     return False
 
 
+def reads_without_header(run_config: dict, no_header: bool | None = None) -> bool:
+    """Whether a file is read without a header row (its columns "1", "2", ...): ``no_header`` when given (the
+    dialog's box, ``--header`` / ``--no-header``), else as the run read its training data (its config's
+    ``no_header``)."""
+    if no_header is not None:
+        return bool(no_header)
+    return bool((run_config or {}).get("no_header"))
+
+
 def read_header(path: str | Path, encoding: str = "auto", *, no_header: bool = False) -> TableInfo:
     """The columns and format of a file without reading its rows (the column pickers use it).
 
