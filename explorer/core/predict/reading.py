@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import csv
 import itertools
+from collections import Counter
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from explorer.core.data.table import TsvReader, unique_columns
+from explorer.core.data.table import WIDTH_ROWS, TsvReader, file_width, unique_columns
 from explorer.core.errors import UserError
 
 csv.field_size_limit(2**31 - 1)
@@ -147,7 +148,8 @@ def read_header(path: str | Path, encoding: str = "auto", *, no_header: bool = F
     """The columns and format of a file without reading its rows (the column pickers use it).
 
     JSONL columns are the keys of the first 100 objects in order of appearance; without a header the columns
-    are "1", "2", ... (as many as the first row's fields).
+    are "1", "2", ..., as many as most of the first WIDTH_ROWS rows' fields (core.data.table.file_width: a first
+    line cut short is that row's problem, not the file's shape).
     """
     info = None
     for info, _ in _rows(path, encoding, header_only=True, no_header=no_header):
@@ -261,9 +263,20 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
         header = next(reader, None)
     if header is None:
         raise PredictDataError(f"{p}: empty file ({'no rows' if no_header else 'no header row'})")
-    first_row = None
-    if no_header:   # the first row is data: columns by 1-based position
-        first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
+
+    def numbered(line: int):
+        """(the line a record starts on, its fields) of the records after the first."""
+        for fields in reader:
+            first, line = line, reader.line_num + 1
+            yield first, fields
+    if no_header:   # the first row is data: columns by 1-based position, as many as most rows' fields
+        records = itertools.chain([(reader.line_num, header)], numbered(reader.line_num + 1))
+        peeked = list(itertools.islice(records, WIDTH_ROWS))
+        counts = Counter(len(f) for _, f in peeked if f and not (len(f) == 1 and not f[0].strip()))
+        header = [str(i) for i in range(1, file_width(counts) + 1)]
+        records = itertools.chain(peeked, records)
+    else:
+        records = numbered(reader.line_num + 1)
     header, named = unique_columns([h.strip() for h in header])   # every column its own name: no value lost
     if _bad_bytes(header):
         raise PredictDataError(f"{p}: the header row is not {enc} text; pass the file's encoding")
@@ -272,18 +285,8 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
     if header_only:
         return
     index = 0
-    line = reader.line_num + 1
     blanks: list[int] = []   # empty lines seen since the last row: rows with an error once another row follows
-
-    def records():
-        if first_row is not None:
-            yield first_row
-        yield from reader
-    if first_row is not None:
-        line = reader.line_num
-    for fields in records():
-        first = line
-        line = reader.line_num + 1
+    for first, fields in records:
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             blanks.append(first)
             continue
@@ -292,9 +295,12 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
             index += 1
         values = dict(zip(header, fields))
         error = ""
-        if len(fields) != len(header) and not (no_header and len(fields) > len(header)):
+        if no_header and len(fields) < len(header):
+            error = (f"{p.name} line {first}: {len(fields)} fields, most rows have {len(header)} (a cut line?)")
+        elif len(fields) != len(header) and not no_header:
             error = (f"{p.name} line {first}: {len(fields)} fields, the header has {len(header)}"
                      + (" (a tab or comma inside the text?)" if len(fields) > len(header) else ""))
+        if error:
             for k in header[len(fields):]:
                 values[k] = ""
         if not error and _bad_bytes(fields):
