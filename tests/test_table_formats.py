@@ -222,3 +222,21 @@ def test_predict_keeps_every_column_of_a_headerless_file_whose_first_line_is_cut
     assert [r["3"] for r in rows] == ["", "a", "b", "a", "b", "a", "b"]
     assert rows[0]["error"] and all(r["predicted_label"] and not r["error"] for r in rows[1:])
     capsys.readouterr()
+
+
+def test_a_headerless_sheet_has_as_many_columns_as_most_rows_cells(tmp_path):
+    """An .xlsx without a header whose first row is cut short: both readers give columns 1..3."""
+    import openpyxl
+
+    path = tmp_path / "cut.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["cut short", "nocode"])
+    for i in range(4):
+        sheet.append([100 + i, f"text number {i}", "ab"[i % 2]])
+    book.save(path)
+    table = read_table(path, no_header=True)
+    assert table.columns == ["1", "2", "3"] and table.rows[0][1] == ["cut short", "nocode", ""]
+    assert [values[2] for _, values in table.rows[1:]] == ["a", "b", "a", "b"]
+    info, rows = iter_rows(path, no_header=True)
+    assert info.columns == ["1", "2", "3"] and [r.values["3"] for r in rows][1:] == ["a", "b", "a", "b"]

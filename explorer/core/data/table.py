@@ -715,21 +715,23 @@ def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
         columns: list[str] = []
         rows: list[tuple[int, list]] = []
         n_rows, named = 0, ""
+        counts: Counter = Counter()   # without a header: the cells per row, whose most common count is the width
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
             cells = [_cell(v) for v in values]
             while cells and cells[-1] == "":
                 cells.pop()
             if not cells or all(not c.strip() for c in cells):
                 continue
-            if not columns:
-                if no_header:
-                    columns = [str(i) for i in range(1, len(cells) + 1)]
-                else:
-                    columns, named = unique_columns([c.strip() for c in cells])
-                    continue
+            if not columns and not no_header:
+                columns, named = unique_columns([c.strip() for c in cells])
+                continue
+            counts[len(cells)] += 1
             n_rows += 1
             if not max_rows or n_rows <= max_rows:
-                rows.append((number, cells + [""] * (len(columns) - len(cells))))
+                rows.append((number, cells))
+        if no_header and counts:
+            columns = [str(i) for i in range(1, file_width(counts) + 1)]
+        rows = [(number, cells + [""] * (len(columns) - len(cells))) for number, cells in rows]
         notes = [f"sheet {sheet.title!r}" + (f" (of {len(book.worksheets)} sheets)" if len(book.worksheets) > 1 else "")]
         notes += [named] if not no_header and columns and named else []
     finally:

@@ -376,10 +376,11 @@ def _xlsx_rows(p: Path, header_only: bool, no_header: bool = False):
         header = next(it, None)
         if header is None or not any(h is not None for h in header):
             raise PredictDataError(f"{p}: the first sheet has no header row")
-        first_row = None
-        if no_header:   # the first row is data: columns by 1-based position
-            first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
-            it = itertools.chain([first_row], it)
+        if no_header:   # the first row is data: columns by 1-based position, as many as most rows' cells
+            peeked = list(itertools.islice(it, WIDTH_ROWS - 1))
+            it = itertools.chain([header], peeked, it)
+            counts = Counter(_cell_count(cells) for cells in [header, *peeked] if _cell_count(cells))
+            header = [str(i) for i in range(1, file_width(counts) + 1)]
         header, named = unique_columns(["" if h is None else str(h).strip() for h in header])
         sheets = f"sheet {sheet.title!r}" if len(book.worksheets) > 1 else ""
         info = TableInfo(str(p), "xlsx", header, "", "; ".join(n for n in (sheets, named) if n))
@@ -400,6 +401,14 @@ def _xlsx_rows(p: Path, header_only: bool, no_header: bool = False):
             index += 1
     finally:
         book.close()
+
+
+def _cell_count(cells) -> int:
+    """The cells of a sheet row up to its last one holding a value (0 for an empty row)."""
+    cells = list(cells or ())
+    while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
+        cells.pop()
+    return len(cells)
 
 
 def text_of(value) -> str:
