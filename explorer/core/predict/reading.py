@@ -20,8 +20,10 @@ so in :attr:`TableInfo.note`. Any other name is used as given. Bytes that do not
 never stop the stream: that row comes out with an ``error``.
 
 Rows are never dropped: a row that cannot be used (a JSON line that is not an object, a CSV line with more or
-fewer fields than the header, undecodable bytes, an empty line between rows) is yielded as a :class:`Row` with
-``error`` set, so every input row gives one output row. Empty lines at the end of the file are not rows.
+fewer fields than the header, or, without a header, fewer than most rows have, undecodable bytes, an empty line
+between rows) is yielded as a :class:`Row` with ``error`` set, so every input row gives one output row. Empty lines
+at the end of the file are not rows. Without a header the columns are as many as most of the first WIDTH_ROWS
+rows' fields (core.data.table.file_width), never fewer because the first line is cut short.
 """
 
 from __future__ import annotations
