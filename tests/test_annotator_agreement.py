@@ -91,6 +91,29 @@ def test_cli_predict_prints_the_table_and_refuses_a_missing_column(tmp_path):
     assert Review.load(out).annotator_columns == ["a", "b"]      # the Predictions page shows the same table
 
 
+
+def test_cli_annotator_columns_are_positions_of_a_file_read_as_a_headerless_run_read_its_data(tmp_path, capsys):
+    """A run trained without a header row: `predict --annotator-columns 2,3` names columns by position, as the
+    predictions are read (the check read the first row as a header and refused "'2' is not a column")."""
+    from helpers import save_tiny_model
+
+    from explorer.cli import main
+
+    run = tmp_path / "runs" / "run1"
+    ckpt = save_tiny_model(run / "checkpoints" / "best", "classification", num_labels=2)
+    cfg = json.loads((ckpt / "config.json").read_text())
+    cfg["id2label"], cfg["label2id"] = {"0": "neg", "1": "pos"}, {"neg": 0, "pos": 1}
+    (ckpt / "config.json").write_text(json.dumps(cfg))
+    (run / "config.json").write_text(json.dumps({"task": "single", "no_header": True, "text_columns": ["1"],
+                                                 "train": "", "dev": "", "output_dir": str(run.parent)}))
+    data = tmp_path / "new.csv"
+    with open(data, "w", newline="") as fh:
+        csv.writer(fh).writerows([f"a good model {i}", A[i], B[i]] for i in range(6))
+    out = tmp_path / "out.csv"
+    assert main(["predict", "--model", str(ckpt), "--data", str(data), "--out", str(out),
+                 "--annotator-columns", "2,3"]) == 0
+    assert "annotator agreement (2, 3;" in capsys.readouterr().out
+
 def test_predictions_page_shows_the_table(qtbot, tmp_path):
     from PySide6.QtCore import Qt
 

@@ -60,6 +60,17 @@ def test_a_row_with_a_missing_field_names_its_line(tmp_path):
         count_rows(path, label_index=1)
 
 
+
+def test_a_headerless_table_counted_in_pieces_has_the_columns_most_rows_have(tmp_path):
+    """Without a header the head's columns are as many as most rows' fields (a cut first line does not narrow them),
+    and a short row is counted with an empty label rather than refusing the file."""
+    path = tmp_path / "t.csv"
+    path.write_text('cut short",x\n' + "".join(f"{i},text {i},{'ab'[i % 2]}\n" for i in range(6)) + "7,short\n",
+                    encoding="utf-8")
+    assert read_head(path, no_header=True).columns == ["1", "2", "3"]
+    count = count_rows(path, label_index=2, no_header=True)
+    assert count.n_rows == 8 and count.class_counts == {"a": 3, "b": 3} and count.empty_labels == 2
+
 def test_the_launcher_preview_shows_the_head_first_then_the_counts(tmp_path, monkeypatch):
     path = _write_csv(tmp_path / "big.csv", 1_200)
     monkeypatch.setattr(big_table_preview, "STREAM_BYTES", 1000)   # "big" at this size

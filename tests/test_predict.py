@@ -506,3 +506,31 @@ def test_the_rows_a_capped_run_trained_on_are_those_its_train_cap_kept(tmp_path)
     keys = training_keys({"task": "single", "train": str(train), "train_cap": 10, "seed": 3})
     assert keys == frozenset(text_key([t]) for t in run.texts_a) and len(keys) == 10
     assert {int(t.split()[-1]) >= 40 for t in run.texts_a} == {True, False}   # rows of both classes
+
+
+def _headerless_facts():
+    from types import SimpleNamespace
+
+    return SimpleNamespace(spec=SimpleNamespace(prediction=SimpleNamespace(text_columns=())),
+                           run_config={"task": "single", "no_header": True, "text_columns": ["2"]})
+
+
+def test_a_file_is_listed_the_way_the_run_read_its_data_unless_the_header_box_says_otherwise(tmp_path):
+    """A run trained without a header row: a new file's columns are positions with a sample value and the run's
+    column 2 ticked; a file whose first line names its columns, read with its header, ticks "text" (position 2)."""
+    from explorer.core.predict.columns import file_columns
+    from explorer.core.predict.reading import reads_without_header
+
+    facts = _headerless_facts()
+    assert reads_without_header(facts.run_config) and not reads_without_header(facts.run_config, False)
+    path = tmp_path / "noheader.csv"
+    path.write_text("7,a fine day,pos\n8,a bad night,neg\n")
+    found = file_columns(path, facts)
+    assert found.no_header and found.names == ["1", "2", "3"] and found.ticked == ["2"]
+    assert [c.label for c in found.columns] == ["1: 7", "2: a fine day", "3: pos"]
+    with_header = tmp_path / "header.csv"
+    with_header.write_text("id,text,label\n7,a fine day,pos\n")
+    assert file_columns(with_header, facts).names == ["1", "2", "3"]          # the run's way by default
+    found = file_columns(with_header, facts, no_header=False)
+    assert not found.no_header and found.names == ["id", "text", "label"] and found.ticked == ["text"]
+

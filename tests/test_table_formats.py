@@ -168,3 +168,75 @@ def test_training_on_a_one_text_per_line_file_says_it_has_no_labels(tmp_path):
         with pytest.raises(ClassificationDataError, match="a .txt file without tabs is one text per line, with no "
                                                           "label column"):
             load(str(path))
+
+
+CUT_FIRST_LINE = 'pel @press http://t.co/x",nocode\n' + "".join(f'{100 + i},"text number {i} is here",{"ab"[i % 2]}\n'
+                                                              for i in range(6))
+
+
+def test_a_headerless_table_has_as_many_columns_as_most_rows_not_as_a_cut_first_line(tmp_path):
+    """A file without a header whose first line is cut short (2 of 3 fields): both readers give columns 1..3; the
+    cut line is that row's problem (a missing label, refused or skipped with skip_invalid), not the file's shape."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.errors import ClassificationDataError
+
+    path = tmp_path / "cut.csv"
+    path.write_text(CUT_FIRST_LINE, encoding="utf-8")
+    table = read_table(path, no_header=True)
+    assert table.columns == ["1", "2", "3"] and table.short_rows == [1] and table.n_rows == 7
+    assert any("1 row has fewer fields than the 3 most rows have" in n and "lines 1" in n for n in table.notes)
+    info, rows = iter_rows(path, no_header=True)
+    rows = list(rows)
+    assert info.columns == ["1", "2", "3"] and read_header(path, no_header=True).columns == ["1", "2", "3"]
+    assert "line 1: 2 fields, most rows have 3" in rows[0].error
+    assert [r.values["3"] for r in rows[1:]] == ["a", "b"] * 3 and not any(r.error for r in rows[1:])
+    with pytest.raises(ClassificationDataError, match="line 1, column 3: missing label"):
+        load_classification(str(path), no_header=True, text_columns=["2"], label_column="3")
+    data = load_classification(str(path), no_header=True, text_columns=["2"], label_column="3", skip_invalid=True)
+    assert len(data.texts_a) == 6
+
+
+def test_a_cut_first_line_read_as_a_header_says_to_tick_no_header_row(tmp_path):
+    """Read with a header, a first line with fewer fields than most lines is named as a data line cut short."""
+    path = tmp_path / "cut.csv"
+    path.write_text(CUT_FIRST_LINE, encoding="utf-8")
+    with pytest.raises(Exception, match="line 1 looks like a data line cut short, not a header: tick No header row"):
+        read_table(path)
+
+
+def test_predict_keeps_every_column_of_a_headerless_file_whose_first_line_is_cut(tmp_path, capsys):
+    """`predict --no-header` writes columns 1..3 (the gold labels of column 3 kept) and gives the cut line an
+    error of its own."""
+    import csv
+
+    from explorer.cli import main
+    from explorer.core.specs.heads import SINGLE_LABEL
+
+    classifier = save_tiny_head_model(tmp_path / "cls", SINGLE_LABEL)
+    path = tmp_path / "cut.csv"
+    path.write_text(CUT_FIRST_LINE, encoding="utf-8")
+    out = tmp_path / "p.csv"
+    assert main(["predict", "--model", str(classifier), "--data", str(path), "--out", str(out), "--no-header",
+                 "--text-columns", "2"]) == 0
+    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    assert [r["3"] for r in rows] == ["", "a", "b", "a", "b", "a", "b"]
+    assert rows[0]["error"] and all(r["predicted_label"] and not r["error"] for r in rows[1:])
+    capsys.readouterr()
+
+
+def test_a_headerless_sheet_has_as_many_columns_as_most_rows_cells(tmp_path):
+    """An .xlsx without a header whose first row is cut short: both readers give columns 1..3."""
+    import openpyxl
+
+    path = tmp_path / "cut.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["cut short", "nocode"])
+    for i in range(4):
+        sheet.append([100 + i, f"text number {i}", "ab"[i % 2]])
+    book.save(path)
+    table = read_table(path, no_header=True)
+    assert table.columns == ["1", "2", "3"] and table.rows[0][1] == ["cut short", "nocode", ""]
+    assert [values[2] for _, values in table.rows[1:]] == ["a", "b", "a", "b"]
+    info, rows = iter_rows(path, no_header=True)
+    assert info.columns == ["1", "2", "3"] and [r.values["3"] for r in rows][1:] == ["a", "b", "a", "b"]

@@ -97,6 +97,27 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
         w.editors["text_columns"].widget.itemText(i) for i in range(w.editors["text_columns"].widget.count())]
 
 
+
+def test_a_new_training_file_gets_no_guess_or_banner_from_the_previous_files_late_answer(qtbot, tmp_path):
+    """The data check's answer about the previous file (STS-B, read without a header) that comes after a new
+    training file was chosen, before the new file's check starts, fills no column and writes no banner sentence:
+    the guesses and their banner come from the new file only."""
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stsb = str(write_file(tmp_path / "stsb" / "train.csv", STSB_ROWS))
+    res = preview_data(stsb, "single", options={"no_header": True})
+    assert (res.get("guess") or {}).get("label_column")
+    new = str(write_file(tmp_path / "own" / "new.csv", "text,label\na good day to all,happy\na sad day,sad\n"))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=stsb, no_header=True))
+    asked = w.train_preview._token                  # the check of the previous file, under way
+    w.editors["train"].set(new)                     # the new file's check waits for the typing pause
+    w.train_preview._done(asked, res)               # the previous file's answer arrives meanwhile
+    assert w.editors["label_column"].get() == "" and w.editors["text_columns"].get() == []
+    assert "main-captions" not in w.banner.whole_text() and "guessed" not in w.banner.whole_text()
+
 def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot, tmp_path):
     """SST-2's 0/1 classes read 0 / 1 in Classify, not LABEL_0 / LABEL_1, when Label names is left empty, and the
     preview suggests naming them."""

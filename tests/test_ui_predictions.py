@@ -810,3 +810,59 @@ def test_a_review_key_press_measures_only_the_changed_row_not_the_whole_table(qt
     assert read <= {first} and signals == []
     label_col = page.model.headers.index("label")
     assert page.view.columnWidth(label_col) >= page.view.sizeHintForIndex(page.model.index(0, label_col)).width()
+
+
+def _headerless_run(tmp_path):
+    """A checkpoint whose run read its training data without a header row: texts in column 2, labels in 3."""
+    runs, ckpt, _data = _run_with_checkpoint(tmp_path)
+    run_cfg = ckpt.parent.parent / "config.json"
+    run_cfg.write_text(json.dumps(dict(json.loads(run_cfg.read_text()), no_header=True, text_columns=["2"],
+                                       label_column="3")))
+    return ckpt
+
+
+def test_the_predict_dialog_reads_a_headerless_file_as_the_run_did_and_the_engine_agrees(qtbot, tmp_path):
+    """A run trained with No header row; a file without a header whose first line is cut short (2 of 3 fields):
+    the dialog ticks No header row, lists the columns by position with a sample value, ticks column 2 (the run's),
+    and Start labels every row (the cut line is that row's problem, not a missing column)."""
+    ckpt = _headerless_run(tmp_path)
+    data = tmp_path / "noheader.csv"
+    with open(data, "w", newline="") as fh:
+        fh.write('cut short text",nocode\n')
+        w = csv.writer(fh)
+        w.writerows([1000 + i, TEXTS[i % len(TEXTS)], ["neg", "pos"][i % 2]] for i in range(12))
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    assert dialog.no_header.isChecked()
+    dialog.set_data(str(data))
+    assert dialog.text_columns() == ["2"]
+    labels = [dialog.columns.item(k).text() for k in range(dialog.columns.count())]
+    assert labels[0].startswith("1: ") and labels[1].startswith("2: ")
+    with qtbot.waitSignal(dialog.finished_predictions, timeout=60_000) as blocker:
+        dialog.start()
+    summary = blocker.args[0]
+    assert summary["rows"] == 13 and summary["text_columns"] == ["2"]
+    rows = list(csv.DictReader(open(summary["out"], encoding="utf-8")))
+    assert [r["predicted_label"] for r in rows[1:]] and all(r["predicted_label"] for r in rows[1:])
+
+
+def test_a_file_with_a_header_predicts_for_a_headerless_run_once_no_header_row_is_unticked(qtbot, tmp_path):
+    """The same run, a file whose first line names its columns (id,text,label): unticking No header row lists the
+    header's names, ticks "text" (the run's column 2), and the engine reads the file with its header too."""
+    ckpt = _headerless_run(tmp_path)
+    data = tmp_path / "with_header.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "text", "label"])
+        w.writerows([i, TEXTS[i % len(TEXTS)], ["neg", "pos"][i % 2]] for i in range(8))
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(data))
+    dialog.no_header.setChecked(False)
+    assert [dialog.columns.item(k).data(Qt.ItemDataRole.UserRole) for k in range(dialog.columns.count())] == \
+        ["id", "text", "label"]
+    assert dialog.text_columns() == ["text"]
+    with qtbot.waitSignal(dialog.finished_predictions, timeout=60_000) as blocker:
+        dialog.start()
+    summary = blocker.args[0]
+    assert summary["rows"] == 8 and summary["errors"] == 0 and summary["text_columns"] == ["text"]

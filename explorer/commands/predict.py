@@ -240,9 +240,12 @@ def run(args) -> int:
     err, out = _Safe(sys.stderr), _Safe(sys.stdout)
     annotators = list(args.annotator_columns or [])
     if annotators:   # check the columns before an hour of predicting, not after
-        from explorer.core.predict.reading import read_header
+        from explorer.core.predict.facts import checkpoint_facts
+        from explorer.core.predict.reading import read_header, reads_without_header
 
-        columns = read_header(args.data, args.encoding, no_header=bool(args.no_header)).columns
+        # read as predict_file reads it: --header / --no-header, else as the run read its data
+        headerless = reads_without_header(checkpoint_facts(args.model).run_config, args.no_header)
+        columns = read_header(args.data, args.encoding, no_header=headerless).columns
         missing = [c for c in annotators if c not in columns]
         if missing or len(annotators) < 2:
             why = (f"--annotator-columns: {missing[0]!r} is not a column of {args.data} (columns: "

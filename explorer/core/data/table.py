@@ -25,8 +25,10 @@ column has, names its column by position ("column 3", "text (column 4)"; :func:`
 :attr:`Table.notes`): every column keeps its values under a name of its own (an SMS spam CSV's ``class,message,,,``
 would otherwise lose all but one unnamed column in a predictions file). Field counts: with a header, a row with
 another number of fields than the header is an error naming the line (an extra tab inside a text would
-otherwise shift every later column). Without a header, rows may have more fields than the columns used
-(STS-B rows carry 7 or 9): they are counted and named in :attr:`Table.notes`, never shifted.
+otherwise shift every later column). Without a header, the columns are as many as the fields most rows have
+(:func:`file_width`), not the first line's; rows may have more fields (STS-B rows carry 7 or 9) or fewer (a first
+line cut short): they are counted and named in :attr:`Table.notes`, never shifted, and the values a short row lacks
+are missing (a problem of that row for the readers, not of the file).
 
 Every problem raises :class:`explorer.core.errors.ClassificationDataError` naming the file, the line
 (1-based, header = line 1) and the column.
@@ -79,7 +81,10 @@ class Table:
         encoding: the encoding used, by its usual name ("UTF-8", "Windows-1252").
         notes: plain sentences on what reading found (encoding, BOM, CRLF, long rows).
         field_counts: how many rows have each number of fields (CSV / TSV).
-        long_rows: lines whose rows have more fields than ``columns`` (no header only).
+        long_rows: lines whose rows have more fields than ``columns`` (no header only; the first LINES_KEPT of
+            each field count).
+        short_rows: lines whose rows have fewer fields than ``columns`` (no header only; their missing values are
+            a problem of those rows: a label missing is refused, or skipped with ``skip_invalid``).
     """
 
     path: str
@@ -92,6 +97,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
     field_counts: dict[int, int] = field(default_factory=dict)
     long_rows: list[int] = field(default_factory=list)
+    short_rows: list[int] = field(default_factory=list)
 
     def where(self, line: int, column: int | None = None) -> str:
         """"FILE line N, column C 'name'" for messages (xlsx: "row N")."""
@@ -543,7 +549,7 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
     columns: list[str] = []
     rows: list[tuple[int, list]] = []
     counts: Counter = Counter()
-    long_rows: list[int] = []
+    lines_by_count: dict[int, list[int]] = {}   # without a header: lines of each field count (the first LINES_KEPT)
     n_rows = 0
     width = 0
     start = 1
@@ -557,30 +563,71 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
                 notes.extend([named] if named else [])
                 width = len(columns)
                 continue
-            if not width:
-                width = len(values)
-                columns = [str(i) for i in range(1, width + 1)]
             n = len(values)
             counts[n] += 1
-            if n != width:
-                if no_header and n > width:
-                    long_rows.append(line)
-                else:
-                    check_field_count(where, line, n, width, kind, header=not no_header, header_row=columns)
+            if no_header:   # the file's width is known once every row is counted
+                kept = lines_by_count.setdefault(n, [])
+                if len(kept) < LINES_KEPT:
+                    kept.append(line)
+            elif n != width:
+                check_field_count(where, line, n, width, kind, header=True, header_row=columns,
+                                  most=_most_fields(counts, reader))
             n_rows += 1
             if not max_rows or n_rows <= max_rows:
                 rows.append((line, _restore(values)))
     except csv.Error as exc:
         raise ClassificationDataError(f"{where} line {reader.line_num}: unreadable {kind.upper()} ({exc})") from None
+    if no_header and counts:
+        width = file_width(counts)
+        columns = [str(i) for i in range(1, width + 1)]
     if not columns:
         raise ClassificationDataError(f"{where}: the file is empty (expected {'rows' if no_header else 'a header line and rows'})")
+    long_rows = sorted(line for n, kept in lines_by_count.items() if n > width for line in kept)
+    short_rows = sorted(line for n, kept in lines_by_count.items() if n < width for line in kept)
+    shape = ", ".join(f"{k} fields: {v}" for k, v in sorted(counts.items()))
     if long_rows:
-        most = max(counts, key=counts.get)
-        notes.append(f"{len(long_rows)} row{'s' if len(long_rows) != 1 else ''} "
-                     f"{'have' if len(long_rows) != 1 else 'has'} more fields than the {width} of the first row "
-                     f"({', '.join(f'{k} fields: {v}' for k, v in sorted(counts.items()))}; most have {most}); "
-                     f"the extra fields are not read, lines {_lines(long_rows)}")
-    return Table(where, kind, columns, not no_header, rows, n_rows, enc, notes, dict(counts), long_rows)
+        n_long = sum(v for k, v in counts.items() if k > width)
+        notes.append(f"{n_long} row{'s' if n_long != 1 else ''} {'have' if n_long != 1 else 'has'} more fields "
+                     f"than the {width} most rows have ({shape}); the extra fields are not read, lines "
+                     f"{_lines(long_rows)}{_more(n_long, long_rows)}")
+    if short_rows:
+        n_short = sum(v for k, v in counts.items() if k < width)
+        notes.append(f"{n_short} row{'s' if n_short != 1 else ''} {'have' if n_short != 1 else 'has'} fewer fields "
+                     f"than the {width} most rows have ({shape}); the values they lack are missing, lines "
+                     f"{_lines(short_rows)}{_more(n_short, short_rows)}")
+    return Table(where, kind, columns, not no_header, rows, n_rows, enc, notes, dict(counts), long_rows, short_rows)
+
+
+LINES_KEPT = 1000      # lines kept per field count of a table without a header (the rest are counted)
+WIDTH_ROWS = 1000      # rows whose field counts decide the columns of a streamed table without a header
+
+
+def file_width(counts: Counter | dict[int, int]) -> int:
+    """The number of columns of a table without a header: the field count most of its rows have, not the first
+    line's: a first line cut short (2 of 3 fields) is a problem of that row, not the file's shape. A tie goes to
+    the smaller count: a longer row's extra fields are only not read, a shorter row is a row problem."""
+    return max(counts, key=lambda n: (counts[n], -n)) if counts else 0
+
+
+def _most_fields(counts: Counter, reader, look: int = WIDTH_ROWS) -> int:
+    """The field count most of the rows read so far and the next ``look`` rows of ``reader`` have (the rows looked
+    at are used up: only called before an error)."""
+    seen = Counter(counts)
+    try:
+        for values in reader:
+            if values and any(v.strip() for v in values):
+                seen[len(values)] += 1
+            look -= 1
+            if look <= 0:
+                break
+    except csv.Error:
+        pass
+    return file_width(seen)
+
+
+def _more(total: int, shown: list[int]) -> str:
+    """" (N more not listed)" when only the first lines of ``total`` are kept."""
+    return f" ({total - len(shown)} more not listed)" if total > len(shown) else ""
 
 
 def _lines(lines: list[int], k: int = 5) -> str:
@@ -589,11 +636,13 @@ def _lines(lines: list[int], k: int = 5) -> str:
 
 
 def check_field_count(path, line: int, got: int, expected: int, kind: str = "tsv", *, header: bool = True,
-                      header_row: list[str] | None = None) -> None:
+                      header_row: list[str] | None = None, most: int = 0) -> None:
     """Every row must have the header's number of fields: too many would shift or cut texts (a tab inside a
     sentence), too few shift columns. Raises ClassificationDataError naming the file, the line (1-based,
     header = line 1) and both counts; when the "header" ``header_row`` holds a number (a data row read as the
-    header, as in STS-B, which has none), the message says the file may have no header row."""
+    header, as in STS-B, which has none), the message says the file may have no header row; else when ``most``
+    (the field count most rows have) is more than the header's, line 1 is likely a data line cut short, and the
+    message says to read the file without a header row."""
     if got == expected:
         return
     kind = kind.lstrip(".").lower()
@@ -604,6 +653,9 @@ def check_field_count(path, line: int, got: int, expected: int, kind: str = "tsv
     if header and header_row and any(is_number(v) for v in header_row):
         message += ("; the first line, read as the header, holds numbers: if the file has no header row, "
                     "say so (No header row) and its rows are read with their own number of fields")
+    elif header and most > expected:
+        message += (f"; most lines have {most} fields: line 1 looks like a data line cut short, not a header: "
+                    "tick No header row (--no-header)")
     raise ClassificationDataError(message)
 
 
@@ -663,21 +715,23 @@ def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
         columns: list[str] = []
         rows: list[tuple[int, list]] = []
         n_rows, named = 0, ""
+        counts: Counter = Counter()   # without a header: the cells per row, whose most common count is the width
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
             cells = [_cell(v) for v in values]
             while cells and cells[-1] == "":
                 cells.pop()
             if not cells or all(not c.strip() for c in cells):
                 continue
-            if not columns:
-                if no_header:
-                    columns = [str(i) for i in range(1, len(cells) + 1)]
-                else:
-                    columns, named = unique_columns([c.strip() for c in cells])
-                    continue
+            if not columns and not no_header:
+                columns, named = unique_columns([c.strip() for c in cells])
+                continue
+            counts[len(cells)] += 1
             n_rows += 1
             if not max_rows or n_rows <= max_rows:
-                rows.append((number, cells + [""] * (len(columns) - len(cells))))
+                rows.append((number, cells))
+        if no_header and counts:
+            columns = [str(i) for i in range(1, file_width(counts) + 1)]
+        rows = [(number, cells + [""] * (len(columns) - len(cells))) for number, cells in rows]
         notes = [f"sheet {sheet.title!r}" + (f" (of {len(book.worksheets)} sheets)" if len(book.worksheets) > 1 else "")]
         notes += [named] if not no_header and columns and named else []
     finally:

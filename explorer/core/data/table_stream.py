@@ -23,7 +23,7 @@ from typing import Callable
 from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, TsvReader, check_field_count, decode_bytes, preview_of,
                                       table_kind)
 from explorer.core.data.table import _read_delimited as read_delimited_text
-from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, has_bad_bytes, not_utf8_error,
+from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, file_width, has_bad_bytes, not_utf8_error,
                                       not_utf8_skipped)
 from explorer.core.errors import ClassificationDataError
 
@@ -121,9 +121,10 @@ def count_rows(path: str | Path, *, label_index: int | None = None, no_header: b
                     bad.append(start + row.count("\n", 0, at))
                     first_bad = first_bad if first_bad[0] else (bad[-1], ord(row[at]) - 0xDC00)
                     continue
-                if len(values) != width and not (no_header and len(values) > width):
-                    check_field_count(where, line, len(values), width, kind, header=not no_header,
-                                      header_row=head.columns)
+                if not no_header and len(values) != width:   # without a header a short or long row is that row's
+                    most = file_width(read_head(p, n=1, no_header=True, encoding=encoding).field_counts)
+                    check_field_count(where, line, len(values), width, kind, header=True, header_row=head.columns,
+                                      most=most)
                 n_rows += 1
                 if label_index is not None:
                     label = values[label_index].strip() if label_index < len(values) else ""

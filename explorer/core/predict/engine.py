@@ -51,7 +51,8 @@ from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
 from explorer.core.specs.heads import HeadSpec, Inputs, Scores
 from explorer.core.specs.tasks import find_task_facts
-from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, skipped_note, text_of
+from explorer.core.predict.reading import (PredictDataError, Row, TableInfo, iter_rows, reads_without_header,
+                                           skipped_note, text_of)
 from explorer.core.predict.seen import keyed_rows, training_keys, training_rows
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
 
@@ -587,10 +588,11 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     data_path = Path(data)
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
-    as_run = no_header is None and bool(facts.run_config.get("no_header"))
-    counter = _RowCount(data_path, squad, encoding, bool(no_header) or as_run)
+    headerless = reads_without_header(facts.run_config, no_header)   # the one rule the Predict dialog reads by
+    as_run = no_header is None and headerless
+    counter = _RowCount(data_path, squad, encoding, headerless)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
-                                                            resume, tau, bool(no_header) or as_run)
+                                                            resume, tau, headerless)
     row_keys: list[bytes] = []   # each predicted row's texts, hashed: which of them the run trained on
     rows = keyed_rows(rows, cols, row_keys)
     if as_run:

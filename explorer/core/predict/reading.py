@@ -20,20 +20,23 @@ so in :attr:`TableInfo.note`. Any other name is used as given. Bytes that do not
 never stop the stream: that row comes out with an ``error``.
 
 Rows are never dropped: a row that cannot be used (a JSON line that is not an object, a CSV line with more or
-fewer fields than the header, undecodable bytes, an empty line between rows) is yielded as a :class:`Row` with
-``error`` set, so every input row gives one output row. Empty lines at the end of the file are not rows.
+fewer fields than the header, or, without a header, fewer than most rows have, undecodable bytes, an empty line
+between rows) is yielded as a :class:`Row` with ``error`` set, so every input row gives one output row. Empty lines
+at the end of the file are not rows. Without a header the columns are as many as most of the first WIDTH_ROWS
+rows' fields (core.data.table.file_width), never fewer because the first line is cut short.
 """
 
 from __future__ import annotations
 
 import csv
 import itertools
+from collections import Counter
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from explorer.core.data.table import TsvReader, unique_columns
+from explorer.core.data.table import WIDTH_ROWS, TsvReader, file_width, unique_columns
 from explorer.core.errors import UserError
 
 csv.field_size_limit(2**31 - 1)
@@ -134,11 +137,21 @@ def _bad_bytes(values) -> bool:
     return False
 
 
+def reads_without_header(run_config: dict, no_header: bool | None = None) -> bool:
+    """Whether a file is read without a header row (its columns "1", "2", ...): ``no_header`` when given (the
+    dialog's box, ``--header`` / ``--no-header``), else as the run read its training data (its config's
+    ``no_header``)."""
+    if no_header is not None:
+        return bool(no_header)
+    return bool((run_config or {}).get("no_header"))
+
+
 def read_header(path: str | Path, encoding: str = "auto", *, no_header: bool = False) -> TableInfo:
     """The columns and format of a file without reading its rows (the column pickers use it).
 
     JSONL columns are the keys of the first 100 objects in order of appearance; without a header the columns
-    are "1", "2", ... (as many as the first row's fields).
+    are "1", "2", ..., as many as most of the first WIDTH_ROWS rows' fields (core.data.table.file_width: a first
+    line cut short is that row's problem, not the file's shape).
     """
     info = None
     for info, _ in _rows(path, encoding, header_only=True, no_header=no_header):
@@ -252,9 +265,20 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
         header = next(reader, None)
     if header is None:
         raise PredictDataError(f"{p}: empty file ({'no rows' if no_header else 'no header row'})")
-    first_row = None
-    if no_header:   # the first row is data: columns by 1-based position
-        first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
+
+    def numbered(line: int):
+        """(the line a record starts on, its fields) of the records after the first."""
+        for fields in reader:
+            first, line = line, reader.line_num + 1
+            yield first, fields
+    if no_header:   # the first row is data: columns by 1-based position, as many as most rows' fields
+        records = itertools.chain([(reader.line_num, header)], numbered(reader.line_num + 1))
+        peeked = list(itertools.islice(records, WIDTH_ROWS))
+        counts = Counter(len(f) for _, f in peeked if f and not (len(f) == 1 and not f[0].strip()))
+        header = [str(i) for i in range(1, file_width(counts) + 1)]
+        records = itertools.chain(peeked, records)
+    else:
+        records = numbered(reader.line_num + 1)
     header, named = unique_columns([h.strip() for h in header])   # every column its own name: no value lost
     if _bad_bytes(header):
         raise PredictDataError(f"{p}: the header row is not {enc} text; pass the file's encoding")
@@ -263,18 +287,8 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
     if header_only:
         return
     index = 0
-    line = reader.line_num + 1
     blanks: list[int] = []   # empty lines seen since the last row: rows with an error once another row follows
-
-    def records():
-        if first_row is not None:
-            yield first_row
-        yield from reader
-    if first_row is not None:
-        line = reader.line_num
-    for fields in records():
-        first = line
-        line = reader.line_num + 1
+    for first, fields in records:
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             blanks.append(first)
             continue
@@ -283,9 +297,12 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
             index += 1
         values = dict(zip(header, fields))
         error = ""
-        if len(fields) != len(header) and not (no_header and len(fields) > len(header)):
+        if no_header and len(fields) < len(header):
+            error = (f"{p.name} line {first}: {len(fields)} fields, most rows have {len(header)} (a cut line?)")
+        elif len(fields) != len(header) and not no_header:
             error = (f"{p.name} line {first}: {len(fields)} fields, the header has {len(header)}"
                      + (" (a tab or comma inside the text?)" if len(fields) > len(header) else ""))
+        if error:
             for k in header[len(fields):]:
                 values[k] = ""
         if not error and _bad_bytes(fields):
@@ -361,10 +378,11 @@ def _xlsx_rows(p: Path, header_only: bool, no_header: bool = False):
         header = next(it, None)
         if header is None or not any(h is not None for h in header):
             raise PredictDataError(f"{p}: the first sheet has no header row")
-        first_row = None
-        if no_header:   # the first row is data: columns by 1-based position
-            first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
-            it = itertools.chain([first_row], it)
+        if no_header:   # the first row is data: columns by 1-based position, as many as most rows' cells
+            peeked = list(itertools.islice(it, WIDTH_ROWS - 1))
+            it = itertools.chain([header], peeked, it)
+            counts = Counter(_cell_count(cells) for cells in [header, *peeked] if _cell_count(cells))
+            header = [str(i) for i in range(1, file_width(counts) + 1)]
         header, named = unique_columns(["" if h is None else str(h).strip() for h in header])
         sheets = f"sheet {sheet.title!r}" if len(book.worksheets) > 1 else ""
         info = TableInfo(str(p), "xlsx", header, "", "; ".join(n for n in (sheets, named) if n))
@@ -385,6 +403,14 @@ def _xlsx_rows(p: Path, header_only: bool, no_header: bool = False):
             index += 1
     finally:
         book.close()
+
+
+def _cell_count(cells) -> int:
+    """The cells of a sheet row up to its last one holding a value (0 for an empty row)."""
+    cells = list(cells or ())
+    while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
+        cells.pop()
+    return len(cells)
 
 
 def text_of(value) -> str:

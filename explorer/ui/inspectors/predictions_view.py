@@ -678,6 +678,7 @@ class PredictDialog(QDialog):
         self._rows_done: int | None = None   # the rows the child last reported (at a cancel: those in the file)
         self.summary: dict | None = None
         self.model_edit = QLineEdit(model)
+        self.model_edit.editingFinished.connect(lambda: (self._set_header_box(), self.read_columns()))
         self.data_edit = QLineEdit()
         self.data_edit.editingFinished.connect(self.read_columns)
         browse = QPushButton("Browse…")
@@ -688,6 +689,11 @@ class PredictDialog(QDialog):
         self.columns = QListWidget()
         self.columns.setToolTip("The text column(s) the model reads (QA: question, context; SWAG: sent1, sent2, "
                                 "ending0..3)")
+        self.no_header = QCheckBox("No header row (the first line is data; columns by position)")
+        self.no_header.setToolTip("Ticked when the checkpoint's run read its data without a header row; untick it "
+                                  "for a file whose first line names its columns")
+        self._set_header_box()
+        self.no_header.toggled.connect(self.read_columns)
         self.out_edit = QLineEdit()
         self.resume = QCheckBox("Resume (continue after the rows already in the output)")
         self.job_bar = JobBar("rows", cancel_tip="Stop after the current batch; the rows written so far stay "
@@ -700,6 +706,7 @@ class PredictDialog(QDialog):
         form = QFormLayout(self)
         form.addRow("Checkpoint", self.model_edit)
         form.addRow("File", data_row)
+        form.addRow("", self.no_header)
         form.addRow("Text columns", self.columns)
         form.addRow("Output (.csv .tsv .jsonl .xlsx)", self.out_edit)
         form.addRow("", self.resume)
@@ -720,45 +727,65 @@ class PredictDialog(QDialog):
         self.data_edit.setText(path)
         self.read_columns()
 
-    def read_columns(self) -> None:
-        """Fill the column list from the file's header, the model's guess checked (torch-free)."""
+    def read_columns(self, _changed=None) -> None:
+        """Fill the column list from the file read by the header rule (core.predict.columns.file_columns: the run's
+        way unless No header row says otherwise), each column with a sample value, the model's text column(s)
+        ticked (torch-free). The engine reads the file the same way: start() passes the box's state."""
         from explorer.core.errors import UserError
-        from explorer.core.predict.engine import resolve_text_columns
-        from explorer.core.predict.facts import checkpoint_facts
-        from explorer.core.predict.reading import read_header
+        from explorer.core.predict.columns import file_columns
 
         path = self.data_edit.text().strip()
         self.columns.clear()
         if not path:
             return
         try:
-            info = read_header(path)
+            found = file_columns(path, self._facts(), self.no_header.isChecked())
         except (UserError, OSError) as exc:
             self.status.setText(str(exc))
             return
-        try:
-            guess = resolve_text_columns(info, checkpoint_facts(self.model_edit.text().strip()))
-        except (UserError, OSError):
-            guess = []
-        for c in info.columns:
-            item = QListWidgetItem(c)
+        for column in found.columns:
+            item = QListWidgetItem(column.label)
+            item.setData(Qt.ItemDataRole.UserRole, column.name)
+            item.setToolTip(column.sample)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if c in guess else Qt.CheckState.Unchecked)
+            item.setCheckState(Qt.CheckState.Checked if column.name in found.ticked else Qt.CheckState.Unchecked)
             self.columns.addItem(item)
         if not self.out_edit.text().strip():
             p = Path(path)
             self.out_edit.setText(str(p.with_name(p.stem + ".predictions.csv")))
-        self.status.setText(info.note or f"{len(info.columns)} columns ({info.kind})")
+        self.status.setText(found.note)
+
+    def _facts(self):
+        """The checkpoint's facts (its run's settings), or None when the checkpoint cannot be read."""
+        from explorer.core.errors import UserError
+        from explorer.core.predict.facts import checkpoint_facts
+
+        try:
+            return checkpoint_facts(self.model_edit.text().strip())
+        except (UserError, OSError):
+            return None
+
+    def _set_header_box(self) -> None:
+        """No header row ticked when the checkpoint's run read its data without one (the rule the engine follows
+        when nothing is said)."""
+        from explorer.core.predict.reading import reads_without_header
+
+        facts = self._facts()
+        self.no_header.blockSignals(True)
+        self.no_header.setChecked(reads_without_header(facts.run_config if facts is not None else {}))
+        self.no_header.blockSignals(False)
 
     def text_columns(self) -> list[str]:
-        return [self.columns.item(k).text() for k in range(self.columns.count())
-                if self.columns.item(k).checkState() == Qt.CheckState.Checked]
+        """The ticked columns by the names the engine resolves (a position without a header)."""
+        items = [self.columns.item(k) for k in range(self.columns.count())]
+        return [i.data(Qt.ItemDataRole.UserRole) or i.text() for i in items
+                if i.checkState() == Qt.CheckState.Checked]
 
     def start(self) -> int | None:
         """Send the predict request; returns its id."""
         data = {"model": self.model_edit.text().strip(), "data": self.data_edit.text().strip(),
                 "out": self.out_edit.text().strip(), "text_columns": self.text_columns() or None,
-                "resume": self.resume.isChecked()}
+                "resume": self.resume.isChecked(), "no_header": self.no_header.isChecked()}
         if not data["data"] or not data["out"]:
             self.status.setText("Pick a file and an output file first")
             return None

@@ -234,6 +234,9 @@ class LauncherPanel(ConfigFiles, QWidget):
         """One editor changed: the model applies its rules (LaunchForm.edit), the form shows the result."""
         if self._loading:
             return
+        if name in ("train", "dev"):   # the previous file's answer, if it comes now, is not this file's: its column
+            # guesses and their banner sentence must not land on the new file
+            (self.train_preview if name == "train" else self.dev_preview).drop_pending()
         self._pull()
         if self.form.edit(name):
             # a new task: at once, not after the typing pause, so the previews read the files for the task shown

@@ -289,6 +289,11 @@ class DataPreview(QWidget):
         self.show_text(f"<span style='color:#666'>{_esc(res.get('summary', ''))}</span>")
         self._fill_table(res.get("records") or [])
 
+    def drop_pending(self) -> None:
+        """The source or its settings changed: an answer to the request under way is about what the form no longer
+        holds and is dropped when it comes (the next request follows the typing pause)."""
+        self._token += 1
+
     def _done(self, token: int, res: dict) -> None:
         if token != self._token:
             return  # stale: the field changed while this was being read
