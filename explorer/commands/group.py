@@ -159,6 +159,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         grouping = (f"grouped by {group.cv['group_column']}" if group.cv.get("group_column")
                     else "folds stratified by label" if group.cv.get("data") == "table" else "grouped by article title")
         lines[0] += f"; {group.cv.get('k')}-fold cross-validation of {group.cv.get('source')}, {grouping}"
+        from explorer.core.studies.cv_runs import group_rare_note
+
+        if rare := group_rare_note(group):
+            lines.append(f"  {rare}")
     def figure(v) -> str:   # a member that ended without a dev evaluation has no figure, never "nan"
         return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
 

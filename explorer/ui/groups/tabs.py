@@ -303,7 +303,8 @@ class GroupsTab(QWidget):
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
-        from explorer.core.studies.cv_runs import cv_cap_note, fold_checkpoints, start_cv_group
+        from explorer.core.studies.cv_runs import (cv_cap_note, fold_checkpoints, load_cv_data, start_cv_group,
+                                                   stratified_counts)
         from explorer.core.studies.groups import GROUP_FILE, group_dir
 
         problem = cv_problem(base)
@@ -317,13 +318,15 @@ class GroupsTab(QWidget):
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
         note = "; ".join(n for n in (cv_cap_note(base), fold_checkpoints(base)[1]) if n)   # the rows folded first
-        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate, note=note)
-        if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
-            return None
-        k, column = dialog.values()
         # each fold's dev set is its held-out fold: the Launch tab's dev file / share / cap do not apply
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="", dev="", dev_fraction=None,
                                    dev_cap=0)
+        classes = stratified_counts(load_cv_data(base))   # the dialog names the classes rarer than K folds
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate, note=note,
+                                     classes=classes)
+        if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
+            return None
+        k, column = dialog.values()
         group, configs, note = start_cv_group(base, self.runs_dir, name, k, column)
         self.refresh()
         self.cv_note = note
