@@ -84,7 +84,9 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     if sd > 0:
         from scipy.stats import t
         half = t.ppf(0.975, 2) * sd / math.sqrt(3)
-        assert f"95% t interval of the mean: {mean - half:.4f} to {mean + half:.4f} (n 3)" in p.stdout
+        low = f"{mean - half:.4f}" if mean - half >= 0 else "0.0000 (clipped)"   # an accuracy is 0..100 %
+        high = f"{mean + half:.4f}" if mean + half <= 100 else "100.0000 (clipped)"
+        assert f"95% t interval of the mean: {low} to {high} (n 3)" in p.stdout
 
     # the pooled out-of-fold figures, by hand from the file
     gold = [r["label"] for r in source]
@@ -189,8 +191,8 @@ def test_groups_tab_shows_the_folds_spread_and_the_pooled_figures(qtbot, tmp_pat
     text = tab.view.summary.text()
     assert "3-fold cross-validation of d.csv" in tab.view.title.text()
     assert "final accuracy (%): 50.00 ± 25.00" in text            # (50, 75, 25): mean 50, sd 25
-    half = 4.302652729911275 * 25 / 3 ** 0.5                        # t_{0.975, 2} * sd / sqrt(3)
-    assert f"95% interval {50 - half:.2f} to {50 + half:.2f} (n 3)" in text
+    # t_{0.975, 2} * sd / sqrt(3) = 62.1 runs past both ends of an accuracy: clipped to 0 and 100, and said
+    assert "95% interval 0.00 (clipped) to 100.00 (clipped) (n 3)" in text
     assert "pooled out-of-fold: not yet" in text
     pooled = cv_runs.OofResult(groups.group_dir(tmp_path, "cvg") / cv_runs.OOF_FILE, 12, 3, 3,
                                {"accuracy": 58.33, "macro_f1": 57.14})

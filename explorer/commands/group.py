@@ -184,7 +184,7 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         ci = intervals[metric]
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
-            lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
+            lines.append(f"  95% t interval of the mean: {ci.bounds_text(4)} (n {ci.n})")
     if group.kind == "curve":   # each size trains on other rows: its figures size by size, never a mean across
         lines += [f"final {line}" for line in per_size_lines(members, table.metric_name)]
         from explorer.commands.group_curve import curve_summary_lines
