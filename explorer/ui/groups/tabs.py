@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, \
+from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QScrollArea, \
     QSpinBox, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.runs.status import FINISHED
@@ -63,6 +63,13 @@ class GroupsTab(QWidget):
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         # a group's runs share its name as a prefix ("tweets-cv-1", "tweets-cv-2"): cut in the middle, the end shows
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # "status" and "best" ("48.14% F_avg") fit their values and stay whole in view; the name column takes what
+        # is left and gives way (cut in the middle, whole in its tooltip), so nothing lies past the right edge
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
         self.message = QLabel("")
@@ -133,7 +140,7 @@ class GroupsTab(QWidget):
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         split.addWidget(self.view)
-        split.setSizes([320, 1100])
+        split.setSizes([400, 1020])
         main = QVBoxLayout(self)
         main.addWidget(self.group_bar)
         main.addWidget(self.oof_bar)
@@ -236,8 +243,6 @@ class GroupsTab(QWidget):
         if shown is not None and shown == keep and any(g.name == shown for g, _states in listing):
             self.show_group(shown)   # the summary beside the list follows the members' new states
         self.tree.expandAll()
-        for column in range(self.tree.columnCount()):   # "41.46% F_avg" whole, not "41.4…"
-            self.tree.resizeColumnToContents(column)
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
         self.listed.emit()
