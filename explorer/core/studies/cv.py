@@ -73,8 +73,8 @@ def cv_folds(labels, k: int = 5, seed: int = 0, groups=None, class_names=None) -
 
 
 def class_counts(labels, class_names=None) -> dict[str, int]:
-    """Examples per class, by name (``class_names[id]`` for integer ids, else the label as written), in the order
-    of first appearance of the sorted labels."""
+    """Examples per class, by name (``class_names[id]`` for integer ids, else the label as written), in the sorted
+    order of the labels as text."""
     values, counts = np.unique(np.asarray(labels).ravel().astype(str), return_counts=True)
     names = list(class_names or [])
 

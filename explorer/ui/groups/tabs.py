@@ -59,17 +59,7 @@ class GroupsTab(QWidget):
         self.live_of = None   # run id -> the window's run list's status (watch_runs), for queued and live members
         self._watched = None  # the StoreBridge watched
         self._member_items: dict[str, list[QTreeWidgetItem]] = {}   # run id -> its rows in the tree
-        self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["group / run", "status", "best"])
-        # a group's runs share its name as a prefix ("tweets-cv-1", "tweets-cv-2"): cut in the middle, the end shows
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        # "status" and "best" ("48.14% F_avg") fit their values and stay whole in view; the name column takes what
-        # is left and gives way (cut in the middle, whole in its tooltip), so nothing lies past the right edge
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree = member_tree()
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
         self.message = QLabel("")
@@ -452,6 +442,21 @@ class GroupsTab(QWidget):
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
+
+
+def member_tree() -> QTreeWidget:
+    """The list of groups and their runs: "group / run", "status", "best". "status" and "best" ("48.14% F_avg") fit
+    their values and stay whole in view; the name column takes the width left and gives way, cut in the middle
+    (a group's runs share its name as a prefix, "tweets-cv-1", "tweets-cv-2": the end shows; whole in its tooltip)."""
+    tree = QTreeWidget()
+    tree.setHeaderLabels(["group / run", "status", "best"])
+    tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    header = tree.header()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for column in (1, 2):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+    return tree
 
 
 def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
