@@ -439,6 +439,16 @@ def test_classes_with_fewer_rows_than_folds_are_folded_and_named_in_the_note_sum
     gold = [r["label"] for r in source]
     said_by = ["pos" if int(r["id"][-1]) % 2 == 1 else "neg" for r in source]
     assert result.n == 15 and result.metrics["macro_f1"] == pytest.approx(100 * f1_score(gold, said_by, average="macro"))
+    # each fold's own macro F1 (its run's dev metric, the same classification_metrics) over the classes in its
+    # held-out rows or its predictions: a rare class absent from a fold does not count there as F1 0
+    from explorer.core.metrics.glue import classification_metrics
+
+    for c in configs:
+        dev = _rows(c.dev)
+        ids = np.array([names.index(r["label"]) for r in dev])
+        probs = np.array([[0.1, 0.7, 0.1, 0.1] if int(r["id"][-1]) % 2 == 1 else [0.7, 0.1, 0.1, 0.1] for r in dev])
+        fold = classification_metrics(ids, np.log(probs), label_names=names)
+        assert fold["macro_f1"] == pytest.approx(f1_score(ids, probs.argmax(axis=1), average="macro"))
 
     lines = summary_lines(tmp_path, "rare")
     assert any(said in line for line in lines)
