@@ -84,7 +84,9 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     if sd > 0:
         from scipy.stats import t
         half = t.ppf(0.975, 2) * sd / math.sqrt(3)
-        assert f"95% t interval of the mean: {mean - half:.4f} to {mean + half:.4f} (n 3)" in p.stdout
+        low = f"{mean - half:.4f}" if mean - half >= 0 else "0.0000 (clipped)"   # an accuracy is 0..100 %
+        high = f"{mean + half:.4f}" if mean + half <= 100 else "100.0000 (clipped)"
+        assert f"95% t interval of the mean: {low} to {high} (n 3)" in p.stdout
 
     # the pooled out-of-fold figures, by hand from the file
     gold = [r["label"] for r in source]
@@ -189,8 +191,8 @@ def test_groups_tab_shows_the_folds_spread_and_the_pooled_figures(qtbot, tmp_pat
     text = tab.view.summary.text()
     assert "3-fold cross-validation of d.csv" in tab.view.title.text()
     assert "final accuracy (%): 50.00 ± 25.00" in text            # (50, 75, 25): mean 50, sd 25
-    half = 4.302652729911275 * 25 / 3 ** 0.5                        # t_{0.975, 2} * sd / sqrt(3)
-    assert f"95% interval {50 - half:.2f} to {50 + half:.2f} (n 3)" in text
+    # t_{0.975, 2} * sd / sqrt(3) = 62.1 runs past both ends of an accuracy: clipped to 0 and 100, and said
+    assert "95% interval 0.00 (clipped) to 100.00 (clipped) (n 3)" in text
     assert "pooled out-of-fold: not yet" in text
     pooled = cv_runs.OofResult(groups.group_dir(tmp_path, "cvg") / cv_runs.OOF_FILE, 12, 3, 3,
                                {"accuracy": 58.33, "macro_f1": 57.14})
@@ -381,3 +383,103 @@ def test_a_fold_run_without_checkpoints_is_named_as_never_predicted(tmp_path):
     assert result.notes[1] == ("cvg-02 ran with Save checkpoints off, so fold 2's held-out rows cannot be predicted: "
                                "re-run that fold with checkpoints on")
     assert result.notes[0] == "cvg-01: no complete checkpoints/last yet; fold 1 not predicted"
+
+
+def _write_rare_table(path, n=12):
+    """n rows alternating pos / neg, then 1 row of sad|disgust|angry and 2 of sad|angry (classes of 1 and 2 rows)."""
+    _write_table(path, n=n)
+    with open(path, "a", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        for i, label in enumerate(["sad|disgust|angry", "sad|angry", "sad|angry"]):
+            w.writerow([f"x{i}", f"b{i}", f"rare words {i}", label])
+    return path
+
+
+def test_classes_with_fewer_rows_than_folds_are_folded_and_named_in_the_note_summary_and_report(tmp_path):
+    """A table whose classes have 1 and 2 rows is cross-validated with 3 folds (each rare row held out once, in as
+    many folds as its class has rows); the note, the group's summary and its report name the classes; the pooled
+    macro F1 averages over the classes in the gold labels or the predictions, as scikit-learn's."""
+    from sklearn.metrics import f1_score
+
+    from explorer.commands.group import summary_lines
+    from explorer.core.studies.group_stats import group_table
+    from explorer.core.studies.reports import write_group_report
+    from explorer.core.runs.layout import INFO_FILE
+
+    data = _write_rare_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       id_column="id", output_dir=str(tmp_path))
+    group, configs, note = cv_runs.start_cv_group(base, tmp_path, "rare", 3)
+    said = ("sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds: they are held out in only 1 and 2 "
+            "of the 3 folds;")
+    assert said in note and note.startswith("15 examples, fold sizes 5, 5, 5; ")
+    assert groups.load_group_file(groups.group_dir(tmp_path, "rare") / "group.json").cv["rare_classes"] == \
+        {"sad|angry": 2, "sad|disgust|angry": 1}
+    held = [[r["label"] for r in _rows(c.dev)] for c in configs]
+    assert sorted(d.count("sad|disgust|angry") for d in held) == [0, 0, 1]
+    assert sorted(d.count("sad|angry") for d in held) == [0, 1, 1]
+    assert all(c.label_names == ["neg", "pos", "sad|angry", "sad|disgust|angry"] for c in configs)
+
+    for member in group.members:
+        last = tmp_path / member.run_id / "checkpoints" / "last"
+        last.mkdir(parents=True)
+        (last / INFO_FILE).write_text("{}", encoding="utf-8")
+    names = ["neg", "pos", "sad|angry", "sad|disgust|angry"]
+
+    def predict(ckpt, dev, out, **_kwargs):   # "pos" for ids ending in an odd digit, else "neg"; never a rare class
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "predicted_label"] + [f"p_{c}" for c in names])
+            for r in _rows(dev):
+                pos = int(r["id"][-1]) % 2 == 1
+                w.writerow([r["id"], "pos" if pos else "neg", 0.1 if pos else 0.7, 0.7 if pos else 0.1, 0.1, 0.1])
+
+    result = cv_runs.collect_oof(tmp_path, group, predict=predict)
+    source = _rows(data)
+    gold = [r["label"] for r in source]
+    said_by = ["pos" if int(r["id"][-1]) % 2 == 1 else "neg" for r in source]
+    assert result.n == 15 and result.metrics["macro_f1"] == pytest.approx(100 * f1_score(gold, said_by, average="macro"))
+    # each fold's own macro F1 (its run's dev metric, the same classification_metrics) over the classes in its
+    # held-out rows or its predictions: a rare class absent from a fold does not count there as F1 0
+    from explorer.core.metrics.glue import classification_metrics
+
+    for c in configs:
+        dev = _rows(c.dev)
+        ids = np.array([names.index(r["label"]) for r in dev])
+        probs = np.array([[0.1, 0.7, 0.1, 0.1] if int(r["id"][-1]) % 2 == 1 else [0.7, 0.1, 0.1, 0.1] for r in dev])
+        fold = classification_metrics(ids, np.log(probs), label_names=names)
+        assert fold["macro_f1"] == pytest.approx(f1_score(ids, probs.argmax(axis=1), average="macro"))
+
+    lines = summary_lines(tmp_path, "rare")
+    assert any(said in line for line in lines)
+    loaded, members, _ = groups.load_group_data(tmp_path, "rare")
+    write_group_report(tmp_path / "report", loaded, members, group_table(members, list(loaded.varied)),
+                       pooled=result)
+    assert said in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+
+
+def test_group_cv_plans_a_table_with_a_one_row_class_and_says_so_by_name(tmp_path):
+    """`group --cv 2 --plan-only` on a table with a 1-row class: planned, and the class named on stderr."""
+    from helpers import run_cli
+
+    data = _write_rare_table(tmp_path / "d.csv")
+    p = run_cli(["group", "--group", "rare2", "--cv", "2", "--plan-only", "--task", "single", "--train", str(data),
+                 "--text-columns", "sentence", "--label-column", "label", "--output-dir", str(tmp_path / "runs")])
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "group rare2: 15 examples, fold sizes 8, 7; sad|disgust|angry has 1 row, fewer than the 2 folds: it is " \
+           "held out in only 1 of the 2 folds;" in p.stderr
+    assert p.stdout.count("bert-explorer train --config") == 2
+
+
+def test_groups_page_names_the_classes_held_out_in_only_some_folds(qtbot, tmp_path):
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_rare_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label")
+    cv_runs.start_cv_group(base, tmp_path, "rarecv", 3)
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("rarecv")
+    assert "sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds: they are held out in only 1 and 2 " \
+           "of the 3 folds;" in tab.view.summary.text()

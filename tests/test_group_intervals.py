@@ -25,6 +25,28 @@ def test_final_metric_intervals_by_hand():
     assert (ci.mean, ci.n) == (82.0, 3) and ci.low == pytest.approx(82 - half) and ci.high == pytest.approx(82 + half)
 
 
+def test_an_interval_of_a_bounded_metric_is_clipped_to_its_range_and_says_so():
+    """A t interval is symmetric about the mean: macro F1 of 22, 37 and 52 % gives -0.26 to 74.26, a Matthews
+    correlation near 1 runs past 1; both are clipped to the values the metric can take, marked; a loss is not."""
+    def member(run_id, **finals):
+        return MemberData(run_id=run_id, status="finished", metric_name="macro_f1", task="single",
+                          final_metrics=finals)
+
+    members = [member("a", macro_f1=22.0, matthews_corrcoef=0.90, loss=0.1),
+               member("b", macro_f1=37.0, matthews_corrcoef=0.50, loss=2.0),
+               member("c", macro_f1=52.0, matthews_corrcoef=0.99, loss=4.0)]
+    ci = final_metric_intervals(members)
+    half = 4.302652729911275 * 15.0 / math.sqrt(3)
+    f1 = ci["macro_f1"]
+    assert (f1.low, f1.low_clipped, f1.high_clipped) == (0.0, True, False) and f1.high == pytest.approx(37 + half)
+    assert f1.text(2) == f"37.00 ± 15.00, 95% interval 0.00 (clipped) to {37 + half:.2f} (n 3)"
+    mcc = ci["matthews_corrcoef"]
+    assert (mcc.high, mcc.high_clipped, mcc.low_clipped) == (1.0, True, False)
+    assert mcc.bounds_text(3).endswith("to 1.000 (clipped)")
+    loss = ci["loss"]
+    assert loss.low < 0 and not loss.low_clipped and "clipped" not in loss.text(2)
+
+
 def test_welch_lines_match_scipy():
     a = [_m("a1", 80.0), _m("a2", 81.0), _m("a3", 82.0)]
     b = [_m("b1", 83.0), _m("b2", 85.0), _m("b3", 87.0)]

@@ -160,3 +160,61 @@ def test_the_queue_buttons_stay_put_as_the_message_under_them_grows(qtbot, tmp_p
     assert places() == before
     tab.message.setText("")
     assert places() == before
+
+
+def test_the_member_trees_best_and_status_columns_read_whole_at_1280x800_and_1920x1080(qtbot, tmp_path, monkeypatch):
+    """The list of groups and their runs beside the group's page: every value of its "best" and "status" columns
+    lies whole inside the list's view, never past its right edge ("48." of "48.14% F_avg"); the name column gives
+    way (cut in the middle, whole in its tooltip)."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from test_groups import _fake_run
+
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.studies import groups
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    app = QApplication.instance()
+    apply_style(app)
+    runs = tmp_path / "runs"
+    _cv_group(runs)
+    group, _configs = groups.plan_restarts(TrainConfig(task="single", metric_for_best="f_avg"), "stance-seeds",
+                                           [53710185, 239081664, 1373158607])
+    groups.write_group(runs, group)
+    for member, value in zip(group.members, (0.5142, 0.5249, 0.4814)):
+        _fake_run(runs, member.run_id, [(0, 0.13), (19, value)], task="single", metric="f_avg")
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    tree = w.groups_tab.tree
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() == 2, timeout=10_000)
+    fm = QFontMetrics(tree.font())
+    pad = 2 * (tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1)
+    report = []
+    for size in ((1280, 800), (1920, 1080)):
+        resize(w, size, app)
+        show_page(w, "Groups", app)
+        port = tree.viewport().rect()
+        for i in range(tree.topLevelItemCount()):
+            top = tree.topLevelItem(i)
+            for item in [top] + [top.child(j) for j in range(top.childCount())]:
+                for col in (1, 2):
+                    text = item.text(col)
+                    rect = tree.visualItemRect(item)
+                    left = tree.header().sectionViewportPosition(col)
+                    width = tree.header().sectionSize(col)
+                    if text and (fm.horizontalAdvance(text) + pad > width or left < 0 or left + width > port.right() + 1
+                                 or rect.height() <= 0):
+                        report.append(f"{size[0]}x{size[1]} {item.text(0)} column {col} {text!r}: needs "
+                                      f"{fm.horizontalAdvance(text) + pad} px, section {left}..{left + width}, "
+                                      f"view 0..{port.right() + 1}")
+    assert not report, "\n".join(report)
+    names = [tree.topLevelItem(1).child(j) for j in range(3)]
+    assert [item.toolTip(0) for item in names] == [item.text(0) for item in names]

@@ -310,3 +310,48 @@ def test_the_folds_estimate_counts_the_train_caps_rows():
     capped = TrainConfig(task="single", train="d.csv", train_cap=12, epochs=1)
     assert cv_estimate(capped, 3, 30, Throughput(4.0, 2)) == \
         cv_estimate(TrainConfig(task="single", train="d.csv", epochs=1), 3, 12, Throughput(4.0, 2))
+
+
+def test_the_dialog_names_the_classes_rarer_than_k_folds_before_they_are_queued(qtbot, monkeypatch, tmp_path):
+    """The dialog says which classes have fewer rows than K (by name, updated with K, gone with a group column),
+    refuses only K that no stratified folds can have, and the queued group's status line says it again."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+    from explorer.ui.groups.tabs import GroupsTab
+    from test_cv_group import _write_rare_table
+
+    dialog = CrossValidateDialog(["author"], "d.csv", classes={"neg": 6, "pos": 6, "sad|disgust|angry": 1,
+                                                               "sad|angry": 2})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.k.setValue(2)
+    QApplication.processEvents()
+    assert dialog.rare.isVisible() and dialog.rare.text().startswith(
+        "sad|disgust|angry has 1 row, fewer than the 2 folds: it is held out in only 1 of the 2 folds;")
+    assert dialog.rare.height() >= dialog.rare.heightForWidth(dialog.rare.width())   # whole
+    dialog.k.setValue(3)
+    assert dialog.rare.text().startswith("sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds")
+    assert dialog.queue.isEnabled()
+    dialog.k.setValue(7)
+    assert "every class has fewer rows than the 7 folds (the largest, neg, has 6)" in dialog.rare.text()
+    assert not dialog.queue.isEnabled()
+    dialog.column.setCurrentIndex(dialog.column.findData("author"))
+    assert not dialog.rare.isVisible() and dialog.queue.isEnabled()
+
+    (tmp_path / "runs").mkdir()
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    data = _write_rare_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label")
+    said = []
+
+    def fake_exec(dialog):
+        dialog.k.setValue(3)
+        said.append(dialog.rare.text())
+        return CrossValidateDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(CrossValidateDialog, "exec", fake_exec)
+    group, configs = tab.cross_validate(base, ["id", "author", "sentence", "label"])
+    assert said[0].startswith("sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds") and len(configs) == 3
+    assert "sad|disgust|angry has 1 row and sad|angry 2" in tab.cv_note

@@ -159,6 +159,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         grouping = (f"grouped by {group.cv['group_column']}" if group.cv.get("group_column")
                     else "folds stratified by label" if group.cv.get("data") == "table" else "grouped by article title")
         lines[0] += f"; {group.cv.get('k')}-fold cross-validation of {group.cv.get('source')}, {grouping}"
+        from explorer.core.studies.cv_runs import group_rare_note
+
+        if rare := group_rare_note(group):
+            lines.append(f"  {rare}")
     def figure(v) -> str:   # a member that ended without a dev evaluation has no figure, never "nan"
         return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
 
@@ -180,7 +184,7 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         ci = intervals[metric]
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
-            lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
+            lines.append(f"  95% t interval of the mean: {ci.bounds_text(4)} (n {ci.n})")
     if group.kind == "curve":   # each size trains on other rows: its figures size by size, never a mean across
         lines += [f"final {line}" for line in per_size_lines(members, table.metric_name)]
         from explorer.commands.group_curve import curve_summary_lines

@@ -27,6 +27,7 @@ What each function answers, and its source:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -299,7 +300,8 @@ def _result(metric, va, vb, diffs, level, resamples, seed, n) -> BootstrapResult
 # --------------------------------------------------------------------------------------- t interval, Welch
 @dataclass(frozen=True)
 class MeanInterval:
-    """mean, sample sd (ddof=1), n, and the Student t interval [low, high] at ``level`` (NaN for n < 2)."""
+    """mean, sample sd (ddof=1), n, and the Student t interval [low, high] at ``level`` (NaN for n < 2).
+    ``low_clipped`` / ``high_clipped``: the bound was moved to the figure's range (:meth:`clipped`)."""
 
     mean: float
     sd: float
@@ -307,6 +309,25 @@ class MeanInterval:
     low: float
     high: float
     level: float = 0.95
+    low_clipped: bool = False
+    high_clipped: bool = False
+
+    def clipped(self, lowest: float | None, highest: float | None) -> MeanInterval:
+        """The interval with its bounds moved into ``lowest``..``highest`` (None: no limit on that side), each
+        moved bound marked. A t interval is symmetric about the mean, so for a bounded figure (an F1 or an
+        accuracy 0..100 %, a correlation -1..1) near a bound with a wide spread it runs past the values the
+        figure can take ("-0.60 to 74.66" for a macro F1); the part outside holds no possible value."""
+        low, high = self.low, self.high
+        cut_low = lowest is not None and math.isfinite(low) and low < lowest
+        cut_high = highest is not None and math.isfinite(high) and high > highest
+        return dataclasses.replace(self, low=lowest if cut_low else low, high=highest if cut_high else high,
+                                   low_clipped=self.low_clipped or cut_low, high_clipped=self.high_clipped or cut_high)
+
+    def bounds_text(self, digits: int = 2) -> str:
+        """"80.42 to 83.78"; a clipped bound reads "0.00 (clipped) to 74.66"."""
+        low = f"{self.low:.{digits}f}" + (" (clipped)" if self.low_clipped else "")
+        high = f"{self.high:.{digits}f}" + (" (clipped)" if self.high_clipped else "")
+        return f"{low} to {high}"
 
     def text(self, digits: int = 2) -> str:
         """"82.10 ± 1.35, 95% interval 80.42 to 83.78 (n 3)"; "-" with no values."""
@@ -315,8 +336,7 @@ class MeanInterval:
         if self.n < 2:   # one value has no spread: a "± 0.00" would read as certainty
             return f"{self.mean:.{digits}f} (n 1, no interval)"
         head = f"{self.mean:.{digits}f} ± {self.sd:.{digits}f}"
-        return (f"{head}, {self.level:.0%} interval {self.low:.{digits}f} to {self.high:.{digits}f} "
-                f"(n {self.n})")
+        return f"{head}, {self.level:.0%} interval {self.bounds_text(digits)} (n {self.n})"
 
 
 def t_interval(values, level: float = 0.95) -> MeanInterval:

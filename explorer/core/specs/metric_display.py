@@ -27,6 +27,18 @@ def display_scale(name: str, task: str) -> float:
     return 1.0 if is_qa_task(task) else metric_spec(name).scale
 
 
+def display_range(name: str) -> tuple[float | None, float | None]:
+    """The values a metric can take on the display scale: 0..100 for a share shown in percent (accuracy, F1,
+    exact match), -1..1 for a correlation (Matthews, Pearson, Spearman), (None, None) for an unbounded figure
+    (a loss, an error, a threshold). An interval of the metric is clipped to it (MeanInterval.clipped)."""
+    spec = metric_spec(name)
+    if spec.is_percent:
+        return 0.0, 100.0
+    if spec.correlation:
+        return -1.0, 1.0
+    return None, None
+
+
 def to_display(name: str, value: float, task: str) -> float:
     """The displayed value of a stored metric (see module docstring)."""
     return float(value) * display_scale(name, task)

@@ -4,6 +4,9 @@
 (sklearn.model_selection.StratifiedKFold, shuffled with the seed) for classification; grouped
 (sklearn.model_selection.GroupKFold, shuffled with the seed) when ``groups`` is given - the article title for
 SQuAD, so no passage is in two folds, or the user's ``--cv-group-column`` (one author, one target per fold).
+A class with fewer rows than folds is allowed, as StratifiedKFold allows it: its rows go into as many folds'
+held-out parts as it has rows, and the other folds' held-out parts lack it (:func:`rare_class_note` says so by
+class name); folds are impossible only when every class has fewer rows than folds.
 Fold i trains on every other fold and is scored on fold i; :func:`out_of_fold` puts the members' dev
 predictions back in the input order, one per example, for one file in predict's format. The spread across
 folds is core.metrics.significance.t_interval (mean ± sd, 95% t interval).
@@ -11,6 +14,7 @@ folds is core.metrics.significance.t_interval (mean ± sd, 95% t interval).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,11 +35,13 @@ class Fold:
     dev: np.ndarray
 
 
-def cv_folds(labels, k: int = 5, seed: int = 0, groups=None) -> list[Fold]:
+def cv_folds(labels, k: int = 5, seed: int = 0, groups=None, class_names=None) -> list[Fold]:
     """k folds over the examples (n,): stratified by ``labels``, or grouped by ``groups`` (n,) when given.
 
-    Raises CrossValidationError: k < 2; fewer examples than k; with groups, fewer distinct groups than k;
-    stratified, a class with fewer than k examples (sklearn would leave it out of some folds' dev)."""
+    ``class_names``: the name of each class id in ``labels`` (messages name classes, never ids); None: the labels
+    as written. A class with fewer than k examples is held out in as many folds as it has examples (sklearn's
+    StratifiedKFold; :func:`rare_class_note` words it). Raises CrossValidationError: k < 2; fewer examples than
+    k; with groups, fewer distinct groups than k; stratified, every class with fewer than k examples."""
     from sklearn.model_selection import GroupKFold, StratifiedKFold
 
     y = np.asarray(labels).ravel()
@@ -55,15 +61,76 @@ def cv_folds(labels, k: int = 5, seed: int = 0, groups=None) -> list[Fold]:
             splitter = GroupKFold(n_splits=k, shuffle=True, random_state=seed)
         except TypeError:   # scikit-learn < 1.6: GroupKFold does not shuffle
             splitter = GroupKFold(n_splits=k)
-        splits = splitter.split(np.zeros(n), y, g)
+        splits = list(splitter.split(np.zeros(n), y, g))
     else:
-        values, counts = np.unique(y.astype(str), return_counts=True)
-        small = [f"{v} ({c})" for v, c in zip(values, counts) if c < k]
-        if small:
-            raise CrossValidationError(f"--cv {k}: class {small[0]} has fewer examples than folds; "
-                                       "use fewer folds or merge rare classes")
-        splits = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros(n), y.astype(str))
+        problem = fold_class_problem(class_counts(y, class_names), k)
+        if problem:
+            raise CrossValidationError(problem)
+        with warnings.catch_warnings():   # "The least populated class in y has only 1 members": said by name instead
+            warnings.simplefilter("ignore", UserWarning)
+            splits = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros(n), y.astype(str)))
     return [Fold(i, np.sort(tr), np.sort(dv)) for i, (tr, dv) in enumerate(splits)]
+
+
+def class_counts(labels, class_names=None) -> dict[str, int]:
+    """Examples per class, by name (``class_names[id]`` for integer ids, else the label as written), in the sorted
+    order of the labels as text."""
+    values, counts = np.unique(np.asarray(labels).ravel().astype(str), return_counts=True)
+    names = list(class_names or [])
+
+    def name(v: str) -> str:
+        return names[int(v)] if v.lstrip("-").isdigit() and 0 <= int(v) < len(names) else v
+
+    return {name(v): int(c) for v, c in zip(values.tolist(), counts.tolist())}
+
+
+def fold_class_problem(counts: dict[str, int], k: int) -> str | None:
+    """Why stratified folds cannot be made from ``counts`` (class name -> examples) with ``k`` folds, or None.
+    Only when every class has fewer examples than folds: some fold's held-out part would then be empty."""
+    if not counts or max(counts.values()) >= k:
+        return None
+    big = max(counts, key=counts.get)
+    return (f"--cv {k}: every class has fewer rows than the {k} folds (the largest, {big}, has {counts[big]}), so "
+            f"some folds would hold out no row; use at most {counts[big]} folds" if counts[big] >= 2 else
+            f"--cv {k}: every class has a single row, so folds stratified by label cannot be made; a group column "
+            "(--cv-group-column) can fold such rows")
+
+
+def _rows(c: int) -> str:
+    return f"{c} row" if c == 1 else f"{c} rows"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+RARE_NAMED = 6   # classes named in the note; more are counted
+
+
+def rare_class_note(counts: dict[str, int], k: int) -> str:
+    """A sentence on the classes of ``counts`` (name -> examples) with fewer examples than ``k`` folds, "" when
+    there are none: "sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds: they are held out in only
+    1 and 2 of the 3 folds; ..."; what that does to the per-fold and the pooled figures follows."""
+    rare = sorted(((c, name) for name, c in counts.items() if 0 < c < k), key=lambda x: x[0])
+    if not rare:
+        return ""
+    shown = rare[:RARE_NAMED]
+    first_c, first = shown[0]
+    parts = [f"{first} has {_rows(first_c)}"] + [f"{name} {c}" for c, name in shown[1:]]
+    held = [str(c) for c, _ in shown]
+    more = len(rare) - len(shown)
+    if more:
+        parts.append(f"{more} other classes {rare[len(shown)][0]} to {rare[-1][0]}")
+        held.append(f"{rare[len(shown)][0]} to {rare[-1][0]}")
+    one = len(rare) == 1
+    text = (f"{_and(parts)}, fewer than the {k} folds: {'it is' if one else 'they are'} held out in only {_and(held)} of "
+            f"the {k} folds; the other folds' held-out rows lack {'it' if one else 'them'}, so {'its' if one else 'their'} "
+            "per-fold figures come from fewer folds (each fold's macro F1 averages over the classes in its held-out "
+            "rows or its predictions), and the pooled out-of-fold figure counts each of "
+            f"{'its' if one else 'their'} rows once")
+    if any(c == 1 for c, _ in rare):
+        text += "; a class with 1 row is absent from the training rows of the fold that holds it out"
+    return text
 
 
 def out_of_fold(folds: list[Fold], predictions: list[list[dict]], n: int) -> list[dict]:

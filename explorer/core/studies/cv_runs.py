@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.predict.watch import watched
-from explorer.core.studies.cv import CrossValidationError, Fold, cv_folds, out_of_fold
+from explorer.core.studies.cv import CrossValidationError, Fold, class_counts, cv_folds, out_of_fold, rare_class_note
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.studies.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
 
@@ -195,8 +195,30 @@ def _write_part(data: CvData, indices: np.ndarray, path: Path) -> None:
 
 
 def make_folds(data: CvData, k: int, seed: int) -> list[Fold]:
-    """core.studies.cv.cv_folds over ``data``: grouped when it has groups, else stratified by label."""
-    return cv_folds(data.labels if data.labels is not None else [0] * data.n, k=k, seed=seed, groups=data.groups)
+    """core.studies.cv.cv_folds over ``data``: grouped when it has groups, else stratified by label (its messages
+    name the classes)."""
+    return cv_folds(data.labels if data.labels is not None else [0] * data.n, k=k, seed=seed, groups=data.groups,
+                    class_names=data.class_names)
+
+
+def stratified_counts(data: CvData) -> dict[str, int]:
+    """Examples per class name of a table whose folds are stratified by label; {} for grouped folds and SQuAD
+    (no class shares are kept there, so no class note applies)."""
+    if data.kind != "table" or data.groups is not None or data.labels is None:
+        return {}
+    return class_counts(data.labels, data.class_names)
+
+
+def rare_classes(counts: dict[str, int], k: int) -> dict[str, int]:
+    """The classes of ``counts`` with fewer examples than ``k`` folds (name -> examples)."""
+    return {name: c for name, c in counts.items() if 0 < c < k}
+
+
+def group_rare_note(group: Group) -> str:
+    """The sentence on a cv group's classes with fewer rows than folds (core.studies.cv.rare_class_note, kept in
+    group.json's ``cv.rare_classes`` when the folds were made), "" when it has none."""
+    cv = group.cv or {}
+    return rare_class_note(dict(cv.get("rare_classes") or {}), int(cv.get("k") or 0))
 
 
 def fold_start_model(model: str) -> tuple[str, str]:
@@ -248,7 +270,8 @@ def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: 
     folder, a one-line note "N examples, fold sizes a, b, ..."). Raises CrossValidationError, GroupError and
     the loaders' data errors; nothing is written when planning fails. A run's checkpoint as ``base.model`` is
     replaced by the model its run started from (:func:`fold_start_model`), said in the note; a table's Train cap
-    keeps the rows the folds split (:func:`cap_applies`), also said."""
+    keeps the rows the folds split (:func:`cap_applies`), also said, and so are the classes with fewer rows than
+    folds (:func:`group_rare_note`)."""
     from explorer.core.studies.groups import write_group, write_member_configs
 
     start, why = fold_start_model(base.model)
@@ -256,6 +279,7 @@ def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: 
     base, kept = fold_checkpoints(base)
     why = "; ".join(w for w in (why, kept) if w)
     group, configs, data, folds = plan_cv(base, runs_dir, name, k, group_column)
+    why = "; ".join(w for w in (group_rare_note(group), why) if w)
     configs = [dataclasses.replace(c, output_dir=str(runs_dir)) for c in configs]
     write_group(runs_dir, group)
     write_folds(group_dir(runs_dir, group.name), data, folds, k, base.seed, group_column)
@@ -341,7 +365,8 @@ def plan_cv(base, runs_dir: str | Path, name: str, k: int, group_column: str = "
     group = Group(name=name, kind="cv", members=members, varied=["fold"], seeds=[base.seed],
                   base=_base_dict(base, []), created=time.time(),
                   cv={"k": k, "group_column": group_column, "data": data.kind, "source": base.train,
-                      "train_cap": base.train_cap if data.capped_from else 0})
+                      "train_cap": base.train_cap if data.capped_from else 0,
+                      "rare_classes": rare_classes(stratified_counts(data), k)})
     folder = group_dir(runs_dir, name)
     configs = []
     for i in range(k):

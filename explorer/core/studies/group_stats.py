@@ -138,13 +138,16 @@ def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:
 
 def final_metric_intervals(members: list[MemberData], level: float = 0.95) -> dict:
     """Each final dev metric's mean, sd and Student t interval over the members (restarts or folds):
-    name -> core.metrics.significance.MeanInterval, in the order of :func:`final_metric_stats`."""
+    name -> core.metrics.significance.MeanInterval, in the order of :func:`final_metric_stats`. The interval of a
+    bounded metric is clipped to the values it can take (metric_display.display_range: 0..100 % for a share, -1..1
+    for a correlation) and says so: a t interval is symmetric and runs below 0 for a spread-out F1 near 0."""
     from explorer.core.metrics.significance import t_interval
+    from explorer.core.specs.metric_display import display_range
 
     names: list[str] = []
     for m in members:
         names += [k for k in m.final_metrics if k not in names]
-    return {k: t_interval((m.final_metrics.get(k) for m in members), level) for k in names}
+    return {k: t_interval((m.final_metrics.get(k) for m in members), level).clipped(*display_range(k)) for k in names}
 
 
 def welch_lines(members_a: list[MemberData], members_b: list[MemberData], name_a: str = "A",

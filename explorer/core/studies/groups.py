@@ -8,7 +8,8 @@ mistakes it for a run) naming its member runs, which live beside every other run
      "seeds": [1, 2, 3],
      "members": [{"run_id": "...", "seed": 1, "params": {"seed": 1}}, ...],
      "base": {...TrainConfig of the group without the varied settings...},
-     "cv": {"k": 5, "group_column": "", "data": "table" | "squad", "source": "train.tsv"}}   # kind "cv" only
+     "cv": {"k": 5, "group_column": "", "data": "table" | "squad", "source": "train.tsv",
+     "rare_classes": {"sad|angry": 2}}}   # kind "cv" only; rare_classes: classes with fewer rows than folds
 
 A "cv" group (k-fold cross-validation, ``varied ["fold"]``) keeps its fold files, fold assignment and
 out-of-fold predictions beside group.json (explorer/core/studies/cv_runs.py); a "curve" group (a learning
@@ -66,7 +67,8 @@ class Group:
     seeds: list[int]
     base: dict = field(default_factory=dict)
     created: float = 0.0
-    cv: dict = field(default_factory=dict)   # kind "cv": k, group_column, data ("table" / "squad"), source
+    cv: dict = field(default_factory=dict)   # kind "cv": k, group_column, data ("table" / "squad"), source,
+    #                                          rare_classes (name -> rows, the classes with fewer rows than folds)
 
     def to_dict(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "created": self.created, "varied": list(self.varied),

@@ -99,6 +99,12 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     if pooled is not None:   # k-fold cross-validation: every example predicted once by the fold that never saw it
         at = lines.index("## Runs") - 1
         lines[at:at] = [f"- {pooled.text(task)}"] + ([f"- out-of-fold predictions: {pooled.path}"] if pooled.path else [])
+    if group.kind == "cv":   # classes with fewer rows than folds: held out in only some folds
+        from explorer.core.studies.cv_runs import group_rare_note
+
+        if rare := group_rare_note(group):
+            at = lines.index("## Runs") - 1
+            lines[at:at] = [f"- {rare}"]
     if label_issues:   # confident learning on the out-of-fold probabilities: the share of suspects per class
         at = lines.index("## Runs") - 1
         lines[at:at] = (["- suspected label errors (cleanlab on the out-of-fold probabilities), per class:"]

@@ -19,14 +19,18 @@ class CrossValidateDialog(QDialog):
     Launch tab's data preview read them; "" = none, folds stratified by label). ``estimate(k)``: the time the K
     fold runs take (explorer.ui.launch.grid_estimate.cv_estimate), shown under the form and updated with K.
     ``note``: a sentence on what cross-validation changes in those settings (core.studies.cv_runs.fold_checkpoints:
-    the folds save checkpoints although Save checkpoints is off), shown under the estimate. The dialog is as tall as
+    the folds save checkpoints although Save checkpoints is off), shown under the estimate. ``classes``: the rows
+    of each class the folds split (name -> rows); the classes with fewer rows than K are named under the estimate
+    as K changes (core.studies.cv.rare_class_note), before anything is queued, and K that cannot make stratified
+    folds at all says why and cannot be queued (a group column folds by it instead: no class note then). The dialog is as tall as
     its wrapped text needs, so every sentence reads whole without scrolling.
 
     Read :meth:`values` after ``exec()`` returned Accepted: (k, group column or "")."""
 
     def __init__(self, columns: list[str], train_name: str, parent=None, *,
-                 estimate: Callable[[int], str] | None = None, note: str = ""):
+                 estimate: Callable[[int], str] | None = None, note: str = "", classes: dict | None = None):
         super().__init__(parent)
+        self.classes = dict(classes or {})
         self.setWindowTitle("Cross-validate")
         self.k = QSpinBox()
         self.k.setRange(2, 20)
@@ -55,17 +59,38 @@ class CrossValidateDialog(QDialog):
         self.note = QLabel(note)
         self.note.setWordWrap(True)
         self.note.setVisible(bool(note))
+        self.rare = QLabel("")
+        self.rare.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Queue the folds")
+        self.queue = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.queue.setText("Queue the folds")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
         lay.addLayout(form)
         lay.addWidget(self.estimate)
+        lay.addWidget(self.rare)
         lay.addWidget(self.note)
         lay.addWidget(buttons)
+        self._say_classes()
+        self.k.valueChanged.connect(self._say_classes)
+        self.column.currentIndexChanged.connect(self._say_classes)
         self.resize(DIALOG_WIDTH, self.sizeHint().height())
+        self._fit_text()
+
+    def _say_classes(self, *_args) -> None:
+        """Name the classes with fewer rows than K (held out in only some folds), or why K folds stratified by label
+        cannot be made (then Queue is off); nothing when a group column folds the rows."""
+        from explorer.core.studies.cv import fold_class_problem, rare_class_note
+
+        k = self.k.value()
+        stratified = not self.column.currentData() and self.classes
+        problem = fold_class_problem(self.classes, k) if stratified else None
+        text = (problem or rare_class_note(self.classes, k)) if stratified else ""
+        self.rare.setText(text)
+        self.rare.setVisible(bool(text))
+        self.queue.setEnabled(problem is None)
         self._fit_text()
 
     def _fit_text(self) -> None:

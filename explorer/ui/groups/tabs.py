@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, \
+from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QScrollArea, \
     QSpinBox, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.runs.status import FINISHED
@@ -59,10 +59,7 @@ class GroupsTab(QWidget):
         self.live_of = None   # run id -> the window's run list's status (watch_runs), for queued and live members
         self._watched = None  # the StoreBridge watched
         self._member_items: dict[str, list[QTreeWidgetItem]] = {}   # run id -> its rows in the tree
-        self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["group / run", "status", "best"])
-        # a group's runs share its name as a prefix ("tweets-cv-1", "tweets-cv-2"): cut in the middle, the end shows
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree = member_tree()
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
         self.message = QLabel("")
@@ -133,7 +130,7 @@ class GroupsTab(QWidget):
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         split.addWidget(self.view)
-        split.setSizes([320, 1100])
+        split.setSizes([400, 1020])
         main = QVBoxLayout(self)
         main.addWidget(self.group_bar)
         main.addWidget(self.oof_bar)
@@ -236,8 +233,6 @@ class GroupsTab(QWidget):
         if shown is not None and shown == keep and any(g.name == shown for g, _states in listing):
             self.show_group(shown)   # the summary beside the list follows the members' new states
         self.tree.expandAll()
-        for column in range(self.tree.columnCount()):   # "41.46% F_avg" whole, not "41.4…"
-            self.tree.resizeColumnToContents(column)
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
         self.listed.emit()
@@ -303,7 +298,8 @@ class GroupsTab(QWidget):
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
-        from explorer.core.studies.cv_runs import cv_cap_note, fold_checkpoints, start_cv_group
+        from explorer.core.studies.cv_runs import (cv_cap_note, fold_checkpoints, load_cv_data, start_cv_group,
+                                                   stratified_counts)
         from explorer.core.studies.groups import GROUP_FILE, group_dir
 
         problem = cv_problem(base)
@@ -317,13 +313,15 @@ class GroupsTab(QWidget):
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
         note = "; ".join(n for n in (cv_cap_note(base), fold_checkpoints(base)[1]) if n)   # the rows folded first
-        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate, note=note)
-        if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
-            return None
-        k, column = dialog.values()
         # each fold's dev set is its held-out fold: the Launch tab's dev file / share / cap do not apply
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="", dev="", dev_fraction=None,
                                    dev_cap=0)
+        classes = stratified_counts(load_cv_data(base))   # the dialog names the classes rarer than K folds
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate, note=note,
+                                     classes=classes)
+        if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
+            return None
+        k, column = dialog.values()
         group, configs, note = start_cv_group(base, self.runs_dir, name, k, column)
         self.refresh()
         self.cv_note = note
@@ -444,6 +442,21 @@ class GroupsTab(QWidget):
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
+
+
+def member_tree() -> QTreeWidget:
+    """The list of groups and their runs: "group / run", "status", "best". "status" and "best" ("48.14% F_avg") fit
+    their values and stay whole in view; the name column takes the width left and gives way, cut in the middle
+    (a group's runs share its name as a prefix, "tweets-cv-1", "tweets-cv-2": the end shows; whole in its tooltip)."""
+    tree = QTreeWidget()
+    tree.setHeaderLabels(["group / run", "status", "best"])
+    tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    header = tree.header()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for column in (1, 2):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+    return tree
 
 
 def read_groups(runs_dir: Path) -> tuple[list, list[str]]:

@@ -8,6 +8,7 @@ folder (explorer/core/studies/reports.py) with the figures as PNG.
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 
@@ -141,8 +142,6 @@ class GroupView(QWidget):
 
     def show_baselines(self, lines: list[str]) -> None:
         """Add the group's bag-of-words baseline in words (explorer.ui.groups.group_baselines) under its figures."""
-        import html
-
         if lines:
             self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
 
@@ -166,8 +165,6 @@ class GroupView(QWidget):
         name = self.table_data.label or "dev metric"
         self.summary.setText(summary_head(group, self.members, self.table_data, self.notes))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
-            import html
-
             waiting = ("learning curve: not scored yet (each size's dev rows are predicted when every size's run "
                        "has finished)")
             lines = self.pooled.lines if self.pooled is not None else [waiting]
@@ -209,7 +206,10 @@ class GroupView(QWidget):
         text = (self.pooled.text(task, first=self.table_data.metric_name) if self.pooled is not None
                 else "pooled out-of-fold: not yet (the folds are predicted when every fold's run has finished)")
         where = f"<br>out-of-fold predictions: {self.pooled.path}" if self.pooled and self.pooled.path else ""
-        return f"<b>{text}</b>{where}"
+        from explorer.core.studies.cv_runs import group_rare_note
+
+        rare = group_rare_note(self.group)   # classes held out in only some folds: said under the pooled figures
+        return f"<b>{text}</b>{where}" + (f"<br>{html.escape(rare)}" if rare else "")
 
     def _fill_table(self) -> None:
         t = self.table_data
