@@ -287,8 +287,8 @@ def _swapped_first(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _mirrored(r: BootstrapResult) -> BootstrapResult:
     """The result of B vs A from that of A vs B: the values swapped, the difference and the interval negated."""
-    return BootstrapResult(r.metric, r.value_b, r.value_a, -r.difference, -r.high, -r.low, r.level, r.resamples,
-                           r.seed, r.n)
+    return BootstrapResult(r.metric, r.value_b, r.value_a, 0.0 - r.difference, 0.0 - r.high, 0.0 - r.low, r.level,
+                           r.resamples, r.seed, r.n)   # 0.0 - x: an even difference stays +0.0, never -0.0
 
 
 def _result(metric, va, vb, diffs, level, resamples, seed, n) -> BootstrapResult:
