@@ -277,6 +277,33 @@ def test_the_cross_validate_dialog_shows_its_estimate_and_checkpoint_note_whole_
     assert dialog.width() <= 1280 and dialog.height() <= 800
 
 
+def test_the_cross_validate_dialog_opened_from_a_window_is_as_tall_as_its_text_with_the_buttons_under_it(qtbot):
+    """Opened over a window (as the Groups tab opens it), with the rare-class sentence and the checkpoint note: the
+    dialog is as tall as its wrapped text at its width, never the height of a narrower layout (1,664 px on an
+    800-px screen, the buttons a screen below the text), and K changing keeps it fitted."""
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    owner.resize(1280, 800)
+    owner.show()
+    base = TrainConfig(task="single", train="d.csv", save_checkpoints=False)
+    dialog = CrossValidateDialog(["text", "label"], "rare.csv", owner, note=cv_runs.fold_checkpoints(base)[1],
+                                 estimate=lambda k: f"Estimated time: {k}:00 in all ({k} fold runs of about 1:00)",
+                                 classes={"pos": 164, "neg": 136, "neutral": 2, "mixed": 1})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QApplication.processEvents()
+    for k in (5, 3, 20):
+        dialog.k.setValue(k)
+        QApplication.processEvents()
+        need = dialog.layout().totalHeightForWidth(dialog.width())
+        assert dialog.height() == need and need <= 800, (k, dialog.height(), need)
+        assert dialog.queue.mapTo(dialog, dialog.queue.rect().bottomLeft()).y() <= dialog.height()
+
+
 def test_the_cross_validate_dialog_says_the_folds_split_the_train_caps_rows(qtbot, monkeypatch, tmp_path):
     """The Launch form's Train cap is applied to the folds, and the dialog says so before they are queued; the
     queued folds hold the capped rows."""

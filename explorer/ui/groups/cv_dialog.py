@@ -66,6 +66,7 @@ class CrossValidateDialog(QDialog):
         self.queue.setText("Queue the folds")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.resize(DIALOG_WIDTH, self.height())   # the wrapped text's height is worked out at this width
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
         lay.addLayout(form)
@@ -76,7 +77,6 @@ class CrossValidateDialog(QDialog):
         self._say_classes()
         self.k.valueChanged.connect(self._say_classes)
         self.column.currentIndexChanged.connect(self._say_classes)
-        self.resize(DIALOG_WIDTH, self.sizeHint().height())
         self._fit_text()
 
     def _say_classes(self, *_args) -> None:
@@ -94,12 +94,13 @@ class CrossValidateDialog(QDialog):
         self._fit_text()
 
     def _fit_text(self) -> None:
-        """Height for the wrapped text at the dialog's width (its sizeHint is for a wider line, which cut the
-        estimate's last line at this width); never shorter than that, so nothing is cut."""
-        need = self.layout().totalHeightForWidth(self.width())
+        """The height the wrapped text needs at the dialog's width, no more and no less (its sizeHint is for a
+        wider line, which cut the estimate's last line; a height fitted to a narrower width before, kept, left
+        the buttons a screen below the text): every sentence whole, the buttons right under it."""
+        width = max(self.width(), DIALOG_WIDTH)
+        need = self.layout().totalHeightForWidth(width)
         self.setMinimumHeight(need)
-        if self.height() < need:
-            self.resize(self.width(), need)
+        self.resize(width, need)
 
     def values(self) -> tuple[int, str]:
         """(K, the group column's name or "" for none)."""
