@@ -129,7 +129,7 @@ def test_the_member_tree_shows_where_a_groups_run_names_differ(qtbot, tmp_path):
     names = [top.child(i).text(0) for i in range(top.childCount())]
     metrics = QFontMetrics(tab.tree.font())
     width = metrics.horizontalAdvance(names[0]) * 2 // 3          # a column too narrow for the whole name
-    shown = [metrics.elidedText(n, tab.tree.textElideMode(), width) for n in names]
+    shown = [metrics.elidedText(n, tab.tree.NAME_ELIDE, width) for n in names]
     assert all(s != n for s, n in zip(shown, names)) and len(set(shown)) == len(names), shown
     assert [top.child(i).toolTip(0) for i in range(top.childCount())] == names
 
@@ -162,10 +162,11 @@ def test_the_queue_buttons_stay_put_as_the_message_under_them_grows(qtbot, tmp_p
     assert places() == before
 
 
-def test_the_member_trees_best_and_status_columns_read_whole_at_1280x800_and_1920x1080(qtbot, tmp_path, monkeypatch):
-    """The list of groups and their runs beside the group's page: every value of its "best" and "status" columns
-    lies whole inside the list's view, never past its right edge ("48." of "48.14% F_avg"); the name column gives
-    way (cut in the middle, whole in its tooltip)."""
+def test_the_member_trees_names_keep_their_share_and_best_reads_whole_at_1280x800_and_1920x1080(qtbot, tmp_path,
+                                                                                                monkeypatch):
+    """The list of groups and their runs beside the group's page: the names keep 38% of the list; every value of
+    "best" lies whole inside the view at both sizes, never past its right edge ("48." of "48.14% F_avg"), and every
+    "status" at 1920x1080 (at 1280x800 a group's "restarts, 3 runs" may be cut at its end, whole in its tooltip)."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     from PySide6.QtGui import QFontMetrics
     from PySide6.QtWidgets import QApplication, QStyle
@@ -205,7 +206,7 @@ def test_the_member_trees_best_and_status_columns_read_whole_at_1280x800_and_192
         for i in range(tree.topLevelItemCount()):
             top = tree.topLevelItem(i)
             for item in [top] + [top.child(j) for j in range(top.childCount())]:
-                for col in (1, 2):
+                for col in ((1, 2) if size[0] > 1280 else (2,)):
                     text = item.text(col)
                     rect = tree.visualItemRect(item)
                     left = tree.header().sectionViewportPosition(col)
@@ -215,6 +216,7 @@ def test_the_member_trees_best_and_status_columns_read_whole_at_1280x800_and_192
                         report.append(f"{size[0]}x{size[1]} {item.text(0)} column {col} {text!r}: needs "
                                       f"{fm.horizontalAdvance(text) + pad} px, section {left}..{left + width}, "
                                       f"view 0..{port.right() + 1}")
+        assert tree.columnWidth(0) >= 0.38 * port.width(), (size, tree.columnWidth(0), port.width())
     assert not report, "\n".join(report)
     names = [tree.topLevelItem(1).child(j) for j in range(3)]
     assert [item.toolTip(0) for item in names] == [item.text(0) for item in names]

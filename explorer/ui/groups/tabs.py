@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QScrollArea, \
-    QSpinBox, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, \
+    QSpinBox, QSplitter, QTabWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
@@ -29,6 +29,7 @@ from explorer.ui.groups.cv_dialog import CrossValidateDialog
 from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.live_members import shown_status, with_live_status
+from explorer.ui.groups.member_tree import MemberTree
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
@@ -59,7 +60,7 @@ class GroupsTab(QWidget):
         self.live_of = None   # run id -> the window's run list's status (watch_runs), for queued and live members
         self._watched = None  # the StoreBridge watched
         self._member_items: dict[str, list[QTreeWidgetItem]] = {}   # run id -> its rows in the tree
-        self.tree = member_tree()
+        self.tree = MemberTree()
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
         self.message = QLabel("")
@@ -233,6 +234,7 @@ class GroupsTab(QWidget):
         if shown is not None and shown == keep and any(g.name == shown for g, _states in listing):
             self.show_group(shown)   # the summary beside the list follows the members' new states
         self.tree.expandAll()
+        self.tree.fit_columns()   # the status and best columns fit the values listed now
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
         self.listed.emit()
@@ -442,21 +444,6 @@ class GroupsTab(QWidget):
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
-
-
-def member_tree() -> QTreeWidget:
-    """The list of groups and their runs: "group / run", "status", "best". "status" and "best" ("48.14% F_avg") fit
-    their values and stay whole in view; the name column takes the width left and gives way, cut in the middle
-    (a group's runs share its name as a prefix, "tweets-cv-1", "tweets-cv-2": the end shows; whole in its tooltip)."""
-    tree = QTreeWidget()
-    tree.setHeaderLabels(["group / run", "status", "best"])
-    tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-    header = tree.header()
-    header.setStretchLastSection(False)
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    for column in (1, 2):
-        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-    return tree
 
 
 def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
