@@ -69,6 +69,7 @@ def test_every_table_reader_takes_the_table_flags_and_every_model_runner_a_devic
     ("probe", "--n-best", "--n-best-size", "n_best", 3),
     ("predict", "--checkpoint", "--model", "model", "runs/x"),
     ("train", "--label", "--label-column", "label_column", "Stance"),
+    ("train", "--run-name", "--run-id", "run_id", "conll-short"),
 ])
 def test_an_old_spelling_still_works_and_names_the_flag(command, old, new, dest, value, capsys):
     """Read as the shared flag (the way explorer.cli.main reads a command line), with a note naming it; the help
