@@ -469,6 +469,20 @@ def test_the_model_drop_down_lists_hub_ids_whole(qtbot):
     assert combo.width() < combo.view().minimumWidth()     # the box stays as it was; only its list is wider
 
 
+def test_the_presets_drop_down_lists_each_preset_whole(qtbot, tmp_path):
+    """The launcher's Presets list is as wide as its longest preset name ("bert-base-unca…ll/glue::sst2" was cut in
+    the middle), the closed box as narrow as before."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    panel = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(panel)
+    combo = panel.presets
+    fm = combo.view().fontMetrics()
+    longest = max((combo.itemText(i) for i in range(combo.count())), key=fm.horizontalAdvance)
+    assert combo.view().minimumWidth() >= fm.horizontalAdvance(longest) + 16
+    assert combo.maximumWidth() <= 330
+
+
 def test_every_tab_under_the_attention_views_shows_at_each_size(six_layer_window, qtbot):
     """The tab bar under the attention views (Block flow, Model view, Head importance, beside Compare… and Export)
     shows every tab whole, without scroll arrows, at 1280x800 and 1920x1080 (Head importance was behind the

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.kept_settings import RESET_LINK
-from explorer.ui.shell.combo_popup import list_below
+from explorer.ui.shell.combo_popup import list_below, popup_fits_items
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
 from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.config_files import ConfigFiles
@@ -96,6 +96,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         # long preset names are elided in the closed box (the list shows them whole), not widening the window
         self.presets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.presets.setMinimumContentsLength(18)
+        popup_fits_items(self.presets)   # ... and the list as wide as its longest name, none cut in the middle
 
         return top
 
