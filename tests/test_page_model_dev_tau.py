@@ -98,3 +98,24 @@ def test_the_grid_is_named_by_its_own_ends():
     assert grid_text(DEFAULT_TAUS) == "\u22126 to +6, step 0.25"
     wide = tau_grid([9.3, -2.0])
     assert wide[-1] > 6 and grid_text(wide) == f"\u2212{wide[-1]:g} to +{wide[-1]:g}, step 0.25"
+
+
+def test_a_best_tau_that_answers_almost_no_question_is_said_to_be_about_abstaining():
+    """A best τ that answers 0.3% of 300 questions (1 answer, F1 0) scores the all-no-answer baseline: the summary
+    says so, as it does for a τ that answers none; a τ that answers a real share gets no such note."""
+    from types import SimpleNamespace
+
+    from explorer.ui.inspectors.components.dev_tau import summary_lines
+
+    official = {"exact_match": 8.0, "f1": 11.08, "HasAns_f1": 25.38, "HasAns_total": 131, "NoAns_f1": 0.0,
+                "NoAns_total": 169}
+
+    def figures(best_f1, rate):
+        grid = SimpleNamespace(best_tau=9.25, best_f1=best_f1,
+                               at=lambda tau: {"answer_rate": rate if tau else 100.0})
+        return SimpleNamespace(official=official, grid=grid, honest=None)
+
+    almost = " ".join(summary_lines(figures(56.33, 0.3)))
+    assert "answers 0.3% of the questions: its F1 56.33 is about the all-no-answer baseline" in almost
+    assert "answers no question" in " ".join(summary_lines(figures(56.33, 0.0)))
+    assert "abstaining" not in " ".join(summary_lines(figures(64.0, 35.0)))

@@ -119,11 +119,8 @@ def summary_lines(figures) -> list[str]:
     lines = [", ".join(parts)]
     grid = figures.grid
     best = grid.at(grid.best_tau)
-    if best["answer_rate"] == 0 and "NoAns_total" in o:   # the best τ abstains everywhere: say what that means
-        total = o.get("HasAns_total", 0) + o["NoAns_total"]
-        lines.append(f"<b>note</b>: the best τ on the grid ({grid.best_tau:+.2f}) answers no question: its F1 "
-                     f"{grid.best_f1:.2f} is the all-no-answer baseline (the {o['NoAns_total']} unanswerable of "
-                     f"{total} questions); the model's answers do not beat abstaining yet")
+    if "NoAns_total" in o and (note := _abstains_note(grid, best["answer_rate"], o)):
+        lines.append(note)
     h = figures.honest
     if h is not None:
         lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "
@@ -131,6 +128,26 @@ def summary_lines(figures) -> list[str]:
                      f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> (the figure to quote) vs "
                      f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions")
     return lines
+
+
+NEAR_ABSTAINING = 1.0   # % of questions answered, and F1 points above the all-no-answer baseline: "about abstaining"
+
+
+def _abstains_note(grid, answer_rate: float, official: dict) -> str:
+    """What a best τ that answers no question, or almost none (at most NEAR_ABSTAINING % of them, its F1 within
+    NEAR_ABSTAINING points of the all-no-answer baseline), means: its F1, and an honest F1 near it, is the figure
+    of never answering; '' otherwise."""
+    total = official.get("HasAns_total", 0) + official["NoAns_total"]
+    baseline = 100.0 * official["NoAns_total"] / total if total else 0.0
+    where = (f"the all-no-answer baseline (the {official['NoAns_total']} unanswerable of {total} questions)")
+    if answer_rate == 0:
+        return (f"<b>note</b>: the best τ on the grid ({grid.best_tau:+.2f}) answers no question: its F1 "
+                f"{grid.best_f1:.2f} is {where}; the model's answers do not beat abstaining yet")
+    if answer_rate <= NEAR_ABSTAINING and grid.best_f1 - baseline <= NEAR_ABSTAINING:
+        return (f"<b>note</b>: the best τ on the grid ({grid.best_tau:+.2f}) answers {answer_rate:.1f}% of the "
+                f"questions: its F1 {grid.best_f1:.2f} is about {where}, {baseline:.2f}; the model's answers do not "
+                "beat abstaining yet, and an F1 quoted at such a τ says so, not how well it answers")
+    return ""
 
 
 def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
