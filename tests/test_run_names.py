@@ -172,20 +172,19 @@ def test_a_run_on_the_tasks_default_learning_rate_is_named_by_that_rate():
 
 
 def test_every_listed_name_is_unique_a_remote_run_named_by_its_host_then_a_number():
-    """Two SST-2 runs started in the same minute, one here and one on gpubox, named alike by their settings and
-    start time: the remote one gets "@ gpubox"; two local ones a number; a user's own name stays as it is and the
-    others are told apart from it."""
+    """Two SST-2 runs, one here and one on gpubox, named alike by their settings: the remote one gets "@ gpubox"
+    (no start time needed); two local ones started in the same minute a number after their time; a user's own name
+    stays as it is and the others are told apart from it."""
     base = {"model": "bundled:minilm", "task": "single", "train": "/d/glue_sst2/train.tsv"}
     here, there = "20261206-074210-minilm-single-glue_sst2", "20261206-074250-minilm-single-glue_sst2"
     other = {"model": "bundled:minilm", "task": "single", "train": "/d/stance/train.tsv"}
     got = run_names.short_names({here: base, there: base, "20261206-080000-minilm-single-stance": other},
                                 hosts={there: "gpubox"})
-    assert got[here] == "glue_sst2 · 12-06 07:42" and got[there] == "glue_sst2 · 12-06 07:42 @ gpubox"
+    assert got[here] == "glue_sst2" and got[there] == "glue_sst2 @ gpubox"
     third = "20261206-074255-minilm-single-glue_sst2"
     got = run_names.short_names({here: base, third: base, there: base}, hosts={there: "gpubox"})
     assert len(set(got.values())) == 3 and got[there].endswith("@ gpubox")
-    assert {got[here], got[third]} == {"minilm · single · glue_sst2 · 12-06 07:42",
-                                       "minilm · single · glue_sst2 · 12-06 07:42 (2)"}
+    assert {got[here], got[third]} == {"minilm · single · glue_sst2 · 07:42", "minilm · single · glue_sst2 · 07:42 (2)"}
     assert run_names.unique_names({"a": "mine", "b": "mine", "c": "mine"}, keep={"a"}) == {
         "a": "mine", "b": "mine (2)", "c": "mine (3)"}
 
@@ -206,8 +205,82 @@ def test_two_runs_shown_alike_in_an_earlier_session_are_told_apart_in_the_runs_l
     shown = ShownRunNames(AppSettings(tmp_path / "settings.ini"))
     shown.remember({str((tmp_path / s.run_id).resolve()): "minilm · single · glue_sst2 · 12-06 07:42" for s in rows})
     model = RunsModel()
-    model.shown_names = shown
+    model.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))   # the next session
     for s in rows:
         model.upsert(s)
     assert model.names[rows[0].run_id] == "minilm · single · glue_sst2 · 12-06 07:42"
     assert model.names[rows[1].run_id] == "minilm · single · glue_sst2 · 12-06 07:42 @ gpubox"
+
+
+def test_runs_on_two_data_sets_are_named_by_their_data_before_the_settings_they_differ_in():
+    """Runs on table A and on table B with the same settings, a run on A with another learning rate and a remote
+    copy of the first run on A: the learning rate alone would name three of them "lr2e-05", told apart only by a
+    start time the narrow list cuts; each name says its data set first, and no two names are alike."""
+    base = {"model": "bundled:minilm", "task": "single", "batch_size": 32, "learning_rate": None}
+    a, b = "/data/stance_semeval2016/train.txt", "/tmp/own/tweets_product.csv"
+    a_default, b_default = "20261206-102630-minilm-single-stance_semeval2016", "20261206-102837-minilm-single-tweets"
+    a_remote, a_fast = "20261206-102630-minilm-single-stance_semeval2016-2", "20261206-110500-minilm-single-stance"
+    runs = {a_default: dict(base, train=a), b_default: dict(base, train=b), a_remote: dict(base, train=a),
+            a_fast: dict(base, train=a, learning_rate=5e-5)}
+    got = run_names.short_names(runs, hosts={a_remote: "gpubox"})
+    assert len(set(got.values())) == 4
+    for run_id, data in ((a_default, "stance_semeval2016"), (a_remote, "stance_semeval2016"), (a_fast,
+                                                                                            "stance_semeval2016"),
+                         (b_default, "tweets_product")):
+        assert got[run_id].startswith(data), got
+    assert got[a_fast] == "stance_semeval2016 · lr5e-05"
+    assert got[a_default] == "stance_semeval2016 · lr2e-05"
+    assert got[a_remote] == "stance_semeval2016 · lr2e-05 @ gpubox"   # its host tells it apart, not a time
+    assert got[b_default] == "tweets_product"
+    # two groups on one data file told apart by their task next; the runs all on one file: no data in the names
+    pair = run_names.short_names({"20261206-101000-minilm-a": dict(base, train=a), "20261206-102000-minilm-a": dict(base, train=a,
+                                                                                          learning_rate=5e-5),
+                                  "20261206-103000-minilm-b": dict(base, train=a, task="pair"),
+                                  "20261206-104000-minilm-b": dict(base, train=a, task="pair", learning_rate=5e-5)})
+    assert pair == {"20261206-101000-minilm-a": "single · lr2e-05", "20261206-102000-minilm-a": "single · lr5e-05",
+                    "20261206-103000-minilm-b": "pair · lr2e-05", "20261206-104000-minilm-b": "pair · lr5e-05"}
+
+
+def test_the_start_time_is_a_last_resort_and_short():
+    """Twins that neither settings, data nor host tell apart get their start time, the hour and minute alone when
+    they started on one day, with the date when they did not."""
+    cfg = {"model": "bundled:minilm", "task": "single", "train": "/d/glue_sst2/train.tsv"}
+    same_day = run_names.short_names({"20261206-074210-x": cfg, "20261206-091500-x": cfg})
+    assert same_day == {"20261206-074210-x": "minilm · single · glue_sst2 · 07:42",
+                        "20261206-091500-x": "minilm · single · glue_sst2 · 09:15"}
+    days = run_names.short_names({"20261205-074210-x": cfg, "20261206-091500-x": cfg})
+    assert days["20261205-074210-x"].endswith("· 12-05 07:42") and days["20261206-091500-x"].endswith("· 12-06 09:15")
+
+
+def test_the_runs_list_keeps_earlier_names_and_names_new_runs_by_their_data(qtbot, tmp_path):
+    """Session 1 lists a stance run and a tweets run (each named by its data set). Session 2 adds a stance run with
+    another learning rate and a remote copy of the first: the first two keep their names, the new ones say their
+    data set and what differs, and no two names are alike."""
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.settings import AppSettings, ShownRunNames
+
+    base = {"model": "bundled:minilm", "task": "single", "learning_rate": None}
+    stance, tweets = dict(base, train="/data/stance_semeval2016/train.txt"), dict(base, train="/own/tweets.csv")
+
+    def run(rid, config, host=""):
+        (tmp_path / rid).mkdir(exist_ok=True)
+        return RunState(run_id=rid, path=tmp_path / rid, config=config, host=host)
+
+    first_two = [run("20261206-102630-minilm-single-stance", stance), run("20261206-102837-minilm-single-tweets",
+                                                                           tweets)]
+    first = RunsModel()
+    first.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))
+    for s in first_two:
+        first.upsert(s)
+    assert first.names == {"20261206-102630-minilm-single-stance": "stance_semeval2016",
+                           "20261206-102837-minilm-single-tweets": "tweets"}
+    second = RunsModel()
+    second.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))   # the next session
+    for s in first_two + [run("20261206-102630-minilm-single-stance-2", stance, "gpubox"),
+                          run("20261206-110500-minilm-single-stance", dict(stance, learning_rate=5e-5))]:
+        second.upsert(s)
+    assert second.names == {"20261206-102630-minilm-single-stance": "stance_semeval2016",
+                            "20261206-102837-minilm-single-tweets": "tweets",
+                            "20261206-102630-minilm-single-stance-2": "stance_semeval2016 · lr2e-05 @ gpubox",
+                            "20261206-110500-minilm-single-stance": "stance_semeval2016 · lr5e-05"}

@@ -64,15 +64,15 @@ def test_short_names_show_what_differs_and_user_names_win():
             "20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": dict(base, learning_rate=3e-5),
             "20261130-111700-minilm-pair": dict(base, task="pair", train="m.tsv", learning_rate=2e-5)}
     names = run_names.short_names(runs, {"20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": "my best"})
-    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "lr5e-05"
+    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "t · lr5e-05"   # its data, then what differs
     assert names["20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3"] == "my best"
     assert names["20261130-111700-minilm-pair"] == "pair · m"    # alone: the task and data file (one model listed)
     a, b = "20261130-101500-bert-squad_v2", "20261130-101600-minilm-pair"
     other = run_names.short_names({a: dict(base, model="bert-base-uncased"), b: dict(base, task="pair")})
     assert other == {a: "bert-base-uncased · squad_v2", b: "minilm · pair"}   # the models differ: named
     twins = run_names.short_names({"20261130-101500-a": base, "20261130-121600-b": base})
-    assert twins == {"20261130-101500-a": "minilm · squad_v2 · t · 11-30 10:15",      # same settings: the time
-                     "20261130-121600-b": "minilm · squad_v2 · t · 11-30 12:16"}
+    assert twins == {"20261130-101500-a": "minilm · squad_v2 · t · 10:15",      # same settings: the time
+                     "20261130-121600-b": "minilm · squad_v2 · t · 12:16"}
 
 
 def test_model_label_of_a_checkpoint_names_its_run(tmp_path):

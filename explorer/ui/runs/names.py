@@ -3,8 +3,10 @@
 Run ids are ``YYYYmmdd-HHMMSS-<model>-<task>[suffix]``; a list of them elides to the same text.
 :func:`short_names` names each run by the settings in which it differs from the other runs of its
 group (same model, task and train data) - learning rate, batch size, epochs, seed, max_seq_length, a setting
-left to the task's default named by that default (:func:`effective_setting`) - plus its start time; a run
-alone in its group by model, task and train data file ("minilm · pair · mrpc_train"). The Run name the user
+left to the task's default named by that default (:func:`effective_setting`) - after its data set whenever the
+listed runs do not all share one, so that runs on two data sets never read alike; a run alone in its group by
+model, task and train data file ("minilm · pair · mrpc_train"). A remote run's host, then the start time, follow
+only where names would repeat. The Run name the user
 typed in the launcher (the run id, kept in config.json and every event) is shown as it is, and a name given
 later (:func:`set_display_name`, stored as ``run.json`` "name" in the run folder) wins over both. The full id
 stays in the tooltip.
@@ -79,12 +81,21 @@ def effective_setting(cfg: dict, field: str):
     return "" if value in (None, "") else value
 
 
-def _start_time(run_id: str) -> str:
-    """'20261130-224518-…' -> '11-30 22:45' ('' when the id does not start with a time stamp)."""
+def _start_time(run_id: str, date: bool = True) -> str:
+    """'20261130-224518-…' -> '11-30 22:45', or with ``date`` False '22:45' ('' when the id does not start with a
+    time stamp)."""
     parts = run_id.split("-")
     if len(parts) >= 2 and len(parts[0]) == 8 and parts[0].isdigit() and parts[1][:4].isdigit():
-        return f"{parts[0][4:6]}-{parts[0][6:8]} {parts[1][:2]}:{parts[1][2:4]}"
+        day = f"{parts[0][4:6]}-{parts[0][6:8]} " if date else ""
+        return f"{day}{parts[1][:2]}:{parts[1][2:4]}"
     return ""
+
+
+def _start_times(run_ids: list[str]) -> dict[str, str]:
+    """Each run's start time, as short as it can be: the hour and minute alone when the runs all started on one
+    day ('10:26'), the date too when they did not ('12-05 10:26')."""
+    days = {run_id.split("-")[0] for run_id in run_ids}
+    return {run_id: _start_time(run_id, date=len(days) > 1) for run_id in run_ids}
 
 
 def keep_shown_names(names: dict[str, str], shown: dict[str, str], stored: dict[str, str] | None = None
@@ -133,45 +144,86 @@ def unique_names(names: dict[str, str], hosts: dict[str, str] | None = None, kee
     return out
 
 
+def _group_label(key: tuple, field: str) -> str:
+    """A group key's (GROUP_FIELDS values) readable part for ``field``: the model's short name, the task, the
+    training file's readable name (explorer.core.runs.naming.data_short_name)."""
+    value = key[GROUP_FIELDS.index(field)]
+    if field == "model":
+        return model_label(value) if value else ""
+    return data_short_name(value) if field == "train" else value
+
+
+def _group_prefixes(keys: list[tuple], telling: list[str]) -> dict[tuple, list[str]]:
+    """Group key -> the parts that set the group apart from the other groups, put before the settings its runs
+    differ in: the training data first whenever the listed runs were not all trained on one file (runs on two
+    data sets never read alike), then the task and the model while another group still reads the same."""
+    order = [f for f in ("train", "task", "model") if f in telling]
+    out = {}
+    for key in keys:
+        chosen = order[:1] if order[:1] == ["train"] else []
+        for field in order:
+            if not any(all(_group_label(other, f) == _group_label(key, f) for f in chosen)
+                       for other in keys if other != key):
+                break   # no other group reads the same
+            if field not in chosen:
+                chosen.append(field)
+        out[key] = [label for label in (_group_label(key, f) for f in chosen) if label]
+    return out
+
+
 def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None,
                 hosts: dict[str, str] | None = None) -> dict[str, str]:
     """run_id -> a short readable name, from each run's config dict (as in config.json).
 
     Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
-    ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows the model, task and train data
-    that tell it from the other groups ("pair · mrpc_train" when every run is MiniLM's). The start time
-    ('11-30 10:15') follows only where names would otherwise repeat. A run id the user typed (not of the
-    generated pattern, explorer.core.runs.naming.is_generated_run_id) is its name; ``stored`` names (run.json) are
-    used as they are, first. No two runs get the same name (:func:`unique_names`, with ``hosts``: run_id -> the
-    host of a remote run).
+    ('lr3e-05 bs16', compact: the dock is narrow), after what sets the group apart from the other groups: its
+    training data first whenever the listed runs do not all share one ("stance_semeval2016 · lr2e-05"), then its
+    task and model while another group reads the same. A run alone in its group shows the model, task and train
+    data that tell it from the other groups ("pair · mrpc_train" when every run is MiniLM's). Where names would
+    still repeat, a remote run's host follows ("… @ gpubox"), then, last, the start time, as short as it tells
+    ('10:15'; '11-30 10:15' across days). A run id the user typed (not of the generated pattern,
+    explorer.core.runs.naming.is_generated_run_id) is its name; ``stored`` names (run.json) are used as they are,
+    first. No two runs get the same name (:func:`unique_names`, with ``hosts``: run_id -> the host of a remote
+    run).
     """
-    stored = stored or {}
+    stored, hosts = stored or {}, hosts or {}
     groups: dict[tuple, list[str]] = {}
     for run_id, cfg in runs.items():
         groups.setdefault(tuple(str(cfg.get(f, "")) for f in GROUP_FIELDS), []).append(run_id)
     # a run alone in its group is named by the group fields that tell the groups apart (all the runs listed from
     # one model: its name would only fill a narrow dock, "minil…train"); by all of them when none do
-    telling = [f for f in GROUP_FIELDS if len({str(cfg.get(f, "")) for cfg in runs.values()}) > 1] or list(GROUP_FIELDS)
+    differing = [f for f in GROUP_FIELDS if len({str(cfg.get(f, "")) for cfg in runs.values()}) > 1]
+    telling = differing or list(GROUP_FIELDS)
+    prefixes = _group_prefixes(list(groups), differing)
     base = {}
-    for members in groups.values():
+    for key, members in groups.items():
         varying = [(f, lab) for f, lab in DIFF_FIELDS
                    if len({_fmt(effective_setting(runs[r], f)) for r in members}) > 1]
         for run_id in members:
             cfg = runs[run_id]
             if varying:
-                parts = [f"{lab}{_fmt(effective_setting(cfg, f))}" for f, lab in varying
-                         if effective_setting(cfg, f) != ""]
+                settings = " ".join(f"{lab}{_fmt(effective_setting(cfg, f))}" for f, lab in varying
+                                    if effective_setting(cfg, f) != "")
+                parts = [*prefixes[key], settings]
             else:
                 parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") and "model" in telling else "",
                          str(cfg.get("task", "")) if "task" in telling else "",
                          data_short_name(str(cfg.get("train", "") or "")) if "train" in telling else ""]
-            base[run_id] = (" " if varying else " · ").join(p for p in parts if p) or run_id
+            base[run_id] = " · ".join(p for p in parts if p) or run_id
+    # the launcher's Run name and the user's own name are shown instead: only the names shown are told apart
+    given = {run_id: stored.get(run_id) or ("" if is_generated_run_id(run_id) else run_id) for run_id in runs}
+    shown = [run_id for run_id in runs if not given[run_id]]
     counts: dict[str, int] = {}
-    for name in base.values():
-        counts[name] = counts.get(name, 0) + 1
-    out = {}
-    for run_id, name in base.items():   # the start time only where the settings alone do not tell runs apart
-        when = _start_time(run_id) if counts[name] > 1 else ""
-        typed = run_id if not is_generated_run_id(run_id) else ""   # the launcher's Run name
-        out[run_id] = stored.get(run_id) or typed or (f"{name} · {when}" if when else name)
+    for run_id in shown:
+        counts[base[run_id]] = counts.get(base[run_id], 0) + 1
+    host = {run_id: hosts.get(run_id, "") if counts[base[run_id]] > 1 else "" for run_id in shown}
+    alike: dict[tuple, list[str]] = {}
+    for run_id in shown:
+        alike.setdefault((base[run_id], host[run_id]), []).append(run_id)
+    out = dict(given)
+    for (name, where), members in alike.items():   # the time only where settings, data and host do not tell
+        times = _start_times(members) if len(members) > 1 else {}
+        for run_id in members:
+            when = f" · {times[run_id]}" if times.get(run_id) else ""
+            out[run_id] = f"{name}{when}" + (f" @ {where}" if where else "")
     return unique_names(out, hosts, keep=[r for r in out if stored.get(r)])
