@@ -71,6 +71,15 @@ def test_cp1252_is_detected_and_named_or_forced(tmp_path):
         read_table(p, encoding="utf-8")
 
 
+def test_bytes_windows_1252_leaves_undefined_are_read_as_latin1_and_said(tmp_path):
+    p = tmp_path / "l.csv"   # 0x9d and 0x81 are not Windows-1252: only Latin-1 decodes every byte
+    p.write_bytes("text,label\nfine,pos\ncaf\xe9 \x9d wait,neg\nplain \x81 text,pos\n".encode("latin-1"))
+    t = read_table(p)
+    assert t.encoding == "Latin-1" and [v for _, v in t.rows][1:] == [["caf\xe9 \x9d wait", "neg"],
+                                                                     ["plain \x81 text", "pos"]]
+    assert "read as Latin-1: 3 bytes are not UTF-8 (the first on line 3)" in t.notes
+
+
 def test_bom_crlf_lone_cr_and_quoted_line_break(tmp_path):
     p = _write(tmp_path / "a.tsv", "\ufeffsentence\tlabel\r\na warm\rfilm\t1\r\na dull plot\t0\r\n")
     d = load_classification(str(p))

@@ -60,7 +60,7 @@ LABEL_NAMES = ("label", "labels", "stance", "class", "category", "sentiment", "q
                "score", "target_label", "y")
 ID_NAMES = ("id", "idx", "guid", "row_id", "tweet_id", "uid")
 _ENCODING_NAMES = {"cp1252": "Windows-1252", "cp1250": "Windows-1250", "cp1251": "Windows-1251",
-                   "latin_1": "ISO-8859-1", "iso8859_15": "ISO-8859-15", "utf_16": "UTF-16", "utf_8": "UTF-8",
+                   "iso8859_1": "Latin-1", "iso8859_15": "ISO-8859-15", "utf_16": "UTF-16", "utf_8": "UTF-8",
                    "mac_roman": "Mac Roman", "utf_8_sig": "UTF-8"}
 _LONE_CR = "\uf8ff"   # a private-use character stands for a lone \r while csv splits the rows
 
@@ -142,15 +142,16 @@ def _count_bad_utf8(data: bytes) -> int:
 def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool = False) -> tuple[str, str, list[str]]:
     """(text, encoding's usual name, notes). UTF-8 (BOM dropped) unless ``encoding`` is given; a file that is
     UTF-8 but for a few lines (:func:`utf8_bad_lines`) stays UTF-8 and a note names those lines; any other file
-    that is not UTF-8 is decoded as charset-normalizer's best guess, and a note names it.
+    that is not UTF-8 is decoded as charset-normalizer's best guess (:func:`_guess_encoding`: Windows-1252 when it
+    fits, Latin-1 when nothing else does), and a note names it.
 
     The bytes that are not UTF-8 in such a UTF-8 file (and, with ``keep_bad``, in a file read with ``encoding``
     utf-8) become lone surrogates with ``keep_bad`` (:func:`read_table` finds their rows by them:
     :func:`has_bad_bytes`), else U+FFFD.
 
     Raises:
-        ClassificationDataError: the forced encoding is unknown or does not fit the bytes; the file is not
-            text in any encoding found.
+        ClassificationDataError: the forced encoding is unknown or does not fit the bytes (the line of the first
+            byte that does not). Without one, every file is read: Latin-1 decodes every byte.
     """
     notes: list[str] = []
     errors = "surrogateescape" if keep_bad else "replace"
@@ -186,13 +187,8 @@ def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool =
 
     # the guess needs the non-UTF-8 bytes: look at the start and around the first bad byte
     sample = data[:200_000] if len(data) <= 400_000 else data[:100_000] + data[max(0, first - 50_000):first + 50_000]
-    guess = _guess_encoding(from_bytes(sample), data)
-    try:
-        text = data.decode(guess)
-    except UnicodeDecodeError:
-        line = data[:first].count(b"\n") + 1
-        raise ClassificationDataError(f"{path} line {line}: not UTF-8 text (byte {data[first]:#04x}) and no other "
-                                      "encoding fits; give the file's encoding") from None
+    guess = _guess_encoding(from_bytes(sample), data)   # always one that decodes every byte of ``data``
+    text = data.decode(guess)
     bad = len(data.translate(None, bytes(range(128))))   # the non-ASCII bytes: all read in the other encoding
     first_line = data[:first].count(b"\n") + 1
     notes.append(f"read as {encoding_label(guess)}: {bad} byte{'s' if bad != 1 else ''} "
@@ -272,18 +268,20 @@ def codecs_name(label: str) -> str:
 def _guess_encoding(matches, data: bytes) -> str:
     """charset-normalizer's best guess, except that Windows-1252 (the usual Western single-byte code page,
     what Excel on Windows writes) wins over any single-byte guess whenever it decodes the bytes: on a few
-    non-ASCII bytes these guesses (Windows-1250, Mac Latin-2, ...) are a coin toss."""
+    non-ASCII bytes these guesses (Windows-1250, Mac Latin-2, ...) are a coin toss. When neither Windows-1252
+    nor a multi-byte guess decodes ``data`` (bytes 0x81, 0x8d, 0x8f, 0x90, 0x9d are not Windows-1252), Latin-1:
+    it decodes every byte, and it is what the Western text with such bytes was most likely written in."""
     best = matches.best()
     guess = best.encoding if best is not None else "cp1252"
     if codecs.lookup(guess).name in ("ascii", "utf-8"):
         guess = "cp1252"
     if not codecs.lookup(guess).name.replace("-", "_").startswith(_MULTIBYTE):
-        try:
-            data.decode("cp1252")
-            return "cp1252"
-        except UnicodeDecodeError:
-            pass
-    return guess
+        guess = "cp1252"
+    try:
+        data.decode(guess)
+        return guess
+    except UnicodeDecodeError:
+        return "latin_1"
 
 
 LINES_COLUMN = "text"   # the one column of a one-text-per-line file
