@@ -99,3 +99,17 @@ def test_a_small_table_is_still_read_whole(tmp_path):
     heads = []
     res = data_preview.preview_data(str(path), "single", on_head=heads.append)
     assert res["ok"] and res["counts"]["examples"] == 50 and heads == []
+
+
+def test_old_mac_line_ends_are_counted_and_the_head_cut_at_a_cr(tmp_path, monkeypatch):
+    rows = "".join(f'"row {i}, caf\xe9\nsecond line",{_label(i)}\r' for i in range(300))
+    path = tmp_path / "mac.csv"
+    path.write_bytes(("text,label\r" + rows).encode("latin-1"))
+    monkeypatch.setattr(table_stream, "HEAD_BYTES", 1000)   # the head ends inside the file
+    head = read_head(path, n=5)
+    assert [v for _, v in head.rows][:2] == [["row 0, caf\xe9\nsecond line", _label(0)],
+                                             ["row 1, caf\xe9\nsecond line", _label(1)]]
+    assert [line for line, _ in head.rows][:3] == [2, 3, 4]
+    assert any("old Mac line ends (CR) read as line ends" in n for n in head.notes)
+    counted = count_rows(path, label_index=1)
+    assert counted.n_rows == 300 and counted.class_counts == _expected(300)

@@ -71,6 +71,15 @@ def test_cp1252_is_detected_and_named_or_forced(tmp_path):
         read_table(p, encoding="utf-8")
 
 
+def test_bytes_windows_1252_leaves_undefined_are_read_as_latin1_and_said(tmp_path):
+    p = tmp_path / "l.csv"   # 0x9d and 0x81 are not Windows-1252: only Latin-1 decodes every byte
+    p.write_bytes("text,label\nfine,pos\ncaf\xe9 \x9d wait,neg\nplain \x81 text,pos\n".encode("latin-1"))
+    t = read_table(p)
+    assert t.encoding == "Latin-1" and [v for _, v in t.rows][1:] == [["caf\xe9 \x9d wait", "neg"],
+                                                                     ["plain \x81 text", "pos"]]
+    assert "read as Latin-1: 3 bytes are not UTF-8 (the first on line 3)" in t.notes
+
+
 def test_bom_crlf_lone_cr_and_quoted_line_break(tmp_path):
     p = _write(tmp_path / "a.tsv", "\ufeffsentence\tlabel\r\na warm\rfilm\t1\r\na dull plot\t0\r\n")
     d = load_classification(str(p))
@@ -79,6 +88,61 @@ def test_bom_crlf_lone_cr_and_quoted_line_break(tmp_path):
     d = load_classification(str(c))
     assert d.texts_a == ["a warm, funny film", "two\nlines", "three"] and d.lines == [2, 3, 5]
     assert not any(t.endswith("\r") for t in d.texts_a) and d.raw_labels == ["1", "0", "1"]
+
+
+# old Mac line ends (a bare CR ends each line, a LF inside a quoted text), bytes 0x9d and 0x81 that Windows-1252
+# leaves undefined: only Latin-1 decodes every byte
+MAC_LATIN1 = ('tweet_text,directed_at,emotion\r'
+              '"first tweet, plain",iPad,Positive emotion\r'
+              '"caf\xe9 \x9d wait\nnext line",,No emotion\r'
+              'plain \x81 text,Google,Negative emotion\r')
+
+
+def test_old_mac_line_ends_and_latin1_bytes_are_read_and_said(tmp_path):
+    p = tmp_path / "mac.csv"
+    p.write_bytes(MAC_LATIN1.encode("latin-1"))
+    t = read_table(p)
+    assert t.encoding == "Latin-1" and t.columns == ["tweet_text", "directed_at", "emotion"]
+    assert [line for line, _ in t.rows] == [2, 3, 4]
+    assert [v[2] for _, v in t.rows] == ["Positive emotion", "No emotion", "Negative emotion"]
+    assert t.rows[1][1][0] == "caf\xe9 \x9d wait\nnext line"
+    assert "read as Latin-1: 3 bytes are not UTF-8 (the first on line 3)" in t.notes
+    assert any("old Mac line ends (CR) read as line ends" in n for n in t.notes)
+    d = load_classification(str(p), text_columns=["tweet_text"], label_column="emotion")
+    assert d.raw_labels == ["Positive emotion", "No emotion", "Negative emotion"] and d.lines == [2, 3, 4]
+    assert d.texts_a[2] == "plain \x81 text"
+
+
+def test_the_launcher_preview_reads_old_mac_line_ends_and_latin1(tmp_path):
+    from explorer.ui.launch import data_preview
+
+    p = tmp_path / "mac.csv"
+    p.write_bytes(MAC_LATIN1.encode("latin-1"))
+    res = data_preview.preview_data(str(p), "single", text_columns=["tweet_text"], label_column="emotion")
+    assert res["ok"], res["error"]
+    assert res["counts"]["examples"] == 3
+    assert [r["emotion"] for r in res["records"]] == ["Positive emotion", "No emotion", "Negative emotion"]
+    notes = " ".join(res["notes"])
+    assert "read as Latin-1" in notes and "old Mac line ends (CR) read as line ends" in notes
+
+
+def test_a_byte_not_in_the_given_encoding_is_named_on_its_line_counted_by_cr(tmp_path):
+    p = tmp_path / "mac.csv"
+    p.write_bytes(MAC_LATIN1.encode("latin-1"))
+    with pytest.raises(ClassificationDataError, match="mac.csv line 3: byte 0x9d is not Windows-1252 text"):
+        read_table(p, encoding="cp1252")
+    with pytest.raises(ClassificationDataError, match="mac.csv line 3: byte 0xe9 is not UTF-8 text"):
+        read_table(p, encoding="utf-8")
+
+
+def test_a_lone_cr_in_a_file_of_lf_lines_stays_text_and_a_mostly_cr_file_splits(tmp_path):
+    lf = tmp_path / "lf.csv"
+    lf.write_bytes(b"text,label\nwarm\rfilm,pos\ndull\rplot\rtoo,neg\n")
+    assert [v for _, v in read_table(lf).rows] == [["warm\rfilm", "pos"], ["dull\rplot\rtoo", "neg"]]
+    txt = tmp_path / "mac.txt"
+    txt.write_bytes(b"first text\rsecond text\r\rthird\r")
+    t = read_table(txt)
+    assert [v for _, v in t.rows] == [["first text"], ["second text"], ["third"]] and [n for n, _ in t.rows] == [1, 2, 4]
 
 
 def test_no_header_positions_and_long_rows_counted(tmp_path):

@@ -534,3 +534,17 @@ def test_a_file_is_listed_the_way_the_run_read_its_data_unless_the_header_box_sa
     found = file_columns(with_header, facts, no_header=False)
     assert not found.no_header and found.names == ["id", "text", "label"] and found.ticked == ["text"]
 
+
+
+def test_predict_reads_old_mac_line_ends_and_latin1_bytes(tmp_path, cls_model):
+    data = tmp_path / "mac.csv"   # a bare CR ends each line; a LF inside a quoted text; 0x9d is not Windows-1252
+    data.write_bytes('text,emotion\r"caf\xe9 \x9d wait\nnext line",pos\rplain \x81 text,neg\rlast one,pos\r'
+                     .encode("latin-1"))
+    info, rows = iter_rows(data)
+    rows = list(rows)
+    assert info.columns == ["text", "emotion"] and "read as Latin-1" in info.note
+    assert [r.values["text"] for r in rows] == ["caf\xe9 \x9d wait\nnext line", "plain \x81 text", "last one"]
+    assert [r.line for r in rows] == [2, 3, 4] and not any(r.error for r in rows)
+    summary = predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"))
+    out = _read_csv(tmp_path / "out.csv")
+    assert summary.rows == 3 and [r["emotion"] for r in out] == ["pos", "neg", "pos"]

@@ -17,7 +17,10 @@ charset-normalizer detects and the table says so ("read as Windows-1252: 12 byte
 ``encoding`` forces one. A file that is UTF-8 but for a handful of lines (:func:`utf8_bad_lines`) stays UTF-8:
 the rows on those lines are refused with their lines, or left out and counted with ``skip_invalid``
 (:func:`drop_rows_not_utf8`). Line ends: rows end only at ``\\n`` or ``\\r\\n``; a lone ``\\r`` inside a field is
-kept as text (csv's ``newline=""`` rule), and no field ever ends with the ``\\r`` of a CRLF.
+kept as text (csv's ``newline=""`` rule), and no field ever ends with the ``\\r`` of a CRLF. A file with old Mac
+line ends (more bare ``\\r`` than ``\\n``: :func:`cr_line_ends`) ends its rows at ``\\r`` instead, and a ``\\n`` in
+it is text; every reader (this module, core/data/table_stream.py, core/predict/reading.py) decides so, and
+counts the lines of its messages by the file's own line ends (:func:`line_at`).
 
 Columns are named by the header, or, with ``no_header``, by 1-based position ("1", "2", ...); a column
 spec may always be a 1-based position (:func:`resolve_column`). A header cell with no name, or a name an earlier
@@ -60,9 +63,10 @@ LABEL_NAMES = ("label", "labels", "stance", "class", "category", "sentiment", "q
                "score", "target_label", "y")
 ID_NAMES = ("id", "idx", "guid", "row_id", "tweet_id", "uid")
 _ENCODING_NAMES = {"cp1252": "Windows-1252", "cp1250": "Windows-1250", "cp1251": "Windows-1251",
-                   "latin_1": "ISO-8859-1", "iso8859_15": "ISO-8859-15", "utf_16": "UTF-16", "utf_8": "UTF-8",
+                   "iso8859_1": "Latin-1", "iso8859_15": "ISO-8859-15", "utf_16": "UTF-16", "utf_8": "UTF-8",
                    "mac_roman": "Mac Roman", "utf_8_sig": "UTF-8"}
 _LONE_CR = "\uf8ff"   # a private-use character stands for a lone \r while csv splits the rows
+_LONE_LF = "\uf8fe"   # and one for a \n inside a text of a file whose lines end in a bare \r
 
 
 @dataclass
@@ -142,15 +146,16 @@ def _count_bad_utf8(data: bytes) -> int:
 def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool = False) -> tuple[str, str, list[str]]:
     """(text, encoding's usual name, notes). UTF-8 (BOM dropped) unless ``encoding`` is given; a file that is
     UTF-8 but for a few lines (:func:`utf8_bad_lines`) stays UTF-8 and a note names those lines; any other file
-    that is not UTF-8 is decoded as charset-normalizer's best guess, and a note names it.
+    that is not UTF-8 is decoded as charset-normalizer's best guess (:func:`_guess_encoding`: Windows-1252 when it
+    fits, Latin-1 when nothing else does), and a note names it.
 
     The bytes that are not UTF-8 in such a UTF-8 file (and, with ``keep_bad``, in a file read with ``encoding``
     utf-8) become lone surrogates with ``keep_bad`` (:func:`read_table` finds their rows by them:
     :func:`has_bad_bytes`), else U+FFFD.
 
     Raises:
-        ClassificationDataError: the forced encoding is unknown or does not fit the bytes; the file is not
-            text in any encoding found.
+        ClassificationDataError: the forced encoding is unknown or does not fit the bytes (the line of the first
+            byte that does not). Without one, every file is read: Latin-1 decodes every byte.
     """
     notes: list[str] = []
     errors = "surrogateescape" if keep_bad else "replace"
@@ -164,7 +169,7 @@ def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool =
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError as exc:
-            line = data[:exc.start].count(b"\n") + 1
+            line = line_at(data, exc.start)
             raise ClassificationDataError(f"{path} line {line}: byte {data[exc.start]:#04x} is not "
                                           f"{encoding_label(encoding)} text") from None
         return text.lstrip("\ufeff"), encoding_label(encoding), notes
@@ -186,15 +191,10 @@ def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool =
 
     # the guess needs the non-UTF-8 bytes: look at the start and around the first bad byte
     sample = data[:200_000] if len(data) <= 400_000 else data[:100_000] + data[max(0, first - 50_000):first + 50_000]
-    guess = _guess_encoding(from_bytes(sample), data)
-    try:
-        text = data.decode(guess)
-    except UnicodeDecodeError:
-        line = data[:first].count(b"\n") + 1
-        raise ClassificationDataError(f"{path} line {line}: not UTF-8 text (byte {data[first]:#04x}) and no other "
-                                      "encoding fits; give the file's encoding") from None
+    guess = _guess_encoding(from_bytes(sample), data)   # always one that decodes every byte of ``data``
+    text = data.decode(guess)
     bad = len(data.translate(None, bytes(range(128))))   # the non-ASCII bytes: all read in the other encoding
-    first_line = data[:first].count(b"\n") + 1
+    first_line = line_at(data, first)
     notes.append(f"read as {encoding_label(guess)}: {bad} byte{'s' if bad != 1 else ''} "
                  f"{'are' if bad != 1 else 'is'} not UTF-8 (the first on line {first_line})")
     return text, encoding_label(guess), notes
@@ -205,14 +205,14 @@ MOSTLY_UTF8_PER_BAD = 10     # while its other lines hold this many UTF-8 multi-
 
 
 def utf8_bad_lines(data: bytes) -> list[int] | None:
-    """The 1-based lines (split at ``\\n``) that are not UTF-8 in bytes that are UTF-8 but for a handful of
-    lines ([] when every line is UTF-8), else None (text in another encoding). A handful: at most
+    """The 1-based lines (split at the file's line ends: :func:`split_lines`) that are not UTF-8 in bytes that
+    are UTF-8 but for a handful of lines ([] when every line is UTF-8), else None (text in another encoding). A handful: at most
     MOSTLY_UTF8_BAD_LINES lines or 1 % of them, while the lines that decode hold real UTF-8 (at least
     MOSTLY_UTF8_PER_BAD multi-byte characters per failing line). A UTF-8 file with a cut character or a few
     Latin-1 bytes pasted in is still UTF-8: a code page that decodes every byte would turn all its Cyrillic,
     Greek or Devanagari into mojibake. A Windows-1252 file holds no UTF-8 multi-byte characters (SemEval's
     stance train.txt: none beside its 2 failing lines), so it stays Windows-1252."""
-    lines = data.split(b"\n")
+    lines = split_lines(data)
     most = max(MOSTLY_UTF8_BAD_LINES, len(lines) // 100)
     bad, multibyte = _scan_utf8_lines(lines, most)
     if len(bad) > most or (bad and multibyte < MOSTLY_UTF8_PER_BAD * len(bad)):
@@ -272,18 +272,46 @@ def codecs_name(label: str) -> str:
 def _guess_encoding(matches, data: bytes) -> str:
     """charset-normalizer's best guess, except that Windows-1252 (the usual Western single-byte code page,
     what Excel on Windows writes) wins over any single-byte guess whenever it decodes the bytes: on a few
-    non-ASCII bytes these guesses (Windows-1250, Mac Latin-2, ...) are a coin toss."""
+    non-ASCII bytes these guesses (Windows-1250, Mac Latin-2, ...) are a coin toss. When neither Windows-1252
+    nor a multi-byte guess decodes ``data`` (bytes 0x81, 0x8d, 0x8f, 0x90, 0x9d are not Windows-1252), Latin-1:
+    it decodes every byte, and it is what the Western text with such bytes was most likely written in."""
     best = matches.best()
     guess = best.encoding if best is not None else "cp1252"
     if codecs.lookup(guess).name in ("ascii", "utf-8"):
         guess = "cp1252"
     if not codecs.lookup(guess).name.replace("-", "_").startswith(_MULTIBYTE):
-        try:
-            data.decode("cp1252")
-            return "cp1252"
-        except UnicodeDecodeError:
-            pass
-    return guess
+        guess = "cp1252"
+    try:
+        data.decode(guess)
+        return guess
+    except UnicodeDecodeError:
+        return "latin_1"
+
+
+def cr_line_ends(data: bytes | str) -> bool:
+    """The lines of ``data`` end in a bare CR (old Mac line ends): it holds more CRs not followed by LF than LFs.
+    Such a file is read with CR as its line end (a LF in it is text); any other file ends its lines at LF or
+    CRLF, and a lone CR in it is text."""
+    cr, lf, crlf = ("\r", "\n", "\r\n") if isinstance(data, str) else (b"\r", b"\n", b"\r\n")
+    return data.count(cr) - data.count(crlf) > data.count(lf)
+
+
+def line_at(data: bytes, offset: int) -> int:
+    """The 1-based line of byte ``offset`` of ``data``, its lines counted by the file's own line ends
+    (:func:`cr_line_ends`)."""
+    return data.count(b"\r" if cr_line_ends(data) else b"\n", 0, offset) + 1
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of ``data``, split at the file's own line ends (:func:`cr_line_ends`; a CRLF's CR stays at the
+    end of its line)."""
+    return data.split(b"\r" if cr_line_ends(data) else b"\n")
+
+
+def open_newline(data: bytes) -> str:
+    """The ``newline`` to open a table file with, from its first bytes: "\\r" for old Mac line ends (so that a
+    LF inside a text is text), else "" (csv's own rule)."""
+    return "\r" if cr_line_ends(data) else ""
 
 
 LINES_COLUMN = "text"   # the one column of a one-text-per-line file
@@ -305,7 +333,7 @@ def table_kind(path: str | Path, first_line: str = "") -> str:
         return "xlsx"
     if suffix == ".tsv":
         return "tsv"
-    first = first_line.split("\n", 1)[0]
+    first = first_line.split("\r" if cr_line_ends(first_line) else "\n", 1)[0]
     if suffix == ".txt":   # SemEval's stance train.txt is a tab-separated table; other .txt files hold texts
         return "tsv" if "\t" in first else "lines"
     if suffix == ".csv":   # STS-B's train.csv is tab-separated: look at the first line
@@ -347,18 +375,30 @@ class TsvReader:
         return [unquote_tsv_field(v) for v in next(self._reader)]
 
 
-def _protect_lone_cr(text: str) -> tuple[str, bool]:
-    """CRLF -> LF; a lone \\r (not before \\n) -> a placeholder, so that csv ends rows only at \\n."""
-    crlf = "\r\n" in text
-    if crlf:
+def _protect_line_ends(text: str) -> tuple[str, list[str]]:
+    """``text`` whose rows end at \\n only, and notes on its line ends. CRLF -> LF; a lone \\r (not before \\n)
+    -> a placeholder (text). A file with old Mac line ends (:func:`cr_line_ends`): each \\r (or \\r\\n) -> \\n,
+    each other \\n -> a placeholder (text)."""
+    notes: list[str] = []
+    if cr_line_ends(text):
+        text = text.replace("\r\n", "\r")
+        lone = text.count("\n")
+        notes.append("old Mac line ends (CR) read as line ends"
+                     + (f"; {lone} line feed{'s' if lone != 1 else ''} inside fields kept as text" if lone else ""))
+        return text.replace("\n", _LONE_LF).replace("\r", "\n"), notes
+    if "\r\n" in text:
         text = text.replace("\r\n", "\n")
-    if "\r" in text:
+        notes.append("Windows line ends (CRLF)")
+    lone = text.count("\r")
+    if lone:
         text = text.replace("\r", _LONE_CR)
-    return text, crlf
+        notes.append(f"{lone} carriage return{'s' if lone != 1 else ''} inside fields kept as text")
+    return text, notes
 
 
 def _restore(values: list[str]) -> list[str]:
-    return [v.replace(_LONE_CR, "\r") if _LONE_CR in v else v for v in values]
+    return [v.replace(_LONE_CR, "\r").replace(_LONE_LF, "\n") if _LONE_CR in v or _LONE_LF in v else v
+            for v in values]
 
 
 # ---- reading ---------------------------------------------------------------------------------------------
@@ -458,8 +498,8 @@ def not_utf8_skipped(n_rows: int, lines: list[int]) -> str:
 
 
 def _not_utf8_lines(data: bytes) -> list[int]:
-    """The 1-based lines of ``data`` (split at ``\\n``) that are not UTF-8."""
-    return _scan_utf8_lines(data.split(b"\n"))[0]
+    """The 1-based lines of ``data`` (split at its own line ends) that are not UTF-8."""
+    return _scan_utf8_lines(split_lines(data))[0]
 
 
 def _first_bad_byte(data: bytes) -> tuple[int, int]:
@@ -467,7 +507,7 @@ def _first_bad_byte(data: bytes) -> tuple[int, int]:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return data[:exc.start].count(b"\n") + 1, data[exc.start]
+        return line_at(data, exc.start), data[exc.start]
     return 1, 0
 
 
@@ -485,10 +525,14 @@ def require_labels(table: Table) -> Table:
 
 
 def _read_lines(text: str, where: str, enc: str, notes: list[str], max_rows: int) -> Table:
-    """One text per line (blank lines left out; a CRLF's \r never ends a text): one column, ``text``."""
+    """One text per line (blank lines left out; a CRLF's \r never ends a text; old Mac line ends, a bare \r, end
+    lines: :func:`cr_line_ends`): one column, ``text``."""
     rows: list[tuple[int, list]] = []
     n_rows = 0
-    for line, value in enumerate(text.split("\n"), 1):
+    mac = cr_line_ends(text)
+    if mac:
+        notes.append("old Mac line ends (CR) read as line ends")
+    for line, value in enumerate(text.replace("\r\n", "\r").split("\r") if mac else text.split("\n"), 1):
         value = value[:-1] if value.endswith("\r") else value
         if not value.strip():
             continue
@@ -535,12 +579,8 @@ def unique_columns(header: list[str]) -> tuple[list[str], str]:
 
 def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str], no_header: bool,
                     max_rows: int) -> Table:
-    text, crlf = _protect_lone_cr(text)
-    if crlf:
-        notes.append("Windows line ends (CRLF)")
-    lone = text.count(_LONE_CR)
-    if lone:
-        notes.append(f"{lone} carriage return{'s' if lone != 1 else ''} inside fields kept as text")
+    text, said = _protect_line_ends(text)
+    notes.extend(said)
     stream = io.StringIO(text, newline="")
     if kind == "csv":
         reader = csv.reader(stream)

@@ -23,8 +23,8 @@ from typing import Callable
 from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, TsvReader, check_field_count, decode_bytes, preview_of,
                                       table_kind)
 from explorer.core.data.table import _read_delimited as read_delimited_text
-from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, file_width, has_bad_bytes, not_utf8_error,
-                                      not_utf8_skipped)
+from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, cr_line_ends, file_width, has_bad_bytes, not_utf8_error,
+                                      not_utf8_skipped, open_newline)
 from explorer.core.errors import ClassificationDataError
 
 STREAM_BYTES = 16 << 20   # tables larger than this are previewed in pieces (a 100k-row CSV is about 6 MB)
@@ -50,8 +50,9 @@ def read_head(path: str | Path, *, n: int = 20, no_header: bool = False, encodin
     with open(p, "rb") as fh:
         data = fh.read(HEAD_BYTES)
         whole = not fh.read(1)
-    if not whole and b"\n" in data:
-        data = data[:data.rindex(b"\n") + 1]
+    end = b"\r" if cr_line_ends(data) else b"\n"   # cut at the file's own last line end
+    if not whole and end in data:
+        data = data[:data.rindex(end) + 1]
     text, enc, notes = decode_bytes(data, str(path), encoding)
     return read_delimited_text(text, str(path), table_kind(p, text[:65536]), enc, notes, no_header, n)
 
@@ -105,8 +106,10 @@ def count_rows(path: str | Path, *, label_index: int | None = None, no_header: b
     line = 0
     bad: list[int] = []
     first_bad = (0, 0)
+    with open(p, "rb") as fh:
+        newline = open_newline(fh.read(HEAD_BYTES))
     try:
-        with open(p, encoding=encoding or codecs_name(head.encoding), errors="surrogateescape", newline="") as fh:
+        with open(p, encoding=encoding or codecs_name(head.encoding), errors="surrogateescape", newline=newline) as fh:
             reader = csv.reader(fh) if kind == "csv" else TsvReader(fh)
             for values in reader:
                 start, line = line + 1, reader.line_num

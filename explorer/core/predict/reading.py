@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from explorer.core.data.table import WIDTH_ROWS, TsvReader, file_width, unique_columns
+from explorer.core.data.table import WIDTH_ROWS, TsvReader, file_width, open_newline, unique_columns
 from explorer.core.errors import UserError
 
 csv.field_size_limit(2**31 - 1)
@@ -219,7 +219,9 @@ def _rows(path, encoding: str, header_only: bool = False, no_header: bool = Fals
         "".encode(enc)
     except LookupError:
         raise PredictDataError(f"{path}: unknown encoding {encoding!r}") from None
-    fh = open(p, "r", encoding=enc, errors="surrogateescape", newline="")
+    with open(p, "rb") as raw:
+        newline = open_newline(raw.read(_SNIFF_BYTES))   # old Mac line ends: a bare CR ends a row, a LF is text
+    fh = open(p, "r", encoding=enc, errors="surrogateescape", newline=newline)
     with fh:
         kind = file_kind(p, fh.readline())
         fh.seek(0)
