@@ -247,6 +247,23 @@ def test_a_file_sorted_by_its_label_gets_the_same_column_guess(tmp_path, header)
     assert len(prev.rows) == 20 and prev.rows[0][0] == "atis_flight"   # the preview still shows the first rows
 
 
+def test_a_text_column_not_named_like_one_and_phrase_classes_beside_a_mostly_blank_column_are_guessed(tmp_path):
+    """A header that names no usual text column ("tweet_text") beside a column mostly blank (the brand a tweet is
+    about) and one of four phrase classes ("No emotion toward brand or product"): the longest texts are the text,
+    the class column the label, not the blank-riddled brand column; the basis says both."""
+    brands = ["iPad", "Apple", "Google", "iPhone", "Android"]
+    classes = ["No emotion toward brand or product", "Positive emotion", "Negative emotion", "I can't tell"]
+    lines = ["tweet_text,emotion_in_tweet_is_directed_at,is_there_an_emotion_directed_at_a_brand_or_product"]
+    for i in range(120):
+        brand = brands[i % 5] if i % 3 == 0 else ""
+        lines.append(f"@user{i} the new gadget number {i} at the show looks {'great' if i % 2 else 'odd'},"
+                     f"{brand},{classes[i % 4]}")
+    prev = preview_table(_write(tmp_path / "tweets.csv", "\n".join(lines) + "\n"))
+    assert prev.guess.text_columns == ("tweet_text",), prev.guess
+    assert prev.guess.label_column == "is_there_an_emotion_directed_at_a_brand_or_product", prev.guess
+    assert "tweet_text holds the longest texts" in prev.guess.basis
+
+
 def test_dates_and_times_in_other_forms_are_never_the_label():
     from explorer.core.data.table import guess_columns_from_values, is_dated, label_by_values
 

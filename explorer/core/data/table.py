@@ -862,6 +862,8 @@ def text_columns_for(columns: list[str], trained=(), pair: bool = False) -> tupl
 GUESS_ROWS = 50         # rows of a table without a header whose values guess its columns
 TEXT_MIN_WORDS = 3      # a column whose values average this many words (and are not numbers) holds texts
 LABEL_MAX_DISTINCT = 20  # a class column has at most this many distinct values among the GUESS_ROWS
+PHRASE_CLASSES, PHRASE_WORDS = 10, 8   # classes named by phrases ("No emotion toward brand or product"): so few
+LABEL_FILLED = 0.9       # a class column has a value in this share of the rows read (a column mostly blank: not it)
 DISTINCT_SHARE = 0.9    # a column whose values are this share distinct (of 5 or more) names rows: never a label
 DATED_SHARE = 0.8       # a column whose values are this share dates or times is never a label
 # Words in a column's name that say it holds classes (matched inside the name: "gold_class", "Sentiment_2"),
@@ -899,6 +901,12 @@ class _ColumnStats:
 
     name: str
     values: list[str]
+    read: int = 0   # the rows read, blank cells included (0: unknown)
+
+    @property
+    def filled(self) -> bool:
+        """Whether the column has a value in LABEL_FILLED of the rows read (always, when they are unknown)."""
+        return not self.read or len(self.values) >= LABEL_FILLED * self.read
 
     @property
     def numbers(self) -> list[float] | None:
@@ -951,8 +959,8 @@ def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tu
     distinct (``_ColumnStats.names_rows``). No id guess (an id column is optional). Returns empty fields where
     nothing fits, with ``basis`` saying what was seen.
     """
-    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()])
-             for i, c in enumerate(columns)]
+    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()],
+                          len(rows[:GUESS_ROWS])) for i, c in enumerate(columns)]
     stats = [s for s in stats if s.values]
     texty = sorted((s for s in stats if s.numbers is None and s.words >= TEXT_MIN_WORDS),
                    key=lambda s: -s.length)
@@ -983,11 +991,15 @@ def _label_by_values(rest: list[_ColumnStats], score: bool) -> tuple[str | None,
         nums = pick.numbers
         return pick.name, (f"column {pick.name} holds {'decimal ' if pick in dotted else ''}numbers, "
                            f"{min(nums):g} to {max(nums):g}")
-    classes = [s for s in rest if 2 <= len(set(s.values)) <= LABEL_MAX_DISTINCT and s.words <= 3
-               and not s.names_rows]
+    def holds_classes(s: _ColumnStats) -> bool:   # short values, or a few phrases
+        distinct = len(set(s.values))
+        return (2 <= distinct <= LABEL_MAX_DISTINCT and not s.names_rows
+                and (s.words <= 3 or (distinct <= PHRASE_CLASSES and s.words <= PHRASE_WORDS)))
+
+    classes = [s for s in rest if holds_classes(s)]
     if not classes:
         return None, ""
-    pick = min(classes, key=lambda s: (not s.named_like_label, len(set(s.values))))
+    pick = min(classes, key=lambda s: (not s.named_like_label, not s.filled, len(set(s.values))))
     shown = sorted(set(pick.values))
     return pick.name, f"column {pick.name} holds a few values ({', '.join(shown[:4])}{', …' if len(shown) > 4 else ''})"
 
@@ -999,8 +1011,8 @@ def label_by_values(columns: list[str], rows: list[list], texts: tuple[str, ...]
     six feelings beside its "Text"); (None, "") when no column fits. The rule of :func:`guess_columns_from_values`:
     classes are the short-valued column named like a label, else the one with the fewest distinct values (2 to
     LABEL_MAX_DISTINCT), never ids, dates or times; a ``score`` (regression) a column of numbers."""
-    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()])
-             for i, c in enumerate(columns) if c not in texts]
+    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()],
+                          len(rows[:GUESS_ROWS])) for i, c in enumerate(columns) if c not in texts]
     return _label_by_values([s for s in stats if s.values], score)
 
 
@@ -1043,19 +1055,25 @@ def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[in
     rows = [cells(values) for _, values in table.rows[:n]]
     # the guess reads rows spread over the whole file: the first rows of a file sorted by its label hold one class
     guess_rows = [cells(table.rows[i][1]) for i in spread_rows(len(table.rows), GUESS_ROWS)]
+    wanted = texts or ((2, 2) if pair else (1, 1))
     if table.has_header:
         guess = guess_columns(table.columns, pair)
+        if not guess.text_columns:   # no column named like a text ("tweet_text"): the longest texts, said so
+            by_values = guess_columns_from_values(table.columns, guess_rows, texts=wanted, score=score)
+            if by_values.text_columns:
+                said = by_values.basis.split("; ")[0]
+                guess = replace(guess, text_columns=by_values.text_columns,
+                                basis="; ".join(b for b in (said, guess.basis) if b))
         if guess.label_column is None:   # a label column not named as usual: found by its values, said why
             label, why = label_by_values(table.columns, guess_rows, guess.text_columns, score=score)
             if label is not None:
-                guess = replace(guess, label_column=label, basis=why)
+                guess = replace(guess, label_column=label, basis="; ".join(b for b in (guess.basis, why) if b))
         if guess.id_column is not None:
             i = table.columns.index(guess.id_column)
             note = id_column_note(guess.id_column, [_cell(v[i]) for _, v in table.rows if i < len(v)])
             if note:
                 guess = replace(guess, id_column=None, id_note=note)
     else:
-        wanted = texts or ((2, 2) if pair else (1, 1))
         guess = guess_columns_from_values(table.columns, guess_rows, texts=wanted, score=score)
     return TablePreview(table.path, table.columns, rows, table.n_rows, table.encoding, table.notes, guess)
 
