@@ -866,3 +866,36 @@ def test_a_file_with_a_header_predicts_for_a_headerless_run_once_no_header_row_i
         dialog.start()
     summary = blocker.args[0]
     assert summary["rows"] == 8 and summary["errors"] == 0 and summary["text_columns"] == ["text"]
+
+
+def test_a_file_whose_first_line_names_its_columns_is_read_with_its_header_for_a_headerless_run(qtbot, tmp_path):
+    """A run trained on a file without a header; a file to predict whose first line is "id,text,label" above
+    texts of several words: the dialog unticks No header row by itself and says why, and the engine's own rule
+    (nothing said, as `predict` without --header) reads the header too: no "text" predicted as a text, no "label"
+    counted as a gold class. A headerless file still reads without one."""
+    from explorer.core.predict.engine import predict_file
+    from explorer.core.predict.reading import reads_without_header
+
+    ckpt = _headerless_run(tmp_path)
+    texts = [f"{t} was said again today" for t in TEXTS]
+    data = tmp_path / "with_header.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "text", "label"])
+        w.writerows([i, texts[i % len(texts)], ["neg", "pos"][i % 2]] for i in range(12))
+    bare = tmp_path / "bare.csv"
+    bare.write_text("".join(f"{i},{texts[i % len(texts)]},{['neg', 'pos'][i % 2]}\n" for i in range(12)))
+    run_config = json.loads((ckpt.parent.parent / "config.json").read_text())
+    assert reads_without_header(run_config, None, data) is False
+    assert reads_without_header(run_config, None, bare) is True
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(data))
+    assert not dialog.no_header.isChecked()
+    assert [dialog.columns.item(k).data(Qt.ItemDataRole.UserRole) for k in range(dialog.columns.count())] == \
+        ["id", "text", "label"]
+    assert "first line names its columns" in dialog.status.text()
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "out.csv"))
+    assert summary.rows == 12 and list(summary.text_columns) == ["text"]
+    dialog.set_data(str(bare))
+    assert dialog.no_header.isChecked()

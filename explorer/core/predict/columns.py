@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.predict.reading import iter_rows, reads_without_header, text_of
+from explorer.core.predict.reading import first_line_names_columns, iter_rows, reads_without_header, text_of
 
 __all__ = ["FileColumn", "FileColumns", "SAMPLE_ROWS", "file_columns"]
 
@@ -71,7 +71,7 @@ def file_columns(path: str | Path, facts, no_header: bool | None = None, encodin
     from explorer.core.errors import UserError
     from explorer.core.predict.engine import resolve_text_columns
 
-    headerless = reads_without_header(getattr(facts, "run_config", {}) or {}, no_header)
+    headerless = reads_without_header(getattr(facts, "run_config", {}) or {}, no_header, path, encoding)
     info, rows = iter_rows(path, encoding, no_header=headerless)
     samples: dict[str, str] = {}
     for row in itertools.islice(rows, SAMPLE_ROWS):
@@ -85,8 +85,12 @@ def file_columns(path: str | Path, facts, no_header: bool | None = None, encodin
     except UserError:
         ticked = []
     count = f"{len(info.columns)} column{'s' if len(info.columns) != 1 else ''} ({info.kind})"
+    run_config = getattr(facts, "run_config", {}) or {}
+    as_run = reads_without_header(run_config)
+    if as_run and not headerless and first_line_names_columns(path, run_config, encoding):
+        count += (", read with a header row: the run read its data without one, but this file's first line names "
+                  "its columns")
     if headerless and info.kind in ("csv", "tsv", "xlsx"):
-        as_run = reads_without_header(getattr(facts, "run_config", {}) or {})
         count += (", read without a header row" + (", as the run read its data" if as_run else "")
                   + ": columns by position; untick No header row if the first line names the columns")
     note = "; ".join(n for n in (count, info.note) if n)

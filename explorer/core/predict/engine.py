@@ -588,7 +588,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     data_path = Path(data)
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
-    headerless = reads_without_header(facts.run_config, no_header)   # the one rule the Predict dialog reads by
+    # the one rule the Predict dialog reads by
+    headerless = reads_without_header(facts.run_config, no_header, data_path, encoding)
     as_run = no_header is None and headerless
     counter = _RowCount(data_path, squad, encoding, headerless)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,

@@ -137,13 +137,45 @@ def _bad_bytes(values) -> bool:
     return False
 
 
-def reads_without_header(run_config: dict, no_header: bool | None = None) -> bool:
+def reads_without_header(run_config: dict, no_header: bool | None = None, path: str | Path | None = None,
+                         encoding: str = "auto") -> bool:
     """Whether a file is read without a header row (its columns "1", "2", ...): ``no_header`` when given (the
     dialog's box, ``--header`` / ``--no-header``), else as the run read its training data (its config's
-    ``no_header``)."""
+    ``no_header``), unless ``path``'s first line names the columns (:func:`first_line_names_columns`: a file with
+    a header predicted by a run trained on one without; reading it headerless predicted "text" as a text and
+    counted "label" as a gold class)."""
     if no_header is not None:
         return bool(no_header)
-    return bool((run_config or {}).get("no_header"))
+    headerless = bool((run_config or {}).get("no_header"))
+    if headerless and path is not None and first_line_names_columns(path, run_config, encoding):
+        return False
+    return headerless
+
+
+HEADER_ROWS = 30   # rows read to tell a header line from a data line
+
+
+def first_line_names_columns(path: str | Path, run_config: dict, encoding: str = "auto") -> bool:
+    """Whether the first line of a table (.csv .tsv .xlsx) names its columns rather than holding data: in the text
+    column the run read (its first ``text_columns`` entry, a 1-based position; else the column of the longest
+    values), the first line holds one or two short words ("text", "tweet_text") where the next HEADER_ROWS rows
+    hold texts of three words or more on average. False for other files, or when that cannot be told."""
+    if Path(path).suffix.lower() not in (".csv", ".tsv", ".xlsx"):
+        return False
+    try:
+        info, rows = iter_rows(path, encoding, no_header=True)
+        got = [r for r in itertools.islice(rows, HEADER_ROWS + 1) if not r.error]
+    except (UserError, OSError, ValueError):
+        return False
+    if len(got) < 3 or not info.columns:
+        return False
+    wanted = [str(c) for c in (run_config or {}).get("text_columns") or []]
+    column = wanted[0] if wanted and wanted[0] in info.columns else max(
+        info.columns, key=lambda c: sum(len(text_of(r.values.get(c))) for r in got[1:]))
+    first = text_of(got[0].values.get(column)).strip()
+    rest = [text_of(r.values.get(column)).strip() for r in got[1:]]
+    words = sum(len(v.split()) for v in rest) / max(1, len(rest))
+    return bool(first) and len(first.split()) <= 2 and len(first) <= 40 and words >= 3
 
 
 def read_header(path: str | Path, encoding: str = "auto", *, no_header: bool = False) -> TableInfo:

@@ -680,7 +680,7 @@ class PredictDialog(QDialog):
         self.model_edit = QLineEdit(model)
         self.model_edit.editingFinished.connect(lambda: (self._set_header_box(), self.read_columns()))
         self.data_edit = QLineEdit()
-        self.data_edit.editingFinished.connect(self.read_columns)
+        self.data_edit.editingFinished.connect(lambda: (self._set_header_box(), self.read_columns()))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         data_row = QHBoxLayout()
@@ -725,6 +725,7 @@ class PredictDialog(QDialog):
 
     def set_data(self, path: str) -> None:
         self.data_edit.setText(path)
+        self._set_header_box()
         self.read_columns()
 
     def read_columns(self, _changed=None) -> None:
@@ -766,13 +767,15 @@ class PredictDialog(QDialog):
             return None
 
     def _set_header_box(self) -> None:
-        """No header row ticked when the checkpoint's run read its data without one (the rule the engine follows
-        when nothing is said)."""
+        """No header row ticked when the checkpoint's run read its data without one, unless the file's first line
+        names its columns (the rule the engine follows when nothing is said)."""
         from explorer.core.predict.reading import reads_without_header
 
         facts = self._facts()
+        path = self.data_edit.text().strip() if hasattr(self, "data_edit") else ""
         self.no_header.blockSignals(True)
-        self.no_header.setChecked(reads_without_header(facts.run_config if facts is not None else {}))
+        self.no_header.setChecked(reads_without_header(facts.run_config if facts is not None else {}, None,
+                                                       path or None))
         self.no_header.blockSignals(False)
 
     def text_columns(self) -> list[str]:
