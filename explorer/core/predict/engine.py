@@ -588,17 +588,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     data_path = Path(data)
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
-    # the one rule the Predict dialog reads by
-    headerless = reads_without_header(facts.run_config, no_header, data_path, encoding)
-    as_run = no_header is None and headerless
-    counter = _RowCount(data_path, squad, encoding, headerless)
-    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
-                                                            resume, tau, headerless)
-    row_keys: list[bytes] = []   # each predicted row's texts, hashed: which of them the run trained on
-    rows = keyed_rows(rows, cols, row_keys)
-    if as_run:
-        summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
-                             "if this file has one)")
+    counter, (info, rows, cols, pred_cols, summary, done), row_keys = _open_rows(
+        model, data, out, facts, squad, text_columns, encoding, resume, tau, no_header)
     runner = _loaded_runner(model, loaded, facts, summary, say, tokenizer, device, max_seq_length=max_seq_length,
                             batch_size=batch_size, doc_stride=doc_stride, max_query_length=max_query_length,
                             n_best_size=n_best_size, max_answer_length=max_answer_length, bf16=bf16,
@@ -622,6 +613,25 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     _say_training_rows(summary, facts, model, row_keys)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _open_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: bool, text_columns, encoding: str,
+               resume: bool, tau: float | None, no_header: bool | None):
+    """predict_file's input: (the row counter running beside the model, :func:`_plan_rows`'s tuple with its rows
+    keyed, the keys: each predicted row's texts hashed, for the training-rows note). The file is read by the one
+    header rule the Predict dialog reads by (reading.reads_without_header), said in a note when it follows the
+    run's own."""
+    data_path = Path(data)
+    headerless = reads_without_header(facts.run_config, no_header, data_path, encoding)
+    counter = _RowCount(data_path, squad, encoding, headerless)
+    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
+                                                            resume, tau, headerless)
+    row_keys: list[bytes] = []
+    rows = keyed_rows(rows, cols, row_keys)
+    if no_header is None and headerless:
+        summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
+                             "if this file has one)")
+    return counter, (info, rows, cols, pred_cols, summary, done), row_keys
 
 
 def _say_training_rows(summary: PredictSummary, facts: CheckpointFacts, model: str, row_keys: list[bytes]) -> None:
