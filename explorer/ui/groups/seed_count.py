@@ -4,13 +4,18 @@ count takes or adds seeds, so the box never says "3 restarts" beside the seeds "
 
 from __future__ import annotations
 
-__all__ = ["count_of_seeds", "seeds_for_count"]
+__all__ = ["count_of_seeds", "seed_parts", "seeds_for_count"]
+
+
+def seed_parts(text: str) -> list[str]:
+    """The parts of a seeds box's text, split at commas, semicolons and spaces: '1, 2;3' -> ['1', '2', '3']."""
+    return [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
 
 
 def count_of_seeds(text: str) -> int | None:
     """How many restarts the seeds ``text`` ("1, 2,3") make: its distinct whole numbers; None when it is empty or
     not (yet) a list of whole numbers (the count then stays as it is)."""
-    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
+    parts = seed_parts(text)
     try:
         seeds = [int(p) for p in parts]
     except ValueError:
@@ -25,7 +30,7 @@ def seeds_for_count(count: int, text: str) -> str | None:
     if count_of_seeds(text) is None:
         return None
     seeds: list[int] = []
-    for part in (p for p in text.replace(";", ",").replace(" ", ",").split(",") if p):
+    for part in seed_parts(text):
         if int(part) not in seeds:
             seeds.append(int(part))
     seeds = seeds[:count]

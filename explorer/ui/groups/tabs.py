@@ -657,14 +657,14 @@ class CompareTab(QWidget):
 def parse_seeds(text: str) -> list[int]:
     """'1, 2,3' -> [1, 2, 3]; '' -> []. Raises GroupError naming the part that is not a whole number."""
     from explorer.core.studies.groups import GroupError
+    from explorer.ui.groups.seed_count import seed_parts
 
     out = []
-    for part in text.replace(";", ",").replace(" ", ",").split(","):
-        if part:
-            try:
-                out.append(int(part))
-            except ValueError:
-                raise GroupError(f"seeds: {part!r} is not a whole number (write e.g. 1,2,3)") from None
+    for part in seed_parts(text):
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise GroupError(f"seeds: {part!r} is not a whole number (write e.g. 1,2,3)") from None
     return out
 
 
