@@ -22,8 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, settle, show_page  # noqa: E402
 
 SPAN_TABLE_TOP = 120   # px of the span score table that must show: its first rows and columns
-USAGE_HINT = ("Rows attend to columns; hover a token to see where its attention goes; click, Ctrl+click or drag in "
-              "the lines view to select several.")
+USAGE_HINT = "Rows attend to columns; hover a token to see where its attention goes."
 # what a long passage of a 12-layer model says under the attention map (explorer.core.attention.budget.budget_note)
 NOTE = ("30 windows x 12 layers x 12 heads x 384² float16 would need 1.2 GiB (budget 256 MiB); keeping only the "
         "shown window")

@@ -443,7 +443,12 @@ def test_the_tabs_fit_at_1280x800_and_stay_put_when_a_predictions_page_opens(qtb
     after = {b.text(): b.mapTo(w, b.rect().topLeft()) for b in w.tab_rows.buttons}
     assert all(after[t] == p for t, p in before.items()), [t for t, p in before.items() if after[t] != p]
     new = w.tab_rows.buttons[-1]
-    assert new.text() == "Predictions: p.predictions.csv" and new.isChecked() and not out_of_view(new)
+    # whole, or elided in the middle where the fixed tabs leave it too little room (a wider Runs dock), named whole
+    # in its tooltip: the tab rows stay two
+    title = "Predictions: p.predictions.csv"
+    assert new.text() == title or ("…" in new.text() and new.toolTip().startswith(title)), new.text()
+    assert new.isChecked() and not out_of_view(new)
+    assert len({b.mapTo(w, b.rect().topLeft()).y() for b in w.tab_rows.buttons if b.isVisibleTo(w)}) <= 2
     w.tab_rows.buttons[0].click()
     assert w.tabs.currentIndex() == 0
 
@@ -498,3 +503,61 @@ def test_a_run_that_ends_refreshes_the_launch_forms_estimate_from_its_rates(shel
     shell.store_events.ended.emit("just-ended", run_status.FINISHED)
     after = launcher.eval_plan.toolTip()
     assert after != before and "just-ended" in after, after
+
+
+def test_tab_buttons_keep_two_rows_and_the_rest_are_counted_in_the_tabs_list(qtbot, tmp_path):
+    """Four Predictions pages (as restored at start-up) in a 1280x800 window: the tab buttons stay in two rows,
+    every fixed tab and the current page keep their button, and "Tabs (+N) ▾" counts and lists the others; choosing
+    one from the list shows its button."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1264, 760)
+    w.show()
+    qtbot.waitExposed(w)
+    fixed = w.tabs.count()
+    for name in ("new_texts", "headerless_pred", "with_header", "tweets_200"):
+        path = write_table(tmp_path / f"{name}.predictions.csv", ["text", "predicted_label", "p_a", "p_b", "margin"],
+                           [{"text": "x", "predicted_label": "a", "p_a": 0.6, "p_b": 0.4, "margin": 0.2}])
+        w.open_predictions({"out": str(path), "kind": "classification", "label_names": ["a", "b"],
+                            "input_columns": ["text"], "text_columns": ["text"]})
+    w.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
+    for _ in range(3):
+        QApplication.processEvents()
+    rows = w.tab_rows
+    shown = [b for b in rows.buttons if b.isVisibleTo(w)]
+    tops = {b.mapTo(w, b.rect().topLeft()).y() for b in shown}
+    assert len(tops) <= 2, sorted(tops)
+    assert abs(w.tab_list.mapTo(w, w.tab_list.rect().center()).y() - shown[-1].mapTo(w, shown[-1].rect().center()).y()) <= 4
+    assert all(b.isVisibleTo(w) for b in rows.buttons[:fixed])   # every fixed tab keeps its button
+    assert rows.hidden and min(rows.hidden) >= fixed
+    assert w.tab_list.text() == f"Tabs (+{len(rows.hidden)}) ▾"
+    last = w.tabs.count() - 1
+    assert last in rows.hidden
+    action = w.tab_list.fill()[last]
+    action.trigger()
+    QApplication.processEvents()
+    assert w.tabs.currentIndex() == last
+    assert rows.buttons[last].isVisibleTo(w) and rows.buttons[last].isChecked()
+    tops = {b.mapTo(w, b.rect().topLeft()).y() for b in rows.buttons if b.isVisibleTo(w)}
+    assert len(tops) <= 2
+    narrow = len(rows.hidden)
+    w.resize(1900, 1000)   # a wider window shows more of them
+    for _ in range(3):
+        QApplication.processEvents()
+    assert len(rows.hidden) < narrow
+    assert w.tab_list.text() == (f"Tabs (+{len(rows.hidden)}) ▾" if rows.hidden else "Tabs ▾")
+    w.tabs.setCurrentIndex(0)
+    while rows.hidden:
+        shown_closable = [i for i in sorted(rows._closable) if i not in rows.hidden]
+        w.tabs.removeTab(shown_closable[0])
+        qtbot.waitUntil(lambda: len(rows.buttons) == w.tabs.count())
+        QApplication.processEvents()
+    assert w.tab_list.text() == "Tabs ▾"

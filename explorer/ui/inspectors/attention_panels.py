@@ -21,7 +21,7 @@ from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .common import tip
-from .components.attention import BlockLayout, flow_column_tip, flow_which_text
+from .components.attention import SELECT_HINT, BlockLayout, flow_column_tip, flow_which_text
 from .head_view import HeadView
 from .heatmap import TokenHeatmap
 
@@ -97,6 +97,10 @@ class TokenViews(PanesOrTabs):
         row = QHBoxLayout()
         row.addWidget(self.direction)
         row.addWidget(self.topk)
+        select = QLabel(SELECT_HINT)
+        select.setStyleSheet("color: #555;")
+        select.setToolTip("Click a token to select it, Ctrl+click to add one, drag to select a range.")
+        row.addWidget(select)
         row.addStretch(1)
         hl.addLayout(row)
         hl.addWidget(self.head_scroll, 1)

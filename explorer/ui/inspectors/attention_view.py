@@ -68,8 +68,8 @@ class AttentionView(QWidget):
         # fixed height: a hover readout that wraps to more lines would move the plots (and re-thin the
         # heat map's token labels) on every mouse move; four lines hold a hover sentence whole in a 500 px pane
         self.info = ReadoutLabel(self.blocks.empty, lines=4)
-        # how to use the views: a label of its own, wrapped to the lines it needs (in the readout a memory note or
-        # a wider font elided it)
+        # how to read the views: one line of its own over the readout (in the readout a memory note or a wider
+        # font elided it)
         self.hint = QLabel(USAGE_HINT)
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color: #555;")

@@ -63,7 +63,7 @@ class FlowLayout(QLayout):
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         """One row of everything."""
         m = self.contentsMargins()
-        w = sum(i.sizeHint().width() for i in self._items) + self._space() * max(len(self._items) - 1, 0)
+        w = sum(i.sizeHint().width() for i in self._items) + self.spacing_px() * max(len(self._items) - 1, 0)
         h = max((i.sizeHint().height() for i in self._items), default=0)
         return QSize(w + m.left() + m.right(), h + m.top() + m.bottom())
 
@@ -75,7 +75,8 @@ class FlowLayout(QLayout):
         m = self.contentsMargins()
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
-    def _space(self) -> int:
+    def spacing_px(self) -> int:
+        """The space between two items in a row, px (the style's when none was given)."""
         if self._spacing >= 0:
             return self._spacing
         parent = self.parentWidget()
@@ -91,7 +92,7 @@ class FlowLayout(QLayout):
         m: QMargins = self.contentsMargins()
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, line_h = area.x(), area.y(), 0
-        space = self._space()
+        space = self.spacing_px()
         rows: list[list[tuple[QLayoutItem, QPoint, QSize]]] = [[]]
         for item in self._items:
             if isinstance(item, _Gap):

@@ -6,16 +6,69 @@ click landed on another tab. :class:`RowTabWidget` is a QTabWidget whose own bar
 one button per tab in a :class:`~explorer.ui.shell.flow_layout.FlowLayout` (a second row when one does not fit),
 a new tab at the end, so the others never move. A tab's close button (the Predictions pages') is offered beside
 its button. The QTabWidget stays the model: titles, tooltips, the current page and the pages' order.
+
+The rows are at most ``MAX_ROWS``: Predictions pages restored at start-up wrapped the buttons onto four rows at
+1280x800, taking the height of every page. The tabs that do not fit stay in the "Tabs ▾" list at the end, which then
+counts them ("Tabs (+3) ▾"); the current tab's button is always shown (:func:`shown_tabs` decides which).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractButton, QHBoxLayout, QTabBar, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.ui.shell.flow_layout import FlowLayout
 
-__all__ = ["RowTabWidget", "TabRows"]
+__all__ = ["MAX_ROWS", "RowTabWidget", "TabRows", "row_count", "shown_tabs"]
+
+MAX_ROWS = 2   # rows of tab buttons at most; the others are reached through the "Tabs ▾" list
+MIN_ELIDED_PX = 100   # the narrowest a current Predictions tab's button is elided to before it takes a row of its own
+
+
+def row_count(widths: list[int], width: int, spacing: int) -> int:
+    """Rows that items of ``widths`` (px) take in a flow of ``width`` px with ``spacing`` px between items: an item
+    that does not fit after the last one in its row starts a new row (FlowLayout's rule); 0 for no items."""
+    return _flow(widths, width, spacing)[0]
+
+
+def _flow(widths: list[int], width: int, spacing: int) -> tuple[int, int]:
+    """(rows, px used in the last row) of FlowLayout's rule."""
+    rows, x = 0, 0
+    for w in widths:
+        if rows == 0 or x + w > width:
+            rows, x = rows + 1, 0
+        x += w + spacing
+    return rows, max(x - spacing, 0)
+
+
+def shown_tabs(widths: list[int], optional: set[int], current: int, trailing: tuple[int, int], width: int,
+               spacing: int, max_rows: int = MAX_ROWS) -> tuple[list[int], int | None]:
+    """Which tab buttons to show so that they and the trailing button fit ``max_rows`` rows of ``width`` px.
+
+    All, when they fit beside it at ``trailing[0]`` px. Else (beside it at ``trailing[1]`` px, wide enough for a
+    count) every tab not in ``optional`` (the fixed pages), the optional ones in order while they fit, and
+    ``current`` (-1: none) always. Returns (the indices shown, in order; None, or the px the current button must be
+    narrowed to when it does not fit whole beside the fixed ones: its text is then elided)."""
+    def fits(indices: list[int], room_for: int) -> bool:
+        return row_count([widths[i] for i in indices] + [room_for], width, spacing) <= max_rows
+
+    everything = list(range(len(widths)))
+    if fits(everything, trailing[0]):
+        return everything, None
+    shown = [i for i in everything if i not in optional or i == current]
+    for i in everything:
+        if i in optional and i != current:
+            wanted = sorted(shown + [i])
+            if not fits(wanted, trailing[1]):
+                break
+            shown = wanted
+    if current not in optional or fits(shown, trailing[1]):
+        return shown, None
+    others = [i for i in shown if i != current]
+    rows, used = _flow([widths[i] for i in others], width, spacing)
+    counted = any(i in optional and i not in shown for i in everything)   # the trailing list shows a count
+    room = width - used - 2 * spacing - trailing[1 if counted else 0]
+    return shown, (room if rows <= max_rows and room >= MIN_ELIDED_PX else None)
 
 
 class RowTabWidget(QTabWidget):
@@ -38,14 +91,17 @@ class RowTabWidget(QTabWidget):
 
 class TabRows(QWidget):
     """Above ``tabs`` (a RowTabWidget): a button per tab, checked for the current one, in rows that wrap, and
-    ``trailing`` (the "Tabs ▾" list) at the end. ``buttons``: the tab buttons in tab order (rebuilt one event-loop
-    turn after a tab is added or removed, when its tooltip and close button are set too)."""
+    ``trailing`` (the "Tabs ▾" list, a TabList) at the end, in at most MAX_ROWS rows. ``buttons``: the tab buttons in
+    tab order (rebuilt one event-loop turn after a tab is added or removed, when its tooltip and close button are set
+    too); ``hidden``: the indices of the tabs whose buttons do not fit now."""
 
     def __init__(self, tabs: RowTabWidget, trailing: QWidget | None = None, parent=None):
         super().__init__(parent)
         self.tabs, self.trailing = tabs, trailing
         self.buttons: list[QToolButton] = []
         self._cells: list[QWidget] = []
+        self.hidden: list[int] = []
+        self._closable: set[int] = set()   # the tabs with a close button (the Predictions pages): they may give way
         self.flow = FlowLayout(self, spacing=2)
         self.flow.setContentsMargins(4, 2, 4, 0)
         self._refresh = QTimer(self, singleShot=True, interval=0)
@@ -61,7 +117,7 @@ class TabRows(QWidget):
             cell.deleteLater()
         if self.trailing is not None:
             self.flow.removeWidget(self.trailing)
-        self.buttons, self._cells = [], []
+        self.buttons, self._cells, self._closable = [], [], set()
         bar = self.tabs.tabBar()
         for i in range(self.tabs.count()):
             cell = QWidget(self)
@@ -86,12 +142,54 @@ class TabRows(QWidget):
                 shown.setAutoRaise(True)
                 shown.clicked.connect(close.click)
                 row.addWidget(shown)
+                self._closable.add(i)
             self.flow.addWidget(cell)
             self.buttons.append(button)
             self._cells.append(cell)
         if self.trailing is not None:
             self.flow.addWidget(self.trailing)
+        self._fit_rows()
         self.updateGeometry()
+
+    def _fit_rows(self) -> None:
+        """Show the buttons that fit MAX_ROWS rows at this width (the fixed pages' and the current one always, the
+        current one elided when it must be); count the others on the trailing list."""
+        m = self.flow.contentsMargins()
+        width = self.width() - m.left() - m.right()
+        for i, button in enumerate(self.buttons):   # measured whole
+            button.setText(self.tabs.tabText(i))
+            button.setToolTip(self.tabs.tabToolTip(i))
+        widths = [cell.sizeHint().width() for cell in self._cells]
+        trailing = (0, 0)
+        if self.trailing is not None:   # its width without a count and with the longest count it may show
+            trailing = (self.trailing.widest_hint(0), self.trailing.widest_hint(len(widths)))
+        shown, narrowed = (shown_tabs(widths, self._closable, self.tabs.currentIndex(), trailing, width,
+                                      self.flow.spacing_px()) if width > 0 else (list(range(len(widths))), None))
+        self.hidden = [i for i in range(len(widths)) if i not in shown]
+        for i, cell in enumerate(self._cells):
+            cell.setVisible(i not in self.hidden)
+        if narrowed is not None:
+            self._narrow(self.tabs.currentIndex(), narrowed, widths)
+        if self.trailing is not None:
+            self.trailing.show_hidden(len(self.hidden))
+
+    def _narrow(self, index: int, px: int, widths: list[int]) -> None:
+        """Elide tab ``index``'s button text (in the middle: the file's name keeps its start and end) so that its
+        cell is at most ``px`` wide; ``widths``: the cells' widths with whole texts."""
+        button, title = self.buttons[index], self.tabs.tabText(index)
+        fm = button.fontMetrics()
+        room = px - (widths[index] - fm.horizontalAdvance(title))
+        while True:
+            button.setText(fm.elidedText(title, Qt.TextElideMode.ElideMiddle, room))
+            if self._cells[index].sizeHint().width() <= px or room <= 10:
+                break
+            room -= 8
+        button.setToolTip("\n".join(t for t in (title, self.tabs.tabToolTip(index)) if t))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_rows()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         """Rows that wrap to a third row must not push the window past the screen: the pages give way
@@ -110,6 +208,8 @@ class TabRows(QWidget):
         current = self.tabs.currentIndex()
         for i, button in enumerate(self.buttons):
             button.setChecked(i == current)
+        if self.hidden:   # the current tab's button is always in view: another may give way to it
+            self._fit_rows()
 
 
 def tabs_with_rows(tabs: RowTabWidget, trailing: QWidget | None = None) -> tuple[QWidget, TabRows]:

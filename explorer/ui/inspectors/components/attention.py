@@ -45,9 +45,10 @@ class BlockLayout:
         return [f"{self.labels[BLOCKS[a]]} → {self.labels[BLOCKS[b]]}" for a, b in self.pairs]
 
 
-# how to use the token views, under the readout (explorer.ui.inspectors.attention_view)
-USAGE_HINT = ("Rows attend to columns; hover a token to see where its attention goes; click, Ctrl+click or drag in "
-              "the lines view to select several.")
+# how to read the token views, one line over the readout (explorer.ui.inspectors.attention_view); how to select
+# tokens is said beside the lines view's own boxes (SELECT_HINT), where it is done
+USAGE_HINT = "Rows attend to columns; hover a token to see where its attention goes."
+SELECT_HINT = "select: click, Ctrl+click, drag"
 
 QA_BLOCKS = BlockLayout(
     labels={"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"},
