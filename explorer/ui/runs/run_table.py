@@ -9,20 +9,39 @@ elide; the group's tooltip lists them), "Best dev" what Status leaves, up to the
 Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
 dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its end,
 and the cell's tooltip starts with the whole name.
+
+The header sorts the top-level rows (runs and groups); a group's members keep the group's order under it (RunsProxy:
+fold 1, 2, 3; restarts as they were queued), whatever the column and order: the list opens newest first, and
+sorted like the other rows the folds read 3, 2, 1.
 """
 
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTreeView
 
 from explorer.ui.runs.run_cells import COLUMNS, HIDDEN_COLUMNS
 from explorer.ui.shell.layout_check import header_need
 
-__all__ = ["RunsTable"]
+__all__ = ["RunsProxy", "RunsTable"]
+
+
+class RunsProxy(QSortFilterProxyModel):
+    """The RunsModel sorted by each cell's sort key (the UserRole) at the top level; the members of a group stay in
+    the order the model lists them, the group's (module docstring)."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.setSourceModel(model)
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+
+    def lessThan(self, left, right) -> bool:  # noqa: N802 - Qt API
+        if left.parent().isValid():   # two members of one group: its order, read the same way up in either order
+            return (left.row() < right.row()) == (self.sortOrder() == Qt.SortOrder.AscendingOrder)
+        return super().lessThan(left, right)
 
 
 class RunsTable(QTreeView):
