@@ -479,3 +479,48 @@ def test_a_groups_members_keep_the_groups_order_whatever_the_list_is_sorted_by(q
 
     assert members("rare-cv") == ["fold 1 · rare-cv-01", "fold 2 · rare-cv-02", "fold 3 · rare-cv-03"]
     assert [name.split(" · ")[1] for name in members("rst")] == ["rst-01", "rst-02", "rst-03"]
+
+
+def test_a_best_dev_figure_of_a_dev_sample_says_so_in_the_part_shown_in_the_dock_of_a_1280_wide_window(qtbot):
+    """A run still training has its best on the 243-row dev sample of its 872 dev rows: in the Runs dock of a
+    1280x800 window its Best dev cell, cut or not, shows that it is a sample's figure (a " (sample)" after the
+    figure read "83.54% acc (sam…" there), with the figure itself whole; the tooltip says which rows, and a figure
+    on all dev rows has no mark."""
+    from PySide6.QtCore import Qt
+
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.style import apply_style
+    from explorer.ui.shell.window_geometry import runs_dock_width
+
+    apply_style(QApplication.instance())   # the app's own look (Fusion + style.qss), whatever ran before
+
+    def run(run_id, task, metric, value, rows, finished):
+        events = [{"event": "started", "run_id": run_id, "config": {"task": task}, "steps_total": 322},
+                  {"event": "eval", "run_id": run_id, "step": 263, "metrics": {metric: value},
+                   "dev_rows": rows, "dev_total": 872},
+                  {"event": "checkpoint", "run_id": run_id, "step": 263, "kind": "best", "metric": metric,
+                   "path": "b"}]
+        if finished:
+            events.append({"event": "finished", "run_id": run_id, "time": 3.0, "metrics": {metric: value}})
+        return RunState.from_events(run_id, events)
+
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    panel.upsert(run("20261206-101500-single-glue_sst2", "single", "accuracy", 0.8354, 243, False))
+    panel.upsert(run("20261206-100000-squad_v1-squad_v1_small", "squad_v1", "f1", 35.66, 872, True))
+    panel.show()
+    panel.resize(runs_dock_width(1280) - 12, 600)   # the dock's frame and margins
+    table = panel.table
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not panel._fit_timer.isActive())
+    panel.fit_columns()
+    col = COLUMNS.index("Best dev")
+    sampled = panel.proxy.mapFromSource(panel.model.run_index("20261206-101500-single-glue_sst2", col))
+    shown = table.fontMetrics().elidedText(sampled.data(), Qt.TextElideMode.ElideRight,
+                                           table.visualRect(sampled).width())
+    assert shown.startswith("≈83.54% acc"), (sampled.data(), shown)   # ≈: a sample's figure
+    assert "≈: measured on the 243-row stratified sample of the 872 dev rows" in sampled.data(Qt.ItemDataRole.ToolTipRole)
+    whole = panel.proxy.mapFromSource(panel.model.run_index("20261206-100000-squad_v1-squad_v1_small", col))
+    assert whole.data() == "35.66% F1"

@@ -5,8 +5,8 @@ in the narrow dock of a 1280x800 screen the runs, the seeds and the folds can st
 "seed 2 · stance-seeds-02": what its group varies first). The short columns share the rest, each up to what its
 values ask for: Status up to STATUS_MAX_PX and two fifths of the rest (a group's counts "1 running, 2 queued"
 elide; the group's tooltip lists them), "Best dev" what Status leaves, up to the width of BEST_WIDEST ("66.70% F1",
-"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, so a cut value keeps it, and the tooltip is whole),
-Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
+"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, a dev sample's "≈" before it, so a cut value keeps
+both, and the tooltip is whole), Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
 dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its end,
 and the cell's tooltip starts with the whole name.
 
