@@ -118,8 +118,8 @@ def _stance_run(*, rescored: float | None, final_kept: bool) -> RunState:
 
 def test_best_dev_gives_the_whole_dev_figure_of_a_best_scored_again_on_all_rows():
     """The Best dev cell names the figure on all dev rows of the checkpoint that is checkpoints/best, without
-    "(sample)": the final step's when it won, the rescored step's when it stayed; a run without the rescoring keeps
-    its sample's figure marked "(sample)". The rescoring is no point of the curve."""
+    the sample's mark "≈": the final step's when it won, the rescored step's when it stayed; a run without the
+    rescoring keeps its sample's figure marked "≈". The rescoring is no point of the curve."""
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     best = COLUMNS.index("Best dev")
     final = _stance_run(rescored=0.4110, final_kept=True)
@@ -129,4 +129,4 @@ def test_best_dev_gives_the_whole_dev_figure_of_a_best_scored_again_on_all_rows(
     assert "44.00 @56" in cells.tooltip(stayed, best) and "after the final evaluation" in cells.tooltip(stayed, best)
     assert stayed.series["dev/f_avg"].x.tolist() == [0, 56, 71]
     older = _stance_run(rescored=None, final_kept=False)
-    assert cells.text(older, best) == "39.79% F_avg (sample)"
+    assert cells.text(older, best) == "≈39.79% F_avg"

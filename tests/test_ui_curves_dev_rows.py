@@ -97,7 +97,7 @@ def test_a_step_zero_figure_above_the_best_is_said_never_saved_in_the_curves_and
 
 def test_a_best_dev_figure_of_a_dev_sample_says_so_in_the_runs_list():
     """A regression run's best checkpoint was picked on the 200-row sample of its 300 dev rows (Pearson -0.060),
-    while Classify: dev set scores all 300 (-0.13): the Runs list's Best dev cell says "(sample)", and its tooltip
+    while Classify: dev set scores all 300 (-0.13): the Runs list's Best dev cell marks it "≈", and its tooltip
     which rows; a best figure on all rows has no mark."""
     from explorer.ui.runs.run_cells import COLUMNS, RunCells
     from explorer.ui.runs.state import RunState
@@ -117,7 +117,7 @@ def test_a_best_dev_figure_of_a_dev_sample_says_so_in_the_runs_list():
         names, sizes = {}, {}
     cells, col = RunCells(Source()), COLUMNS.index("Best dev")
     sampled = RunState.from_events("stsb", events("stsb", 200))
-    assert cells.text(sampled, col).endswith(" (sample)")
+    assert cells.text(sampled, col).startswith("≈")
     assert "measured on the 200-row stratified sample of the 300 dev rows" in cells.tooltip(sampled, col)
     whole = RunState.from_events("stsb-all", events("stsb-all", 300))
     assert "sample" not in cells.text(whole, col) and cells.text(whole, col)

@@ -278,7 +278,7 @@ def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, q
         assert room >= 0, (index.data(), room)
     header = table.header()
     assert header.sectionSize(col) >= header.sectionSizeHint(col)     # the header itself is whole
-    assert "@10" in table.model().index(0, col).data(3) or "@10" in cells[-1].data(3)   # the step: in the tooltip
+    assert any("@10" in index.data(3) for index in cells)   # the step of r-01's best: in the tooltip
 
 
 def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predicted(qtbot, tmp_path):
@@ -444,3 +444,83 @@ def test_runs_seeds_and_folds_read_apart_in_the_dock_of_a_1280_wide_window(qtbot
         shown = table.fontMetrics().elidedText(index.data() or "", Qt.TextElideMode.ElideRight,
                                                table.visualRect(index).width())
         assert shown.startswith(figure), (index.data(), shown)
+
+
+@pytest.mark.parametrize("column, order", [("Run", "DescendingOrder"), ("Run", "AscendingOrder"),
+                                           ("Best dev", "DescendingOrder"), ("Best dev", "AscendingOrder")])
+def test_a_groups_members_keep_the_groups_order_whatever_the_list_is_sorted_by(qtbot, tmp_path, column, order):
+    """The folds of a cross-validation read fold 1, 2, 3 under their group and restarts read in the order they were
+    queued, whichever column sorts the list and in either order (the list opens newest first, which put fold 3 on
+    top); a member listed after the others (it started later) still goes to its place in the group's order."""
+    import dataclasses
+
+    from PySide6.QtCore import Qt
+
+    from test_groups import _fake_run
+
+    restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "rst", [410, 1825, 7])
+    write_group(tmp_path, restarts)
+    cv, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "rare-cv", [1, 2, 3])
+    folds = [dataclasses.replace(m, params={"fold": i}) for i, m in enumerate(cv.members, start=1)]
+    write_group(tmp_path, dataclasses.replace(cv, kind="cv", members=folds, varied=["fold"],
+                                              cv={"k": 3, "source": "rare.csv"}))
+    for fold, best in ((1, 0.5091), (2, 0.4904), (3, 0.4490)):   # the best falls with the fold: no sort agrees
+        _fake_run(tmp_path, f"rare-cv-0{fold}", [(0, 0.2), (10, best)])
+    for i, best in ((1, 0.4889), (2, 0.2763), (3, 0.6)):
+        _fake_run(tmp_path, f"rst-0{i}", [(0, 0.2), (10, best)])
+    panel = _runs_panel(qtbot, tmp_path, ("rare-cv-03", "rare-cv-01", "rst-02", "rst-03", "rst-01"))
+    panel.table.sortByColumn(COLUMNS.index(column), getattr(Qt.SortOrder, order))
+    panel.upsert(load_summary(tmp_path / "rare-cv-02"))   # listed last, goes between folds 1 and 3
+    view = panel.table.model()
+
+    def members(group):
+        top = panel.proxy.mapFromSource(panel.model.group_index(group))
+        return [view.index(r, 0, top).data() for r in range(view.rowCount(top))]
+
+    assert members("rare-cv") == ["fold 1 · rare-cv-01", "fold 2 · rare-cv-02", "fold 3 · rare-cv-03"]
+    assert [name.split(" · ")[1] for name in members("rst")] == ["rst-01", "rst-02", "rst-03"]
+
+
+def test_a_best_dev_figure_of_a_dev_sample_says_so_in_the_part_shown_in_the_dock_of_a_1280_wide_window(qtbot):
+    """A run still training has its best on the 243-row dev sample of its 872 dev rows: in the Runs dock of a
+    1280x800 window its Best dev cell, cut or not, shows that it is a sample's figure (a " (sample)" after the
+    figure read "83.54% acc (sam…" there), with the figure itself whole; the tooltip says which rows, and a figure
+    on all dev rows has no mark."""
+    from PySide6.QtCore import Qt
+
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.style import apply_style
+    from explorer.ui.shell.window_geometry import runs_dock_width
+
+    apply_style(QApplication.instance())   # the app's own look (Fusion + style.qss), whatever ran before
+
+    def run(run_id, task, metric, value, rows, finished):
+        events = [{"event": "started", "run_id": run_id, "config": {"task": task}, "steps_total": 322},
+                  {"event": "eval", "run_id": run_id, "step": 263, "metrics": {metric: value},
+                   "dev_rows": rows, "dev_total": 872},
+                  {"event": "checkpoint", "run_id": run_id, "step": 263, "kind": "best", "metric": metric,
+                   "path": "b"}]
+        if finished:
+            events.append({"event": "finished", "run_id": run_id, "time": 3.0, "metrics": {metric: value}})
+        return RunState.from_events(run_id, events)
+
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    panel.upsert(run("20261206-101500-single-glue_sst2", "single", "accuracy", 0.8354, 243, False))
+    panel.upsert(run("20261206-100000-squad_v1-squad_v1_small", "squad_v1", "f1", 35.66, 872, True))
+    panel.show()
+    panel.resize(runs_dock_width(1280) - 12, 600)   # the dock's frame and margins
+    table = panel.table
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not panel._fit_timer.isActive())
+    panel.fit_columns()
+    col = COLUMNS.index("Best dev")
+    sampled = panel.proxy.mapFromSource(panel.model.run_index("20261206-101500-single-glue_sst2", col))
+    shown = table.fontMetrics().elidedText(sampled.data(), Qt.TextElideMode.ElideRight,
+                                           table.visualRect(sampled).width())
+    assert shown.startswith("≈83.54% acc"), (sampled.data(), shown)   # ≈: a sample's figure
+    assert "≈: measured on the 243-row stratified sample of the 872 dev rows" in sampled.data(Qt.ItemDataRole.ToolTipRole)
+    whole = panel.proxy.mapFromSource(panel.model.run_index("20261206-100000-squad_v1-squad_v1_small", col))
+    assert whole.data() == "35.66% F1"

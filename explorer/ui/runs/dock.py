@@ -21,7 +21,7 @@ import contextlib
 
 from pathlib import Path
 
-from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal)
+from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
@@ -35,7 +35,7 @@ from explorer.ui.runs.names import keep_shown_names, short_names, unique_names
 from explorer.ui.runs.run_export import RunExportActions
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_menu import COMPARE_CLASSIFIERS_ACTION, run_menu_entries  # noqa: F401 - the entry's name
-from explorer.ui.runs.run_table import RunsTable
+from explorer.ui.runs.run_table import RunsProxy, RunsTable
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
 from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState
@@ -357,9 +357,7 @@ class RunsPanel(RunFolderActions, RunExportActions, QWidget):
     # ---- construction --------------------------------------------------------------------
     def _build_table(self) -> None:
         self.model = RunsModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.proxy = RunsProxy(self.model, self)   # sorts the top-level rows; a group's members keep its order
         self.table = RunsTable(self.model, self.proxy)   # named table since the list was one; groups made it a tree
         self._fit_timer = self.table.fit_timer
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
 from explorer.ui.runs.baseline_cells import BaselineCells
-from explorer.ui.runs.best_rows import best_rows_note, sample_mark
+from explorer.ui.runs.best_rows import SAMPLE_MARK, best_rows_note, sample_mark
 from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
@@ -29,7 +29,9 @@ HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 
                            "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
                            "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
                            "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
-                           "dev data (all no-answer / majority class).",
+                           "dev data (all no-answer / majority class). "
+                           f"{SAMPLE_MARK} before a figure: measured on the stratified dev sample that evaluations "
+                           "during training score, not on all dev rows (the cell's tooltip gives the rows).",
                "vs BoW": "The fine-tune against a TF-IDF + linear (bag-of-words) baseline on the run's own dev rows: "
                          "the judged metric's difference and whether its 95% paired interval lies above 0 (better), "
                          "below (worse) or around it (tie). Right-click a run: Compute bag-of-words baseline.",
@@ -109,7 +111,7 @@ class RunCells:
             best = s.best_metric()
             if best is None:
                 return s.best_cell_text() or undefined_best_text(s, short=True)
-            return s.best_cell_text() + sample_mark(s.evals + s.rescorings, best[2])   # a dev sample's figure says so
+            return sample_mark(s.evals + s.rescorings, best[2]) + s.best_cell_text()   # "≈": a dev sample's figure
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -159,6 +161,8 @@ class RunCells:
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             best = s.best_metric()
             rows = best_rows_note(s.evals + s.rescorings, best[2]) if best else ""   # a dev sample's figure, or all rows'
+            mark = sample_mark(s.evals + s.rescorings, best[2]) if best else ""
+            rows = f"{mark}: {rows}" if mark and rows else rows   # what the cell's mark means
             untrained = untrained_note(s)   # a step-0 figure above the best: never a candidate
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")

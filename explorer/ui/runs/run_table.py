@@ -5,24 +5,43 @@ in the narrow dock of a 1280x800 screen the runs, the seeds and the folds can st
 "seed 2 · stance-seeds-02": what its group varies first). The short columns share the rest, each up to what its
 values ask for: Status up to STATUS_MAX_PX and two fifths of the rest (a group's counts "1 running, 2 queued"
 elide; the group's tooltip lists them), "Best dev" what Status leaves, up to the width of BEST_WIDEST ("66.70% F1",
-"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, so a cut value keeps it, and the tooltip is whole),
-Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
+"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, a dev sample's "≈" before it, so a cut value keeps
+both, and the tooltip is whole), Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
 dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its end,
 and the cell's tooltip starts with the whole name.
+
+The header sorts the top-level rows (runs and groups); a group's members keep the group's order under it (RunsProxy:
+fold 1, 2, 3; restarts as they were queued), whatever the column and order: the list opens newest first, and
+sorted like the other rows the folds read 3, 2, 1.
 """
 
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTreeView
 
 from explorer.ui.runs.run_cells import COLUMNS, HIDDEN_COLUMNS
 from explorer.ui.shell.layout_check import header_need
 
-__all__ = ["RunsTable"]
+__all__ = ["RunsProxy", "RunsTable"]
+
+
+class RunsProxy(QSortFilterProxyModel):
+    """The RunsModel sorted by each cell's sort key (the UserRole) at the top level; the members of a group stay in
+    the order the model lists them, the group's (module docstring)."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.setSourceModel(model)
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+
+    def lessThan(self, left, right) -> bool:  # noqa: N802 - Qt API
+        if left.parent().isValid():   # two members of one group: its order, read the same way up in either order
+            return (left.row() < right.row()) == (self.sortOrder() == Qt.SortOrder.AscendingOrder)
+        return super().lessThan(left, right)
 
 
 class RunsTable(QTreeView):
