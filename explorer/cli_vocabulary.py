@@ -29,7 +29,7 @@ SHARED = {
     "--no-header": "the table's first row is data; its columns are then 1, 2, ... (positions)",
     "--encoding": "the text encoding of the file (default: UTF-8, else the one detected)",
     "--device": "where the model runs: auto, cpu, cuda, cuda:N",
-    "--run-id": "the run's folder name, the launcher's Run name",
+    "--run-name": "the run's folder name, the launcher's Run name",
     "--batch-size": "inputs per forward pass (training: per optimizer micro-step)",
     "--max-seq-length": "tokens per window",
     "--n-best-size": "span candidates kept per question",
@@ -52,7 +52,7 @@ RENAMED = {
     "--output": "--out",
     "--headerless": "--no-header",
     "--charset": "--encoding",
-    "--run-name": "--run-id",   # the launcher's field is "Run name"
+    "--run-id": "--run-name",   # the config's field is run_id; the launcher's is "Run name"
 }
 
 

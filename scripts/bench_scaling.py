@@ -104,7 +104,7 @@ def train_figures(path: Path, model: str, out: Path) -> dict:
         rc = train_main(["--model", model, "--task", "single", "--train", str(path), "--max-steps", str(TRAIN_STEPS),
                          "--batch-size", "32", "--max-seq-length", "64", "--eval-every", "0", "--eval-share", "0",
                          "--dev-fraction", "0", "--no-save-checkpoints", "--new-head", "--output-dir", str(out),
-                         "--run-id", path.stem])
+                         "--run-name", path.stem])
     events = [json.loads(x) for x in buf.getvalue().splitlines() if x.startswith("{")]
     if rc != 0:
         raise SystemExit(f"training on {path} failed: {events[-1] if events else rc}")

@@ -51,7 +51,7 @@ def budget_command(a: argparse.Namespace, task: str, train: Path, dev: Path | No
             "--batch-size", str(a.batch_size), "--learning-rate", str(a.learning_rate),
             "--max-seq-length", str(a.max_seq_length), "--eval-every", str(a.eval_every),
             "--train-cap", str(a.train_cap), "--dev-cap", str(a.dev_cap),
-            "--output-dir", str(Path(a.out) / "runs"), "--run-id", run_id, "--save-every", "0", *extra]
+            "--output-dir", str(Path(a.out) / "runs"), "--run-name", run_id, "--save-every", "0", *extra]
 
 
 def cpu_seconds(pid: int) -> float:

@@ -102,7 +102,7 @@ def train_args(inputs: dict, out: Path, run_id: str, max_steps: int) -> list[str
             "--dev-cap", "8", "--max-seq-length", "64", "--doc-stride", "16", "--max-query-length", "16",
             "--batch-size", "4", "--learning-rate", "1e-3", "--max-steps", str(max_steps), "--save-every", "5",
             "--eval-every", "20", "--seed", "1", "--mixed-precision", "no", "--output-dir", str(out),
-            "--run-id", run_id]
+            "--run-name", run_id]
 
 
 def worker_env(fault: str = "") -> dict:

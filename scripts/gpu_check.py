@@ -108,7 +108,7 @@ def _train_losses(args, out: Path, precision: str) -> dict:
     cmd = [sys.executable, "-m", "explorer", "train", "--model", args.model, "--task", "squad_v1",
            "--train", args.train, "--max-steps", args.steps, "--batch-size", 32, "--max-seq-length", 384,
            "--learning-rate", 5e-5, "--dropout", 0, "--seed", 42, "--mixed-precision", precision,
-           "--log-every", 1, "--no-save-checkpoints", "--output-dir", out / "runs", "--run-id", run_id]
+           "--log-every", 1, "--no-save-checkpoints", "--output-dir", out / "runs", "--run-name", run_id]
     rc, _, seconds = run(cmd, out / f"{run_id}.log", timeout=args.part_timeout)
     events = out / "runs" / run_id / "events.jsonl"
     steps = [json.loads(line) for line in events.read_text().splitlines() if '"event":"step"' in line] \

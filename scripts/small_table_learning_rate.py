@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [sys.executable, "-m", "explorer", "train", "--task", "single", "--model", a.model,
                "--train", str(train), "--dev", str(dev), "--epochs", str(a.epochs), "--batch-size", "32",
                "--dropout", "0", "--eval-every", "13", "--learning-rate", str(lr), "--seed", str(a.seed),
-               "--output-dir", str(out / "runs"), "--run-id", f"lr{lr:g}", "--save-every", "0"]
+               "--output-dir", str(out / "runs"), "--run-name", f"lr{lr:g}", "--save-every", "0"]
         print(f"learning rate {lr:g}", flush=True)
         curves[lr] = dev_accuracies(cmd)
     print(f"load average at end: {os.getloadavg()}")

@@ -101,7 +101,7 @@ class Ctx:
     def train(self, *argv, model=None, data=None, task="squad_v2") -> Result:
         base = ["--model", model or self.qa, "--task", task, "--train", data or self.sq, "--max-steps", 2,
                 "--batch-size", 4, "--max-seq-length", 64, "--doc-stride", 16, "--max-query-length", 16,
-                "--mixed-precision", "no", "--output-dir", self.tmp / "runs", "--run-id", "r"]
+                "--mixed-precision", "no", "--output-dir", self.tmp / "runs", "--run-name", "r"]
         return self.cli("train", *base, *argv)
 
     def eval(self, data, *argv, model=None) -> Result:
@@ -443,7 +443,7 @@ def _(c):
 
 @row("run-id-with-slash")
 def _(c):
-    c.train("--run-id", "a/b").user_error(2, "run_id 'a/b' must be a plain folder name")
+    c.train("--run-name", "a/b").user_error(2, "run_id 'a/b' must be a plain folder name")
 
 
 @row("eval-cap-zero")
@@ -553,7 +553,7 @@ def _(c):
         r = c.cli("train", "--model", c.qa, "--task", "squad_v2", "--train", c.sq, "--train-cap", 3, "--batch-size", 1,
                   "--epochs", 1, "--no-length-grouping", "--dropout", 0, "--learning-rate", 1e-12, "--warmup-ratio", 0,
                   "--max-grad-norm", 0, "--max-seq-length", 32, "--doc-stride", 8, "--max-query-length", 8,
-                  "--mixed-precision", "no", "--no-save-checkpoints", "--output-dir", c.tmp, "--run-id", f"ga{ga}",
+                  "--mixed-precision", "no", "--no-save-checkpoints", "--output-dir", c.tmp, "--run-name", f"ga{ga}",
                   "--gradient-accumulation-steps", ga).ok()
         return [e["grad_norm"] for e in r.events() if e["event"] == "step"]
     ga1 = grad_norms(1)

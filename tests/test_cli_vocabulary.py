@@ -69,7 +69,7 @@ def test_every_table_reader_takes_the_table_flags_and_every_model_runner_a_devic
     ("probe", "--n-best", "--n-best-size", "n_best", 3),
     ("predict", "--checkpoint", "--model", "model", "runs/x"),
     ("train", "--label", "--label-column", "label_column", "Stance"),
-    ("train", "--run-name", "--run-id", "run_id", "conll-short"),
+    ("train", "--run-id", "--run-name", "run_id", "conll-short"),
 ])
 def test_an_old_spelling_still_works_and_names_the_flag(command, old, new, dest, value, capsys):
     """Read as the shared flag (the way explorer.cli.main reads a command line), with a note naming it; the help
@@ -85,6 +85,18 @@ def test_an_old_spelling_still_works_and_names_the_flag(command, old, new, dest,
     assert f"note: {old} is spelt {new} in every command" in capsys.readouterr().err
     assert not re.search(re.escape(old) + r"(?![\w-])", sub.format_help())
     assert translate_renamed([f"{old}=x"], sub, err=open(os.devnull, "w")) == [f"{new}=x"]
+
+
+def test_train_names_the_run_with_run_name_as_the_launcher_does(capsys):
+    """``--run-name`` is the flag train offers and documents (the launcher's "Run name"), read without a note;
+    the config field stays ``run_id``, and a config's command line says ``--run-name``."""
+    from explorer.core.specs.train_config import TrainConfig
+
+    sub = _subparser(build_parser(), "train")
+    assert getattr(sub.parse_args(translate_renamed(["--run-name", "conll-short"], sub)), "run_id") == "conll-short"
+    assert capsys.readouterr().err == ""
+    assert "--run-name" in _visible_flags()["train"] and "--run-id" not in _visible_flags()["train"]
+    assert TrainConfig(run_id="x").to_cli_args()[-2:] == ["--run-name", "x"]
 
 
 def test_an_unknown_flag_gets_did_you_mean(capsys):

@@ -97,3 +97,24 @@ def test_the_launcher_reads_stsb_after_ticking_no_header_row_itself(qtbot, tmp_p
     w.editors["no_header"].set(False)                  # unticked by the user: stays so
     answer()
     assert not w.editors["no_header"].get()
+
+
+def test_a_headerless_file_whose_first_line_is_cut_shows_the_columns_most_rows_have(qtbot, tmp_path):
+    """No header row ticked on a file whose line 1 is one field and every other line three: the preview table has
+    the 3 columns the reader gives the file (core.data.table.file_width), the cut line's missing cells empty."""
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.preview import DataPreview
+
+    rows = "".join(f"{i},some text number {i} here,{'pos' if i % 2 else 'neg'}\n" for i in range(40))
+    path = str(write_file(tmp_path / "cut.csv", '"a short first line"\n' + rows))
+    res = preview_data(path, "single", options={"no_header": True, "skip_invalid": True})
+    assert res["columns"] == ["1", "2", "3"]
+    preview = DataPreview("train")
+    qtbot.addWidget(preview)
+    preview._done(preview._token, res)
+    table = preview.table
+    titles = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert titles == ["1", "2", "3"]
+    assert table.item(0, 0).text() == "a short first line"
+    assert table.item(0, 1).text() == "" and table.item(0, 2).text() == ""
+    assert table.item(1, 1).text() == "some text number 0 here"

@@ -80,6 +80,28 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     assert w.config().train.endswith(".json") and w.config().dev.endswith(".json")
 
 
+def test_a_task_switch_drops_the_presets_training_settings_and_keeps_the_users(qtbot, tmp_path):
+    """The QA preset's dropout 0 (its fast CPU recipe) and its Evaluate every, fitted to the QA data, do not follow
+    a switch to Single sentence: the dropout goes back to its default and Evaluate every to the task's (fitted
+    to the new data once it is counted); a setting the user typed stays, named in "Kept from before"."""
+    from explorer.core.specs.tasks import get_task_facts
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    qa = w.config()
+    assert qa.dropout == 0.0 and qa.eval_every == 23
+    w.editors["weight_decay"].set(0.05)     # the user's own
+    w.editors["task"].set("single")
+    cls = w.config()
+    assert cls.dropout == TrainConfig().dropout and cls.eval_every == get_task_facts("single").default_eval_every
+    assert cls.weight_decay == 0.05
+    banner = w.banner.whole_text()
+    kept = banner.split("Kept from before: ")[1]
+    assert "weight decay 0.05" in kept and "dropout" not in kept
+    assert "--dropout" not in w.command.toPlainText() and "--eval-every 23" not in w.command.toPlainText()
+
+
 def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbot, tmp_path):
     """Files a preset put in for another kind of data are cleared, with a word in the banner (choosing Single
     sentence after the offline SQuAD preset must not keep the SQuAD dev file, which Launch refuses); a file the

@@ -62,7 +62,7 @@ def check(folder: str) -> tuple[object, Path]:
     out.mkdir(parents=True, exist_ok=True)
     log = out / "reproduced.log"
     argv = [sys.executable, "-m", "explorer", "train", "--config", str(folder / "config.json"), "--output-dir",
-            str(out), "--run-id", "reproduced"]
+            str(out), "--run-name", "reproduced"]
     with open(log, "w", encoding="utf-8") as fh:
         rc = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, check=False).returncode
     if rc != 0:

@@ -113,7 +113,7 @@ def plan(args: argparse.Namespace):
     train_args = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in GROUP_ONLY})
     base = config_from_args(train_args)
     if base.run_id:
-        raise ConfigError("--run-id names one run; a group names its members <group>-01, <group>-02, ...")
+        raise ConfigError("--run-name names one run; a group names its members <group>-01, <group>-02, ...")
     runs_dir = Path(base.output_dir).expanduser() if base.output_dir else default_runs_dir()
     seeds = args.seeds
     if args.restarts is not None and seeds is not None and len(seeds) != args.restarts:
@@ -294,7 +294,7 @@ def plan_cv_group(args: argparse.Namespace):
     train_args = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in GROUP_ONLY})
     base = config_from_args(train_args)
     if base.run_id:
-        raise ConfigError("--run-id names one run; a group names its members <group>-01, <group>-02, ...")
+        raise ConfigError("--run-name names one run; a group names its members <group>-01, <group>-02, ...")
     runs_dir = Path(base.output_dir).expanduser() if base.output_dir else default_runs_dir()
     folder = group_dir(runs_dir, args.group_name)
     if (folder / GROUP_FILE).is_file():

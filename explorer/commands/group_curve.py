@@ -23,7 +23,7 @@ def plan_curve_group(args: argparse.Namespace, base):
     if getattr(args, "resume", None):
         raise ConfigError("--resume continues one run; give the same --curve command again to resume the group")
     if base.run_id:
-        raise ConfigError("--run-id names one run; a group names its members <group>-01, <group>-02, ...")
+        raise ConfigError("--run-name names one run; a group names its members <group>-01, <group>-02, ...")
     runs_dir = Path(base.output_dir).expanduser() if base.output_dir else default_runs_dir()
     folder = group_dir(runs_dir, args.group_name)
     if (folder / GROUP_FILE).is_file():

@@ -48,7 +48,7 @@ from explorer.core.runs.layout import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpo
 from explorer.core.runs.naming import new_run_id
 from explorer.core.runs.workers import remove_pid_file, write_pid_file
 from explorer.core.specs.tasks import is_qa_task, task_names
-from explorer.core.specs.train_config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_help
+from explorer.core.specs.train_config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_flag, field_help
 from explorer.core.specs.run_presets import load_preset, preset_names
 from explorer.core.models.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
@@ -121,7 +121,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
                         help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
     for f in dataclasses.fields(TrainConfig):
-        flag = "--" + f.name.replace("_", "-")
+        flag = field_flag(f.name)
         kind = _field_type(f)
         help_text = _flag_help(f.name)
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
@@ -146,7 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         elif kind.startswith("float"):
             parser.add_argument(flag, type=float, metavar="X", **common)
         else:
-            parser.add_argument(flag, type=str, metavar=f.name.upper(), **common)
+            parser.add_argument(flag, type=str, metavar=flag[2:].upper().replace("-", "_"), **common)
 
 
 TASK_DEFAULT_HELP = ("default: from the training data, squad_v2 when it holds unanswerable questions "
@@ -305,7 +305,7 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
         done = _already_finished(run_dir)
         if done is not None:
             raise ConfigError(f"run {config.run_id or run_dir.name} already finished at step {done}; nothing to "
-                              f"resume (start a new run, e.g. with --config {config_file(run_dir)} --run-id NEW_ID)")
+                              f"resume (start a new run, e.g. with --config {config_file(run_dir)} --run-name NEW_NAME)")
         return config, run_dir, True
     config = config_from_args(args)
     refuse_before_the_folder(config)

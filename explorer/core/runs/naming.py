@@ -1,5 +1,5 @@
 """Run ids and the short names they are made of (Qt-free, torch-free): one rule for the worker (``train``
-without --run-id) and the GUI's run queue.
+without --run-name) and the GUI's run queue.
 
 ``new_run_id``: ``YYYYmmdd-HHMMSS-<model>-<task>[-<data>]<suffix>``, suffixed -2, -3... while taken; the model
 part is :func:`model_short_name` (a run's checkpoint: ``<its run's model>-ft``), the data part
@@ -87,7 +87,7 @@ def new_run_id(model: str, task: str, runs_dir: str | Path | None = None, now: f
     """The one run id rule: ``YYYYmmdd-HHMMSS-<model>-<task>[-<data>]<suffix>`` (local time; ``data``, the
     train data, as :func:`data_short_name` shortens it, so two runs of a task on different files differ;
     filesystem-safe: other characters become '-'); suffixed -2, -3... while the id is taken
-    (:func:`free_run_id`). Used by the worker (``train`` without --run-id) and the GUI's run queue."""
+    (:func:`free_run_id`). Used by the worker (``train`` without --run-name) and the GUI's run queue."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now if now is not None else time.time()))
     part = data_short_name(data)
     text = f"{stamp}-{model_short_name(model)}-{task or 'task'}{'-' + part if part else ''}{suffix}"

@@ -487,7 +487,7 @@ class TrainConfig:
             value, base = getattr(self, f.name), getattr(default, f.name)
             if value == base:
                 continue
-            flag = "--" + f.name.replace("_", "-")
+            flag = field_flag(f.name)
             if isinstance(value, bool):
                 args.append(flag if value else "--no-" + f.name.replace("_", "-"))
             elif isinstance(value, list):
@@ -495,6 +495,16 @@ class TrainConfig:
             else:
                 args += [flag, str(value)]
         return args
+
+
+# a field whose flag is not its name: the launcher calls the run's folder name "Run name"
+FIELD_FLAGS = {"run_id": "--run-name"}
+
+
+def field_flag(name: str) -> str:
+    """The ``bert-explorer train`` flag of TrainConfig field ``name``: ``--run-name`` for ``run_id`` (the
+    launcher's word), else the name with dashes (``learning_rate`` -> ``--learning-rate``)."""
+    return FIELD_FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
 def _cli_list(items: list) -> str:
@@ -616,7 +626,7 @@ def settings_markdown() -> str:
         shown = "task default" if default is None else ("" if default in ("", []) else str(default))
         text = field_help(f.name, with_default=False).replace("|", "\\|")
         valid = f.metadata["setting"].bounds_text()
-        lines.append(f"| `{f.name}` | `--{f.name.replace('_', '-')}` | {shown} | {valid} | {text} |")
+        lines.append(f"| `{f.name}` | `{field_flag(f.name)}` | {shown} | {valid} | {text} |")
     return "\n".join(lines) + "\n"
 
 

@@ -242,7 +242,7 @@ def final_figures(run_dir: Path, event: dict, task: str, f1_classes=()) -> dict:
 def command_lines(folder: Path) -> list[str]:
     """The capsule's command lines: the training it reproduces, the check that runs it and compares."""
     return [f"bert-explorer train --config {folder / 'config.json'} --output-dir {folder / 'reproduced'} "
-            f"--run-id reproduced",
+            f"--run-name reproduced",
             f"bert-explorer capsule --check {folder}"]
 
 

@@ -85,7 +85,7 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     "samples" (column -> its first non-empty value, clipped), "guess" (text_columns, label_column, id_column;
     by the usual names, or by the values of a file without a header, core.data.table.preview_table, then with
     "basis", the reason) and
-    "head_records" (the first ``n`` rows, one dict per row by column). {} for what is not a readable table.
+    "head_records" (the first ``n`` rows, one dict per row with every column). {} for what is not a readable table.
     ``head_only``: a CSV or TSV is read from its first bytes only (a big table's head, shown at once)."""
     from pathlib import Path
 
@@ -116,7 +116,13 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
             "guess": {"text_columns": list(g.text_columns), "label_column": g.label_column or "",
                       "id_column": g.id_column or "", **({"basis": g.basis} if g.basis else {}),
                       **({"id_note": g.id_note} if g.id_note else {})},
-            "head_records": [{c: _clip(v, 140) for c, v in zip(table.columns, row)} for row in table.rows]}
+            "head_records": [_record(table.columns, row) for row in table.rows]}
+
+
+def _record(columns: list[str], row: list) -> dict:
+    """One row of the preview table by the table's columns: without a header as many as most rows have
+    (core.data.table.file_width), so a line cut short has its missing cells empty, not fewer columns."""
+    return {c: _clip(row[i], 140) if i < len(row) else "" for i, c in enumerate(columns)}
 
 
 def _kind_mismatch(source: str, task: str) -> str:

@@ -1,7 +1,8 @@
 """A task switch on the launcher form (explorer.ui.launch.form_model.LaunchForm), Qt-free: the new task's recipe
 defaults on the fields the user did not edit, data files of another reader cleared, files whose labels mean
 something else kept and named, the other task's values put aside, a run name not typed cleared, and the banner's
-sentence saying it all. Each function takes the form and changes its values through :meth:`LaunchForm.set`.
+sentence saying it all; a preset's training settings the user did not change go with the preset. Each function
+takes the form and changes its values through :meth:`LaunchForm.set`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import html
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.field_specs import FIELDS, applies, restricted
-from explorer.ui.launch.kept_settings import forget_best_metric, kept_note
+from explorer.ui.launch.kept_settings import KEPT_SETTINGS, forget_best_metric, kept_note
+from explorer.ui.launch.presets import RECIPE_FIELDS
 
 __all__ = ["clear_run_name", "switch_task"]
 
@@ -44,6 +46,9 @@ def switch_task(form, task: str) -> None:
             form.set(name, value)
     for name in cleared:
         form.set(name, "")
+    if form.preset:   # the previous task's preset no longer applies: nor do the settings it brought
+        _drop_preset_settings(form)
+    form.fit_eval_every()   # the evaluations per epoch of the new task, on the training file it keeps
     stale = forget_best_metric(form) + _clear_other_task_values(form, task)
     kept = sorted(set(defaults) & form.edited)
     what = f"{new_facts.label if new_facts else task} defaults"
@@ -56,6 +61,18 @@ def switch_task(form, task: str) -> None:
                         cleared, old_facts.label if old_facts else old, kept_files)
     form.kept_note = kept_note(form.values, form.edited)   # the other settings the new task keeps, named
     form._compose_note()
+
+
+def _drop_preset_settings(form) -> None:
+    """The training settings of the previous task's preset (a form is named by a preset only while every recipe
+    field holds the preset's value: presets.describe_preset) that the user did not change go back to their
+    defaults, as its recipe gives way to the new task's: the offline default's dropout 0 is not a Single sentence
+    run's. Those the user set stay and are named in the banner (kept_settings.kept_note); Evaluate every is the
+    task's default already, fitted to the data once it is counted (LaunchForm.fit_eval_every)."""
+    defaults = TrainConfig()
+    for name in set(KEPT_SETTINGS) & set(RECIPE_FIELDS):
+        if name not in form.edited and form.values[name] != getattr(defaults, name):
+            form.set(name, getattr(defaults, name))
 
 
 def _files_for_other_labels(form, new_facts, cleared: list[str]) -> list[tuple[str, str, str]]:
