@@ -677,7 +677,7 @@ def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, 
     view.show_report(rep, "single", model="m", data="dev.tsv")
     _shown(qtbot, view, size)
     titles = [view.confusion.model().headerData(r, Qt.Orientation.Vertical) for r in range(3)]
-    assert titles == [f"gold {n}" for n in rep.label_names[:3]]
+    assert titles == [f"gold {i} · {n}" for i, n in enumerate(rep.label_names[:3], 1)]   # numbered columns
     cut = [str(o) for o in layout_offenders(view) if o.kind == "header"]
     assert not cut, "\n".join(cut)
 
@@ -734,6 +734,50 @@ def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cell
     assert view.per_class.verticalHeaderItem(2).toolTip() == long_name
     assert all(view.confusion.columnWidth(c) <= 400 for c in range(3))
     view.grab().save(str(tmp_path / "classify_dev_long_class.png"))
+
+
+EMOTIONS = ["I can't tell", "Negative emotion", "No emotion toward brand or product", "Positive emotion"]
+
+
+def test_classify_dev_confusion_matrix_of_four_long_class_names_fits_the_page_width(qtbot, app_style):
+    """Four classes with long names ("No emotion toward brand or product") at 1280x800: the confusion matrix fits
+    the page's width with no sideways scroll (its last column "pred Positive" was cut off), its columns numbered
+    with each class in the tooltip, its rows naming each number's class whole, as the per-class table's rows do
+    (both read "No emoti…nd or product")."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    rep = _dev_report(4)
+    rep.label_names = list(EMOTIONS)
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, PAGE_AT_1280)
+    table = view.confusion
+    last = table.columnCount() - 1
+    assert table.columnViewportPosition(last) + table.columnWidth(last) <= table.viewport().width() + 1
+    assert not table.horizontalScrollBar().isVisible()
+    assert [table.horizontalHeaderItem(c).text() for c in range(4)] == ["pred 1", "pred 2", "pred 3", "pred 4"]
+    assert table.horizontalHeaderItem(2).toolTip() == "pred No emotion toward brand or product"
+    rows = [table.model().headerData(r, Qt.Orientation.Vertical) for r in range(4)]
+    assert rows[2] == "gold 3 · No emotion toward brand or product", rows
+    per_class = [view.per_class.model().headerData(r, Qt.Orientation.Vertical) for r in range(4)]
+    assert per_class == EMOTIONS
+
+
+def test_classify_dev_confusion_matrix_of_short_class_names_names_its_columns(qtbot, app_style):
+    """A few short class names fit side by side: the columns read "pred <class>", not numbers."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    rep = _dev_report(2)
+    rep.label_names = ["negative", "positive"]
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    assert [view.confusion.horizontalHeaderItem(c).text() for c in range(2)] == ["pred negative", "pred positive"]
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
