@@ -375,6 +375,39 @@ def test_the_tau_page_keeps_four_rows_of_each_table_at_1280x800(qtbot):
     assert area.viewport().height() >= view.tau_table.height()   # the four τ rows in view, not scrolled
 
 
+def test_the_tau_page_keeps_its_curves_in_place_while_a_study_runs(qtbot, tmp_path, app_style):
+    """At 1280x800, with the SQuAD v1.1 warning above, pressing Run leaves the curves where they were, the same
+    size, with a "computing" note on the empty chart: the veil laid over the results became a pane of their
+    splitter and the curves folded into their tab for the run, the page laid out anew twice."""
+    from types import SimpleNamespace
+
+    from explorer.ui.inspectors.dev_view import DevTauView
+
+    dev = tmp_path / "dev-subset.json"
+    dev.write_text('{"data": [{"paragraphs": [{"qas": [{"question": "q?"}]}]}]}', encoding="utf-8")
+    view = DevTauView(cache_dir=tmp_path)
+    qtbot.addWidget(view)
+    view.head_note.setText("Warning: this checkpoint was fine-tuned on SQuAD v1.1 (extractive QA), where every "
+                           "question has an answer. Its no-answer score was never trained, so τ here is "
+                           "uncalibrated and its no-answer figures mean little; use a model trained with "
+                           "unanswerable questions (SQuAD v2.0) for them.")
+    view.head_note.setVisible(True)
+    view.path.setText(str(dev))
+    _shown(qtbot, view, PAGE_AT_1280)
+    before = (view.plot.mapTo(view, view.plot.rect().topLeft()), view.plot.size(), view.split.folded)
+    view.loaded = SimpleNamespace(source="/home/me/runs/20261206-101838-minilm-squad_v1/checkpoints/best")
+    view.job.start = lambda *args, **kwargs: None   # the study itself is not the point: the page while it runs
+    assert view.run(str(dev), 300)
+    view.job_bar.set_progress(224, 339)
+    _process_events()
+    _process_events()
+    during = (view.plot.mapTo(view, view.plot.rect().topLeft()), view.plot.size(), view.split.folded)
+    assert during == before and not view.split.folded and view.split.count() == 2
+    assert view.plot.note.isVisible() and "computing" in view.plot.note.toPlainText()
+    view._on_failed("stopped", "")
+    assert not view.plot.note.isVisible() and not view.split.held
+
+
 def test_every_page_before_its_first_result_has_whole_headers(qtbot, tmp_path, monkeypatch):
     """Every page of a fresh window, at both sizes, has nothing cut before its first result (e.g. "P(predicted)"
     in a dev-set table's default 100 px column); test_every_page_fits_at_1280x800_and_1920x1080 checks the pages

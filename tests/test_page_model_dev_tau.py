@@ -164,3 +164,13 @@ def test_the_official_best_tau_row_names_each_threshold_once():
     assert what.count("best_f1_thresh") == 1 and what.count("τ") == 1
     assert "the null-score threshold that maximises F1 on all of dev" in what
     assert "starting value" not in what
+
+
+def test_the_running_line_names_the_model_by_its_last_path_parts():
+    """While a study runs, the status line names a checkpoint by its run folder and below, on one short line."""
+    from explorer.ui.inspectors.components.dev_tau import running_line
+
+    line = running_line("/tmp/home/bert-explorer-runs/20261206-101838-minilm-squad_v1/checkpoints/best",
+                        "/data/squad/dev-subset.json")
+    assert line == "running …/20261206-101838-minilm-squad_v1/checkpoints/best on dev-subset.json …"
+    assert running_line("distilbert/x", "d.json") == "running distilbert/x on d.json …"

@@ -98,6 +98,17 @@ def windows_note(window) -> str:
             f"max_query_length {window.max_query_length}")
 
 
+COMPUTING_NOTE = "computing the τ curves …"
+
+
+def running_line(source: str, path: str) -> str:
+    """The status line while a study runs: the model by its last three path parts ("…/<run>/checkpoints/best"),
+    so the line stays as short as the page's other lines and the curves below keep their place."""
+    parts = Path(source).parts
+    model = source if len(parts) <= 3 else "…/" + "/".join(parts[-3:])
+    return f"running {model} on {Path(path).name} …"
+
+
 def study_line(study) -> str:
     """The status line once a TauStudy is in: how many questions, of which file and model, how it was computed."""
     how = "from the cache (instant)" if study.from_cache else f"inference {study.seconds:.1f} s"
