@@ -811,6 +811,13 @@ def test_classify_dev_confusion_matrix_of_short_class_names_names_its_columns(qt
     qtbot.addWidget(view)
     view.show_report(rep, "single", model="m", data="dev.tsv")
     assert [view.confusion.horizontalHeaderItem(c).text() for c in range(2)] == ["pred negative", "pred positive"]
+    assert view.confusion.horizontalHeaderItem(0).toolTip() == ""
+    emotions = _dev_report(4)
+    emotions.label_names = list(EMOTIONS)
+    emotions.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
+    view.show_report(emotions, "single", model="m", data="dev.tsv")
+    view.show_report(rep, "single", model="m", data="dev.tsv")   # the numbered report's tooltips do not stay
+    assert [view.confusion.horizontalHeaderItem(c).toolTip() for c in range(2)] == ["", ""]
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])

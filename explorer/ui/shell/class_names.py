@@ -50,8 +50,8 @@ def set_header_names(table: QTableWidget, orientation: Qt.Orientation, names: It
         table.setVerticalHeaderLabels(titles)
         item_at = table.verticalHeaderItem
     tips = list(tips) if tips is not None else [name if title != name else "" for name, title in zip(names, titles)]
-    for k, tip in enumerate(tips):
-        if tip and item_at(k) is not None:
+    for k, tip in enumerate(tips):   # every title's, "" too: a header item kept for the next report keeps its tip
+        if item_at(k) is not None:
             item_at(k).setToolTip(tip)
 
 
