@@ -375,6 +375,39 @@ def test_the_tau_page_keeps_four_rows_of_each_table_at_1280x800(qtbot):
     assert area.viewport().height() >= view.tau_table.height()   # the four τ rows in view, not scrolled
 
 
+def test_the_tau_page_keeps_its_curves_in_place_while_a_study_runs(qtbot, tmp_path, app_style):
+    """At 1280x800, with the SQuAD v1.1 warning above, pressing Run leaves the curves where they were, the same
+    size, with a "computing" note on the empty chart: the veil laid over the results became a pane of their
+    splitter and the curves folded into their tab for the run, the page laid out anew twice."""
+    from types import SimpleNamespace
+
+    from explorer.ui.inspectors.dev_view import DevTauView
+
+    dev = tmp_path / "dev-subset.json"
+    dev.write_text('{"data": [{"paragraphs": [{"qas": [{"question": "q?"}]}]}]}', encoding="utf-8")
+    view = DevTauView(cache_dir=tmp_path)
+    qtbot.addWidget(view)
+    view.head_note.setText("Warning: this checkpoint was fine-tuned on SQuAD v1.1 (extractive QA), where every "
+                           "question has an answer. Its no-answer score was never trained, so τ here is "
+                           "uncalibrated and its no-answer figures mean little; use a model trained with "
+                           "unanswerable questions (SQuAD v2.0) for them.")
+    view.head_note.setVisible(True)
+    view.path.setText(str(dev))
+    _shown(qtbot, view, PAGE_AT_1280)
+    before = (view.plot.mapTo(view, view.plot.rect().topLeft()), view.plot.size(), view.split.folded)
+    view.loaded = SimpleNamespace(source="/home/me/runs/20261206-101838-minilm-squad_v1/checkpoints/best")
+    view.job.start = lambda *args, **kwargs: None   # the study itself is not the point: the page while it runs
+    assert view.run(str(dev), 300)
+    view.job_bar.set_progress(224, 339)
+    _process_events()
+    _process_events()
+    during = (view.plot.mapTo(view, view.plot.rect().topLeft()), view.plot.size(), view.split.folded)
+    assert during == before and not view.split.folded and view.split.count() == 2
+    assert view.plot.note.isVisible() and "computing" in view.plot.note.toPlainText()
+    view._on_failed("stopped", "")
+    assert not view.plot.note.isVisible() and not view.split.held
+
+
 def test_every_page_before_its_first_result_has_whole_headers(qtbot, tmp_path, monkeypatch):
     """Every page of a fresh window, at both sizes, has nothing cut before its first result (e.g. "P(predicted)"
     in a dev-set table's default 100 px column); test_every_page_fits_at_1280x800_and_1920x1080 checks the pages
@@ -677,7 +710,7 @@ def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, 
     view.show_report(rep, "single", model="m", data="dev.tsv")
     _shown(qtbot, view, size)
     titles = [view.confusion.model().headerData(r, Qt.Orientation.Vertical) for r in range(3)]
-    assert titles == [f"gold {n}" for n in rep.label_names[:3]]
+    assert titles == [f"gold {i} · {n}" for i, n in enumerate(rep.label_names[:3], 1)]   # numbered columns
     cut = [str(o) for o in layout_offenders(view) if o.kind == "header"]
     assert not cut, "\n".join(cut)
 
@@ -734,6 +767,57 @@ def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cell
     assert view.per_class.verticalHeaderItem(2).toolTip() == long_name
     assert all(view.confusion.columnWidth(c) <= 400 for c in range(3))
     view.grab().save(str(tmp_path / "classify_dev_long_class.png"))
+
+
+EMOTIONS = ["I can't tell", "Negative emotion", "No emotion toward brand or product", "Positive emotion"]
+
+
+def test_classify_dev_confusion_matrix_of_four_long_class_names_fits_the_page_width(qtbot, app_style):
+    """Four classes with long names ("No emotion toward brand or product") at 1280x800: the confusion matrix fits
+    the page's width with no sideways scroll (its last column "pred Positive" was cut off), its columns numbered
+    with each class in the tooltip, its rows naming each number's class whole, as the per-class table's rows do
+    (both read "No emoti…nd or product")."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    rep = _dev_report(4)
+    rep.label_names = list(EMOTIONS)
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, PAGE_AT_1280)
+    table = view.confusion
+    last = table.columnCount() - 1
+    assert table.columnViewportPosition(last) + table.columnWidth(last) <= table.viewport().width() + 1
+    assert not table.horizontalScrollBar().isVisible()
+    assert [table.horizontalHeaderItem(c).text() for c in range(4)] == ["pred 1", "pred 2", "pred 3", "pred 4"]
+    assert table.horizontalHeaderItem(2).toolTip() == "pred No emotion toward brand or product"
+    rows = [table.model().headerData(r, Qt.Orientation.Vertical) for r in range(4)]
+    assert rows[2] == "gold 3 · No emotion toward brand or product", rows
+    per_class = [view.per_class.model().headerData(r, Qt.Orientation.Vertical) for r in range(4)]
+    assert per_class == EMOTIONS
+
+
+def test_classify_dev_confusion_matrix_of_short_class_names_names_its_columns(qtbot, app_style):
+    """A few short class names fit side by side: the columns read "pred <class>", not numbers."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    rep = _dev_report(2)
+    rep.label_names = ["negative", "positive"]
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    assert [view.confusion.horizontalHeaderItem(c).text() for c in range(2)] == ["pred negative", "pred positive"]
+    assert view.confusion.horizontalHeaderItem(0).toolTip() == ""
+    emotions = _dev_report(4)
+    emotions.label_names = list(EMOTIONS)
+    emotions.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
+    view.show_report(emotions, "single", model="m", data="dev.tsv")
+    view.show_report(rep, "single", model="m", data="dev.tsv")   # the numbered report's tooltips do not stay
+    assert [view.confusion.horizontalHeaderItem(c).toolTip() for c in range(2)] == ["", ""]
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])

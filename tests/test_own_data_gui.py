@@ -88,6 +88,32 @@ def test_classify_dev_view_is_prefilled_from_the_run(qtbot, tmp_path):
     assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
 
 
+def test_classify_dev_column_boxes_show_a_long_column_name_from_its_start(qtbot, tmp_path):
+    """A run's label column named longer than its box ("is_there_an_emotion_directed_at_a_brand_or_product") is
+    shown from its start, cut at its end, when the run fills it in, and again when the next model's run fills it in
+    with the same name: the box showed "brand_or_product", the name's end, hiding which column it was."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    label, text = "is_there_an_emotion_directed_at_a_brand_or_product", "tweet_text_as_written_by_the_person_tweeting"
+    checkpoints = []
+    for name in ("r1", "r2"):
+        run = tmp_path / "runs" / name
+        (run / "checkpoints" / "best").mkdir(parents=True)
+        (run / "config.json").write_text(json.dumps({"task": "single", "train": "/data/t.csv", "dev": "/data/d.csv",
+                                                     "text_columns": [text], "label_column": label}))
+        checkpoints.append(str(run / "checkpoints" / "best"))
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    dev.resize(884, 660)
+    dev.show()
+    qtbot.waitExposed(dev)
+    for checkpoint in checkpoints:
+        assert dev.prefill_from_run(checkpoint)
+        for combo in (dev.label_column, dev.text_columns):
+            assert combo.lineEdit().cursorPosition() == 0, combo.currentText()
+    assert dev.label_column.currentText() == label
+
+
 def _run_holding_out(tmp_path, rows: str, config: dict, **read):
     """A run folder "runs/r1" of a "single" run on the table ``rows`` (columns review, verdict) with no dev file,
     its ``config`` extra settings, holding rows 1, 4 and 7 out as dev (dev_split.csv, the file read with ``read``):

@@ -119,3 +119,58 @@ def test_a_best_tau_that_answers_almost_no_question_is_said_to_be_about_abstaini
     assert "answers 0.3% of the questions: its F1 56.33 is about the all-no-answer baseline" in almost
     assert "answers no question" in " ".join(summary_lines(figures(56.33, 0.0)))
     assert "abstaining" not in " ".join(summary_lines(figures(64.0, 35.0)))
+
+
+def _abstaining_figures(answered: int, honest_f1: float):
+    """300 questions, 131 answerable: ``answered`` of them have a score_diff above the honest τ (+8 on both halves);
+    the τ at the official search's end answers none (its best_f1_thresh kept at 0.0)."""
+    score_diff = np.full(300, -2.0)
+    score_diff[:answered] = 9.0
+    has_ans = np.zeros(300, dtype=bool)
+    has_ans[:131] = True
+    from explorer.core.qa.scores import QuestionScores
+
+    zeros, null = np.zeros(300), (~has_ans).astype(float)
+    scores = QuestionScores([str(i) for i in range(300)], score_diff, has_ans, zeros, zeros, null, null)
+    official = {"exact_match": 7.67, "f1": 11.08, "HasAns_f1": 25.38, "HasAns_total": 131, "NoAns_f1": 0.0,
+                "NoAns_total": 169, "best_tau": 9.266, "best_f1": 56.33, "best_f1_thresh": 0.0}
+    grid = SimpleNamespace(best_tau=8.0, best_f1=56.33, taus=np.arange(-10, 10.25, 0.25),
+                           at=lambda tau: {"answer_rate": 100.0 * (score_diff > tau).mean()})
+    honest = {"tau_A": 8.0, "tau_B": 8.0, "f1_B_at_tau_A": 56.0, "f1_A_at_tau_B": 56.67, "honest_f1": honest_f1,
+              "dev_best_tau": 8.0, "dev_best_f1": 56.33, "n_A": 150, "n_B": 150}
+    return SimpleNamespace(official=official, grid=grid, honest=honest, scores=scores)
+
+
+def test_an_honest_tau_that_answers_almost_no_question_says_its_figure_is_answering_none():
+    """The figure to quote (honest F1 56.33) of a τ that answers 1 of 300 questions is the share of unanswerable
+    questions: the honest line says so in words beside it; a τ that answers many questions gets no such words."""
+    from explorer.ui.inspectors.components.dev_tau import honest_abstains_note
+
+    honest_line = summary_lines(_abstaining_figures(1, 56.33))[-1]
+    assert "(the figure to quote)" in honest_line
+    assert ("this τ answers 1 of 300 questions: the figure equals answering no question at all, NoAns share 56.33"
+            in honest_line)
+    assert honest_abstains_note(_abstaining_figures(120, 70.0)) == ""
+
+
+def test_the_official_best_tau_row_names_each_threshold_once():
+    """The official search's row, when answering none scores best: its τ answers none, and the script's
+    best_f1_thresh is named once, as the null-score threshold that maximises F1 on all of dev."""
+    figures = _abstaining_figures(0, 56.33)
+    figures.scores.score_diff[:] = -2.0
+    row = next(r for r in tau_rows(figures, 8.0) if r[0] == "official best τ")
+    what = row[3]
+    assert row[1] == "+9.266"
+    assert what.count("best_f1_thresh") == 1 and what.count("τ") == 1
+    assert "the null-score threshold that maximises F1 on all of dev" in what
+    assert "starting value" not in what
+
+
+def test_the_running_line_names_the_model_by_its_last_path_parts():
+    """While a study runs, the status line names a checkpoint by its run folder and below, on one short line."""
+    from explorer.ui.inspectors.components.dev_tau import running_line
+
+    line = running_line("/tmp/home/bert-explorer-runs/20261206-101838-minilm-squad_v1/checkpoints/best",
+                        "/data/squad/dev-subset.json")
+    assert line == "running …/20261206-101838-minilm-squad_v1/checkpoints/best on dev-subset.json …"
+    assert running_line("distilbert/x", "d.json") == "running distilbert/x on d.json …"

@@ -25,11 +25,14 @@ from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
-                                      RunPrefill, cell, classifier_metrics, clicked_rows, dev_example, error_rows,
+                                      WIDE_TITLE_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
+                                      confusion_titles, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics, per_class_table,
                                       per_class_tips, regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
+
+WIDE_NAME_PX = 340   # px: a row title beside short number columns (a numbered confusion matrix, the per-class table)
 
 
 class ClassifyDevView(QWidget):
@@ -126,6 +129,9 @@ class ClassifyDevView(QWidget):
         combo.setMinimumWidth(140)
         combo.lineEdit().setPlaceholderText(placeholder)
         combo.setToolTip(tip)
+        # a column name longer than the box reads from its start ("is_there_an_emotion_direc…"), not its end: a
+        # QLineEdit given a text scrolls to its end, and "brand_or_product" hid which column it was
+        combo.lineEdit().textChanged.connect(lambda _text, combo=combo: show_start(combo))
         return combo
 
     def prefill_from_run(self, source: str) -> bool:
@@ -142,6 +148,7 @@ class ClassifyDevView(QWidget):
             if value and combo.findText(value) < 0:
                 combo.addItem(value)
             combo.setCurrentText(value)
+            show_start(combo)   # (the same text set again moves the cursor to its end, with no textChanged)
         self.only_split.setVisible(plan.split)
         if not plan.found:
             return False
@@ -286,8 +293,14 @@ class ClassifyDevView(QWidget):
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
-        set_header_names(self.confusion, Qt.Orientation.Horizontal, [f"pred {n}" for n in rep.label_names])
-        set_header_names(self.confusion, Qt.Orientation.Vertical, [f"gold {n}" for n in rep.label_names])
+        titles = confusion_titles(rep.label_names)   # numbered columns where the names do not fit side by side
+        set_header_names(self.confusion, Qt.Orientation.Horizontal, titles.columns,
+                         tips=titles.column_tips if titles.numbered else None)
+        if titles.numbered:   # the row titles name the class of each number: room for the name whole
+            set_header_names(self.confusion, Qt.Orientation.Vertical, titles.rows, px=WIDE_NAME_PX,
+                             limit=WIDE_TITLE_CHARS + 9, tips=titles.row_tips)
+        else:
+            set_header_names(self.confusion, Qt.Orientation.Vertical, titles.rows)
         for i in range(k):
             for j in range(k):
                 self.confusion.setItem(i, j, QTableWidgetItem(str(int(rep.confusion[i, j]))))
@@ -302,7 +315,8 @@ class ClassifyDevView(QWidget):
         titles, rows = per_class_table(rep, kind)
         self.per_class.setHorizontalHeaderLabels(titles)
         self.per_class.setRowCount(len(rows))
-        set_header_names(self.per_class, Qt.Orientation.Vertical, [n for n, _ in rows])
+        # beside four short columns: a class name of a few words whole ("No emotion toward brand or product")
+        set_header_names(self.per_class, Qt.Orientation.Vertical, [n for n, _ in rows], px=WIDE_NAME_PX)
         tips = per_class_tips(rep)
         for i, (name, _) in enumerate(rows):
             if name in tips:
@@ -374,3 +388,10 @@ class ClassifyDevView(QWidget):
                 self.confusion.setItem(i, j, QTableWidgetItem(value))
         self.confusion.resizeColumnsToContents()
         self.results.fit()
+
+
+def show_start(combo: QComboBox) -> None:
+    """Show an editable box's text from its start (a long name cut at its end), unless the user is typing in it."""
+    edit = combo.lineEdit()
+    if edit is not None and not edit.hasFocus():
+        edit.setCursorPosition(0)

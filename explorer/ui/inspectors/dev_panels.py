@@ -50,6 +50,16 @@ class TauPlot(pg.PlotWidget):
         self.setYRange(0, 100, padding=0.02)
         self.best_line.setVisible(False)
         self.tau_line.setVisible(False)
+        # what an empty chart says while a study computes (the chart keeps its place, nothing jumps)
+        self.note = pg.TextItem("", color="#555", anchor=(0.5, 0.5))
+        self.note.setPos(0, 50)
+        self.addItem(self.note, ignoreBounds=True)
+        self.note.setVisible(False)
+
+    def set_note(self, text: str) -> None:
+        """A line in the middle of the chart ("computing the τ curves …"); "" takes it away."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def show_figures(self, figures) -> None:
         """The curves of a study's figures (explorer.core.qa.tau_study StudyFigures), the best τ, the range."""
@@ -176,6 +186,7 @@ class TauSplit(QSplitter):
         self.setChildrenCollapsible(False)
         self.plot, self.bottom, self.tabs = plot, bottom, tabs
         self.folded = False
+        self.held = False   # while a study runs: the curves stay where they are (hold)
         self.addWidget(plot)
         self.addWidget(bottom)
         self.setStretchFactor(0, 1)
@@ -193,12 +204,25 @@ class TauSplit(QSplitter):
         rest = self.bottom.sizeHint().height() - self.tabs.sizeHint().height()
         return max(rest + tabs_want, self.bottom.minimumHeight())
 
+    def hold(self, on: bool) -> None:
+        """While ``on`` (a study runs) the curves neither fold into their tab nor leave it: the progress row and the
+        status line above took a line more each, and the curves vanished into their tab for the run. Lifted, the
+        split fits again."""
+        self.held = on
+        if not on:
+            self.fit()
+
     def fit(self) -> None:
         """Give the lower pane its want (within what the curves leave), or fold the curves into a tab."""
         room = self.height() - self.handleWidth()
         if room <= 0:
             return
         want, need = self.want(), self.plot.minimumHeight()
+        if self.held:
+            if not self.folded:
+                low = max(min(want, room - need), 0)
+                self.setSizes([room - low, low])
+            return
         if not self.folded and room - want < need:
             self.folded = True
             self.tabs.addTab(self.plot, CURVES_TAB)

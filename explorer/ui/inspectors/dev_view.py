@@ -26,8 +26,9 @@ from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_file, open_folder
 
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header, model_in_child, tip
-from .components.dev_tau import (UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line, near_question,
-                                 questions_near_tau, study_line, summary_lines, tau_rows, windows_note)
+from .components.dev_tau import (COMPUTING_NOTE, UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line,
+                                 near_question, questions_near_tau, running_line, study_line, summary_lines, tau_rows,
+                                 windows_note)
 from .dev_panels import NearTable, TauPlot, TauSplit, TauTable
 from .job_bar import JobBar, veil
 from .remote import CANCELLED_NOTE, RemoteJob
@@ -110,7 +111,13 @@ class DevTauView(QWidget):
 
         trow = self._build_tau_row()
         self.table = NearTable()
-        split = self.results = self._build_split(trow)   # veiled while a new study runs
+        split = self._build_split(trow)
+        # veiled while a new study runs: the split inside a plain widget, since a veil laid on a QSplitter itself
+        # became a third pane of it (37 px taken from the curves, which then folded into their tab for the run)
+        self.results = QWidget()
+        box = QVBoxLayout(self.results)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(split)
 
         layout = QVBoxLayout(self)
         # one line at 1280x800: the τ table under the curves keeps its rows in view (the page's help says the rest)
@@ -126,7 +133,7 @@ class DevTauView(QWidget):
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.source.label, 1)
         layout.addLayout(status_row)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.results, 1)
 
         self.browse.clicked.connect(self._browse)
         self.path.textChanged.connect(self._update_estimate)
@@ -210,6 +217,9 @@ class DevTauView(QWidget):
                             "the line beside the bar estimates the time.")
         self.run_button = QPushButton("Run")
         self.job_bar = JobBar("windows", cancel_tip="Stop after the current batch; nothing of this study is shown")
+        keep = self.job_bar.sizePolicy()   # its room beside the estimate stays when idle: the estimate wraps the
+        keep.setRetainSizeWhenHidden(True)   # same before and during a run, and the curves below do not move
+        self.job_bar.setSizePolicy(keep)
         self.status = StatusLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
         self.status.setWordWrap(True)
         self.estimate = QLabel("")
@@ -274,9 +284,12 @@ class DevTauView(QWidget):
         if current_settings() is not None:
             current_settings().set_tau_dev_file(path)
         veil(self.results, True)   # the study shown is of the previous request until the new one replaces it
+        self.split.hold(True)   # the curves keep their place while it runs
+        if self.figures is None:
+            self.plot.set_note(COMPUTING_NOTE)
         self.run_button.setEnabled(False)
         self.job_bar.start()
-        self._message(f"running {self.loaded.source} on {Path(path).name} …")
+        self._message(running_line(str(self.loaded.source), path))
         cache_dir = self.cache_dir if self.cache_dir is not None else default_cache_dir()
         self.source.ask(self.loaded)
         self.job.start("study", {"slot": self.slot, "path": read, "cap": cap or None, "cache_dir": str(cache_dir),
@@ -308,6 +321,8 @@ class DevTauView(QWidget):
         self.run_button.setEnabled(True)
         self.job_bar.finish()
         veil(self.results, False)   # cancelled or failed: the study shown before is whole again (its source says whose)
+        self.plot.set_note("")
+        self.split.hold(False)
         if text:
             self._message(text)
 

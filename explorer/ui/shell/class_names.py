@@ -23,11 +23,11 @@ CELL_PX = 90      # px: the most a class name takes in a cell beside others (the
 BOX_CHARS = 16    # characters: the most a box of class names asks room for (a longer item elides in the box)
 
 
-def header_title(name: str, metrics: QFontMetrics | None = None, px: int = NAME_PX) -> str:
-    """``name`` as a header's title or a cell of a short column: short_name, then elided in its middle to ``px``
-    px of ``metrics`` (the header's or the table's font; the application's when None)."""
+def header_title(name: str, metrics: QFontMetrics | None = None, px: int = NAME_PX, limit: int = NAME_CHARS) -> str:
+    """``name`` as a header's title or a cell of a short column: short_name (``limit`` characters), then elided in
+    its middle to ``px`` px of ``metrics`` (the header's or the table's font; the application's when None)."""
     metrics = metrics or QFontMetrics(QGuiApplication.font())
-    return metrics.elidedText(short_name(name), Qt.TextElideMode.ElideMiddle, px)
+    return metrics.elidedText(short_name(name, limit), Qt.TextElideMode.ElideMiddle, px)
 
 
 def name_tip(name: str, limit: int = NAME_CHARS) -> str | None:
@@ -35,21 +35,24 @@ def name_tip(name: str, limit: int = NAME_CHARS) -> str | None:
     return str(name) if short_name(name, limit) != str(name) else None
 
 
-def set_header_names(table: QTableWidget, orientation: Qt.Orientation, names: Iterable[str]) -> None:
+def set_header_names(table: QTableWidget, orientation: Qt.Orientation, names: Iterable[str], *,
+                     px: int = NAME_PX, limit: int = NAME_CHARS, tips: Iterable[str] | None = None) -> None:
     """Title ``table``'s columns (Horizontal) or rows (Vertical) by ``names`` (class names, "pred X", "gold X"):
-    each cut by short_name, the whole name in the tooltip of a cut one."""
+    each cut by short_name to ``limit`` characters and ``px`` px, the whole name in the tooltip of a cut one.
+    ``tips``: the tooltip of each title instead (a numbered column's "pred <class>"), set on every one."""
     names = [str(n) for n in names]
+    header = table.horizontalHeader() if orientation == Qt.Orientation.Horizontal else table.verticalHeader()
+    titles = [header_title(n, header.fontMetrics(), px, limit) for n in names]
     if orientation == Qt.Orientation.Horizontal:
-        titles = [header_title(n, table.horizontalHeader().fontMetrics()) for n in names]
         table.setHorizontalHeaderLabels(titles)
         item_at = table.horizontalHeaderItem
     else:
-        titles = [header_title(n, table.verticalHeader().fontMetrics()) for n in names]
         table.setVerticalHeaderLabels(titles)
         item_at = table.verticalHeaderItem
-    for k, (name, title) in enumerate(zip(names, titles)):
-        if title != name and item_at(k) is not None:
-            item_at(k).setToolTip(name)
+    tips = list(tips) if tips is not None else [name if title != name else "" for name, title in zip(names, titles)]
+    for k, tip in enumerate(tips):   # every title's, "" too: a header item kept for the next report keeps its tip
+        if item_at(k) is not None:
+            item_at(k).setToolTip(tip)
 
 
 def bound_box(combo: QComboBox) -> None:

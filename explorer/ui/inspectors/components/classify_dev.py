@@ -13,6 +13,7 @@ from explorer.core.runs.layout import run_dir_of
 from explorer.core.specs.metric_display import format_metric, metric_label, to_display
 from explorer.core.specs.tasks import find_task_facts
 from explorer.ui.runs.best_rows import best_checkpoint_rows
+from explorer.ui.shell.short_names import short_name
 
 CLASSIFIER, REGRESSION, MULTILABEL = "ClassificationDevReport", "RegressionDevReport", "MultiLabelDevReport"
 NO_MODEL = "Load a model in Classify, choose a dev file, press Score dev set."
@@ -24,6 +25,41 @@ ERROR_HEADERS = ["#", "gold", "predicted", "error", "text"]
 PICKED_SETTINGS = ("text_columns", "label_column", "no_header")   # what the page's own pickers set
 # the run's settings a request carries as they are: how the run read its table, and the classes its F_avg averages
 RUN_TABLE_SETTINGS = tuple(k for k in TABLE_SETTINGS if k not in PICKED_SETTINGS) + ("f1_classes",)
+
+
+# characters the confusion matrix's titles may take side by side (its row titles, then every column title with a
+# cell's padding) and fit the page's width at 1280x800 without a sideways scroll; wider, its columns are numbered
+CONFUSION_CHARS = 96
+WIDE_TITLE_CHARS = 60   # characters: the most a numbered matrix's row title or a per-class row title shows
+
+
+@dataclass(frozen=True)
+class ConfusionTitles:
+    """The confusion matrix's titles: its columns and rows, each one's tooltip ("" for none), and whether the
+    columns are numbered ("pred 1" … with the class in its tooltip, the rows "gold 1 · <class>")."""
+
+    columns: list[str]
+    rows: list[str]
+    column_tips: list[str]
+    row_tips: list[str]
+    numbered: bool
+
+
+def confusion_titles(names) -> ConfusionTitles:
+    """The titles of a confusion matrix of ``names``: "pred <class>" and "gold <class>" where they fit the page's
+    width side by side (CONFUSION_CHARS); else the columns are numbered "pred 1" … "pred k", each with its class in
+    the tooltip, and the rows "gold 1 · <class>" name the class of each number (4 classes named like "No emotion
+    toward brand or product" needed a sideways scroll and cut every long name in its middle)."""
+    names = [str(n) for n in names]
+    pred = [f"pred {n}" for n in names]
+    gold = [f"gold {n}" for n in names]
+    wide = max((len(short_name(t)) for t in gold), default=0) + sum(len(short_name(t)) + 2 for t in pred)
+    if wide <= CONFUSION_CHARS:
+        return ConfusionTitles(pred, gold, [""] * len(names), [""] * len(names), numbered=False)
+    rows = [f"gold {i} · {short_name(n, WIDE_TITLE_CHARS)}" for i, n in enumerate(names, 1)]
+    return ConfusionTitles([f"pred {i}" for i in range(1, len(names) + 1)], rows, pred,
+                           [t if short_name(n, WIDE_TITLE_CHARS) != n else "" for t, n in zip(gold, names)],
+                           numbered=True)
 
 
 def report_kind(rep) -> str:

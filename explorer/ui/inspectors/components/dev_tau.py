@@ -98,6 +98,17 @@ def windows_note(window) -> str:
             f"max_query_length {window.max_query_length}")
 
 
+COMPUTING_NOTE = "computing the τ curves …"
+
+
+def running_line(source: str, path: str) -> str:
+    """The status line while a study runs: the model by its last three path parts ("…/<run>/checkpoints/best"),
+    so the line stays as short as the page's other lines and the curves below keep their place."""
+    parts = Path(source).parts
+    model = source if len(parts) <= 3 else "…/" + "/".join(parts[-3:])
+    return f"running {model} on {Path(path).name} …"
+
+
 def study_line(study) -> str:
     """The status line once a TauStudy is in: how many questions, of which file and model, how it was computed."""
     how = "from the cache (instant)" if study.from_cache else f"inference {study.seconds:.1f} s"
@@ -126,8 +137,33 @@ def summary_lines(figures) -> list[str]:
         lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "
                      f"{h['f1_B_at_tau_A']:.2f}; chosen on B τ = {h['tau_B']:+.2f} → F1 on A "
                      f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> (the figure to quote) vs "
-                     f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions")
+                     f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions"
+                     + (f". <b>{note}</b>" if (note := honest_abstains_note(figures)) else ""))
     return lines
+
+
+def honest_abstains_note(figures) -> str:
+    """What the figure to quote means when the honest τ answers almost no question (each half's τ at most
+    NEAR_ABSTAINING % of the questions, the honest F1 within NEAR_ABSTAINING points of the all-no-answer share):
+    'this τ answers 1 of 300 questions: the figure equals answering no question at all, NoAns share 56.33', so
+    it is not quoted as the model's result; '' otherwise."""
+    h, sc = figures.honest, figures.scores
+    n = len(sc.score_diff)
+    if h is None or not n:
+        return ""
+    taus = sorted({h["tau_A"], h["tau_B"]})
+    answered = [int((sc.score_diff > t).sum()) for t in taus]
+    share = 100.0 * float((~np.asarray(sc.has_ans, dtype=bool)).sum()) / n
+    if max(answered) * 100.0 / n > NEAR_ABSTAINING or abs(h["honest_f1"] - share) > NEAR_ABSTAINING:
+        return ""
+    if len(taus) == 1:
+        which = f"this τ answers {answered[0]} of {n} questions"
+    else:
+        which = (f"these τ answer {answered[0]} and {answered[1]} of {n} questions "
+                 f"(τ {taus[0]:+.2f} and {taus[1]:+.2f})")
+    same = "equals" if f"{h['honest_f1']:.2f}" == f"{share:.2f}" else "is about"
+    return (f"{which}: the figure {same} answering no question at all, NoAns share {share:.2f}; it measures "
+            "abstaining, not the model's answers")
 
 
 NEAR_ABSTAINING = 1.0   # % of questions answered, and F1 points above the all-no-answer baseline: "about abstaining"
@@ -164,8 +200,10 @@ def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
         if thresh is None:
             what = "evaluate-v2.0's exact search"
         elif answered == 0:
-            what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
-                    f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
+            what = ("evaluate-v2.0's exact search on all of dev: answering no question scores best, so this τ "
+                    "lies above every score_diff. The script's best_f1_thresh (the null-score threshold that "
+                    f"maximises F1 on all of dev) reads {thresh:.3f}: the value it starts from, kept because no "
+                    "threshold beats answering none")
         else:
             from explorer.core.specs.metric_display import threshold_relation
 
