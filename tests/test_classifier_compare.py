@@ -117,25 +117,63 @@ def test_the_window_shows_the_op_lines(qtbot, two_runs):
     assert "macro F1: " in shown and "McNemar" in shown and "Scoring" not in shown
 
 
-def test_swap_makes_b_the_first_run_and_the_paired_test_follows(qtbot, two_runs):
-    """Swap A ⇄ B (button and Ctrl+Shift+X) runs the comparison again with the runs the other way round: the title
-    and heading name the new A first, the McNemar counts change sides and B − A changes sign."""
+def test_swap_mirrors_the_result_without_scoring_either_model_again(qtbot, two_runs, monkeypatch):
+    """Swap A ⇄ B (button and Ctrl+Shift+X) on two runs with the same dev rows shows the result mirrored at once:
+    no new job and no new forward pass; the title and heading name the new A first, the McNemar counts change
+    sides, B − A changes sign with its interval mirrored, and the lines are those of the op run the other way."""
     from PySide6.QtGui import QKeySequence, QShortcut
 
+    import explorer.core.training.dev_scoring as dev_scoring
+    from explorer.worker.inspector_ops import OPS, State
+
+    scored = []
+    real = dev_scoring.score_classification_dev
+    monkeypatch.setattr(dev_scoring, "score_classification_dev", lambda *a, **k: scored.append(1) or real(*a, **k))
     w, client = _compared(qtbot, two_runs)
-    first = w.result
-    with qtbot.waitSignal(w.job.finished, timeout=60_000):
-        w.swap_button.click()
+    first = dict(w.result)
+    assert len(scored) == 2
+    w.swap_button.click()
     swapped = w.result
+    assert client.ops == ["compare_classifiers"] and len(scored) == 2
     assert w.windowTitle() == "Compare tuned (A) and base (B)" and w.heading.text().startswith("<b>A</b> tuned")
-    assert (swapped["only_a"], swapped["only_b"]) == (first["only_b"], first["only_a"])
-    assert swapped["accuracy"][:2] == first["accuracy"][1::-1]
-    assert swapped["accuracy"][2] == pytest.approx(-first["accuracy"][3])   # B − A's interval, mirrored
-    assert "only tuned got right" in "".join(swapped["lines"])
+    assert (swapped["only_a"], swapped["only_b"], swapped["p"]) == (first["only_b"], first["only_a"], first["p"])
+    assert swapped["accuracy"] == [first["accuracy"][1], first["accuracy"][0], -first["accuracy"][3],
+                                   -first["accuracy"][2]]
+    assert swapped["macro_f1"] == [first["macro_f1"][1], first["macro_f1"][0], -first["macro_f1"][3],
+                                   -first["macro_f1"][2]]
+    assert "only tuned got right" in "".join(swapped["lines"]) and swapped["lines"][-1] in w.text.text()
+    _, a, b = two_runs
+    fresh = OPS["compare_classifiers"][0](State(), {"source_a": str(b), "source_b": str(a), "task": "single",
+                                                    "name_a": "tuned", "name_b": "base", "resamples": 10_000},
+                                          lambda *_: None, lambda: False)
+    assert swapped["lines"] == fresh["lines"]            # the mirror is the comparison scored the other way round
     shortcut = next(s for s in w.findChildren(QShortcut) if s.key() == QKeySequence("Ctrl+Shift+X"))
-    with qtbot.waitSignal(w.job.finished, timeout=60_000):
-        shortcut.activated.emit()
-    assert w.windowTitle() == "Compare base (A) and tuned (B)" and w.result["only_a"] == first["only_a"]
+    shortcut.activated.emit()
+    assert w.windowTitle() == "Compare base (A) and tuned (B)" and w.result["lines"] == first["lines"]
+    assert client.ops == ["compare_classifiers"]
+
+
+def test_swap_scores_again_when_the_other_run_has_other_dev_rows(qtbot, two_runs, tmp_path):
+    """A mirror is only offered when B's run judges on A's dev rows: a run with another dev file is scored again
+    on its own rows after a swap."""
+    from test_ui_cross_validate import _InProcessClient
+
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+    dev, a, _ = two_runs
+    other = tmp_path / "other.csv"
+    rows = dev.read_text(encoding="utf-8").splitlines()
+    other.write_text("\n".join(rows[:1] + rows[1:30]) + "\n", encoding="utf-8")
+    c = _run(tmp_path, "c", other, 3)
+    client = _InProcessClient()
+    w = ClassifierCompareWindow([{"source": str(a), "name": "base", "task": "single"},
+                                 {"source": str(c), "name": "short", "task": "single"}], client=client)
+    qtbot.addWidget(w)
+    qtbot.waitUntil(lambda: w.result is not None, timeout=60_000)
+    assert "swapped" not in w.result and w.result["n"] == 40
+    w.swap_button.click()
+    qtbot.waitUntil(lambda: w.result is not None, timeout=60_000)
+    assert client.ops == ["compare_classifiers"] * 2 and w.result["n"] == 29
 
 
 def test_runs_dock_offers_it_for_two_classification_runs(qtbot, monkeypatch):

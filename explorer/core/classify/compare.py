@@ -109,6 +109,18 @@ class ClassifierComparison:
     f1_classes: tuple = ()
     seeds: tuple = ()
 
+    def swapped(self) -> ClassifierComparison:
+        """B against A on the same rows, without scoring again: every B - A interval mirrored (its ends negated
+        and swapped, the figures of the two exchanged), McNemar's counts exchanged (its p is symmetric). The
+        paired bootstrap draws the same resamples either way, so this equals :func:`compare_classifiers` with
+        the logits the other way round."""
+        from dataclasses import replace
+
+        return replace(self, name_a=self.name_b, name_b=self.name_a, accuracy=mirrored(self.accuracy),
+                       macro_f1=mirrored(self.macro_f1), judged=None if self.judged is None else mirrored(self.judged),
+                       mcnemar=McNemarResult(self.mcnemar.only_b, self.mcnemar.only_a, self.mcnemar.p),
+                       picked_by=tuple(reversed(self.picked_by)), seeds=tuple(reversed(self.seeds)))
+
     @property
     def judged_by(self) -> str:
         """The metric the verdict goes by: the runs' own when both pick by the same one and it is compared
@@ -183,6 +195,15 @@ class ClassifierComparison:
             f"{a}: {figures(lambda r: r.value_a)}; {b}: {figures(lambda r: r.value_b)} "
             f"(n {self.n} dev rows of {self.source}; paired bootstrap, {self.accuracy.resamples} resamples)",
         ]
+
+
+def mirrored(boot: BootstrapResult) -> BootstrapResult:
+    """A - B from a bootstrap of B - A on the same resamples: the difference and the interval's ends negated
+    (low and high exchanged), the two figures exchanged."""
+    from dataclasses import replace
+
+    return replace(boot, value_a=boot.value_b, value_b=boot.value_a, difference=0.0 - boot.difference,
+                   low=0.0 - boot.high, high=0.0 - boot.low)   # 0.0 - x: a difference of 0 stays +0.0, not -0.0
 
 
 def seed_only_note(seed_a, seed_b) -> str:
