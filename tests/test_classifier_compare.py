@@ -115,6 +115,10 @@ def test_the_window_shows_the_op_lines(qtbot, two_runs):
     for line in w.result["lines"]:
         assert line.replace("<", "&lt;") in shown
     assert "macro F1 (secondary): " in shown and "McNemar" in shown and "Scoring" not in shown
+    w._done({"lines": ["Note: a trained 129 steps, b 61", "Verdict by F_avg: no detectable difference",
+                       "macro F1 (secondary): b is better by 13.0"]})
+    shown = w.text.text()   # under a note the verdict is bold too, a secondary figure not
+    assert "<b>Verdict by F_avg: no detectable difference</b>" in shown and "<b>macro F1" not in shown
 
 
 def test_swap_mirrors_the_result_without_scoring_either_model_again(qtbot, two_runs, monkeypatch):

@@ -120,7 +120,9 @@ class ClassifierCompareWindow(QDialog):
         self.bar.setValue(3)
         lines = list(value.get("lines") or [])
         lines = [escape(line, quote=False) for line in lines]
-        self._show("<br>".join(f"<b>{line}</b>" if i == 0 else line for i, line in enumerate(lines)))
+        # the first line (a warning or note when there is one) and the verdict stand out in bold
+        self._show("<br>".join(f"<b>{line}</b>" if i == 0 or line.startswith("Verdict by ") else line
+                               for i, line in enumerate(lines)))
 
     def _show(self, html: str) -> None:
         self.bar.hide()
