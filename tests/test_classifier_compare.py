@@ -114,28 +114,70 @@ def test_the_window_shows_the_op_lines(qtbot, two_runs):
     shown = w.text.text()
     for line in w.result["lines"]:
         assert line.replace("<", "&lt;") in shown
-    assert "macro F1: " in shown and "McNemar" in shown and "Scoring" not in shown
+    assert "macro F1 (secondary): " in shown and "McNemar" in shown and "Scoring" not in shown
+    w._done({"lines": ["Note: a trained 129 steps, b 61", "Verdict by F_avg: no detectable difference",
+                       "macro F1 (secondary): b is better by 13.0"]})
+    shown = w.text.text()   # under a note the verdict is bold too, a secondary figure not
+    assert "<b>Verdict by F_avg: no detectable difference</b>" in shown and "<b>macro F1" not in shown
 
 
-def test_swap_makes_b_the_first_run_and_the_paired_test_follows(qtbot, two_runs):
-    """Swap A ⇄ B (button and Ctrl+Shift+X) runs the comparison again with the runs the other way round: the title
-    and heading name the new A first, the McNemar counts change sides and B − A changes sign."""
+def test_swap_mirrors_the_result_without_scoring_either_model_again(qtbot, two_runs, monkeypatch):
+    """Swap A ⇄ B (button and Ctrl+Shift+X) on two runs with the same dev rows shows the result mirrored at once:
+    no new job and no new forward pass; the title and heading name the new A first, the McNemar counts change
+    sides, B − A changes sign with its interval mirrored, and the lines are those of the op run the other way."""
     from PySide6.QtGui import QKeySequence, QShortcut
 
+    import explorer.core.training.dev_scoring as dev_scoring
+    from explorer.worker.inspector_ops import OPS, State
+
+    scored = []
+    real = dev_scoring.score_classification_dev
+    monkeypatch.setattr(dev_scoring, "score_classification_dev", lambda *a, **k: scored.append(1) or real(*a, **k))
     w, client = _compared(qtbot, two_runs)
-    first = w.result
-    with qtbot.waitSignal(w.job.finished, timeout=60_000):
-        w.swap_button.click()
+    first = dict(w.result)
+    assert len(scored) == 2
+    w.swap_button.click()
     swapped = w.result
+    assert client.ops == ["compare_classifiers"] and len(scored) == 2
     assert w.windowTitle() == "Compare tuned (A) and base (B)" and w.heading.text().startswith("<b>A</b> tuned")
-    assert (swapped["only_a"], swapped["only_b"]) == (first["only_b"], first["only_a"])
-    assert swapped["accuracy"][:2] == first["accuracy"][1::-1]
-    assert swapped["accuracy"][2] == pytest.approx(-first["accuracy"][3])   # B − A's interval, mirrored
-    assert "only tuned got right" in "".join(swapped["lines"])
+    assert (swapped["only_a"], swapped["only_b"], swapped["p"]) == (first["only_b"], first["only_a"], first["p"])
+    assert swapped["accuracy"] == [first["accuracy"][1], first["accuracy"][0], -first["accuracy"][3],
+                                   -first["accuracy"][2]]
+    assert swapped["macro_f1"] == [first["macro_f1"][1], first["macro_f1"][0], -first["macro_f1"][3],
+                                   -first["macro_f1"][2]]
+    assert "only tuned got right" in "".join(swapped["lines"]) and swapped["lines"][-1] in w.text.text()
+    _, a, b = two_runs
+    fresh = OPS["compare_classifiers"][0](State(), {"source_a": str(b), "source_b": str(a), "task": "single",
+                                                    "name_a": "tuned", "name_b": "base", "resamples": 10_000},
+                                          lambda *_: None, lambda: False)
+    assert swapped["lines"] == fresh["lines"]            # the mirror is the comparison scored the other way round
     shortcut = next(s for s in w.findChildren(QShortcut) if s.key() == QKeySequence("Ctrl+Shift+X"))
-    with qtbot.waitSignal(w.job.finished, timeout=60_000):
-        shortcut.activated.emit()
-    assert w.windowTitle() == "Compare base (A) and tuned (B)" and w.result["only_a"] == first["only_a"]
+    shortcut.activated.emit()
+    assert w.windowTitle() == "Compare base (A) and tuned (B)" and w.result["lines"] == first["lines"]
+    assert client.ops == ["compare_classifiers"]
+
+
+def test_swap_scores_again_when_the_other_run_has_other_dev_rows(qtbot, two_runs, tmp_path):
+    """A mirror is only offered when B's run judges on A's dev rows: a run with another dev file is scored again
+    on its own rows after a swap."""
+    from test_ui_cross_validate import _InProcessClient
+
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+    dev, a, _ = two_runs
+    other = tmp_path / "other.csv"
+    rows = dev.read_text(encoding="utf-8").splitlines()
+    other.write_text("\n".join(rows[:1] + rows[1:30]) + "\n", encoding="utf-8")
+    c = _run(tmp_path, "c", other, 3)
+    client = _InProcessClient()
+    w = ClassifierCompareWindow([{"source": str(a), "name": "base", "task": "single"},
+                                 {"source": str(c), "name": "short", "task": "single"}], client=client)
+    qtbot.addWidget(w)
+    qtbot.waitUntil(lambda: w.result is not None, timeout=60_000)
+    assert "swapped" not in w.result and w.result["n"] == 40
+    w.swap_button.click()
+    qtbot.waitUntil(lambda: w.result is not None, timeout=60_000)
+    assert client.ops == ["compare_classifiers"] * 2 and w.result["n"] == 29
 
 
 def test_runs_dock_offers_it_for_two_classification_runs(qtbot, monkeypatch):
@@ -261,9 +303,9 @@ def test_compare_reports_and_judges_by_f_avg_when_both_runs_pick_by_it():
         figures = G.classification_metrics(gold, logits, label_names=STANCE, f1_classes=["FAVOR", "AGAINST"])
         assert value == pytest.approx(figures["f_avg"])
     assert cmp.judged_by == "f_avg" and cmp.judged.low <= cmp.judged.difference <= cmp.judged.high
-    assert lines[0].startswith("F_avg (FAVOR, AGAINST): stance lr1e-4 is better by ")
+    assert lines[0].startswith("Verdict by F_avg (FAVOR, AGAINST): stance lr1e-4 is better by ")
     assert f"{100 * cmp.judged.difference:.1f} F_avg points, 95% interval" in lines[0]
-    assert lines[1].startswith("macro F1: ") and lines[2].startswith("accuracy: ")
+    assert lines[1].startswith("macro F1 (secondary): ") and lines[2].startswith("accuracy (secondary): ")
     why = next(line for line in lines if line.startswith("judge by"))
     assert why.startswith("judge by F_avg (FAVOR, AGAINST), the metric both runs pick their best checkpoint by")
     assert f"F_avg {100 * cmp.judged.value_a:.1f}" in lines[-1] and f"F_avg {100 * cmp.judged.value_b:.1f}" in lines[-1]
@@ -289,6 +331,34 @@ def test_the_bootstrap_of_a_confusion_figure_equals_the_slow_loop_with_the_same_
     assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high))
 
 
+def test_the_summary_leads_with_f_avg_and_says_why_macro_f1_disagrees():
+    """F_avg (FAVOR, AGAINST) finds no difference while macro F1 finds B better (B is much better on NONE, which
+    F_avg leaves out): the summary leads with F_avg's verdict, marks macro F1 and accuracy secondary, and one
+    sentence says macro F1 averages over all 3 classes, NONE included."""
+    rng = np.random.default_rng(5)
+    gold = np.repeat([0, 1, 2], [300, 300, 30])                           # AGAINST, FAVOR, NONE
+
+    def guesses():   # right on 70% of the AGAINST and FAVOR rows, each model with its own mistakes
+        return np.where(rng.random(630) < 0.7, gold, 1 - np.minimum(gold, 1))
+
+    pred_a, pred_b = guesses(), guesses()
+    pred_a[gold == 2], pred_b[gold == 2] = 0, 2                           # only B finds NONE
+    cmp = compare_classifiers(gold, np.eye(3)[pred_a], np.eye(3)[pred_b], name_a="lr2e-5", name_b="lr5e-5",
+                              resamples=1000, picked_by=("f_avg", "f_avg"), label_names=STANCE,
+                              f1_classes=("FAVOR", "AGAINST"))
+    lines = cmp.lines()
+    assert lines[0].startswith("Verdict by F_avg (FAVOR, AGAINST): ")
+    assert lines[1].startswith("macro F1 (secondary): lr5e-5 is better by ")
+    assert lines[2].startswith("accuracy (secondary): ")
+    assert cmp.judged.contains_zero and not cmp.macro_f1.contains_zero
+    assert lines[3] == ("Why macro F1 says otherwise: macro F1 averages the F1 of all 3 classes, including NONE, "
+                        "which F_avg leaves out; the verdict is F_avg (FAVOR, AGAINST)'s, the metric the comparison "
+                        "judges by.")
+    agree = compare_classifiers(gold, np.eye(3)[pred_a], np.eye(3)[pred_a], resamples=200,
+                                picked_by=("f_avg", "f_avg"), label_names=STANCE, f1_classes=("FAVOR", "AGAINST"))
+    assert not any(line.startswith("Why ") for line in agree.lines())
+
+
 @pytest.mark.parametrize("metric", ["matthews_corrcoef", "weighted_f1", "f1"])
 def test_other_metrics_the_runs_may_pick_by_are_reported_with_their_own_figure(metric):
     rng = np.random.default_rng(1)
@@ -308,7 +378,7 @@ def test_runs_picking_by_different_metrics_are_judged_by_macro_f1_and_told_so():
     gold, za, zb = _stance_predictions()
     cmp = compare_classifiers(gold, za, zb, name_a="a", name_b="b", resamples=300, picked_by=("accuracy", "f_avg"),
                               label_names=STANCE, f1_classes=("FAVOR", "AGAINST"))
-    assert cmp.judged is None and cmp.judged_by == "macro_f1" and cmp.lines()[0].startswith("macro F1: ")
+    assert cmp.judged is None and cmp.judged_by == "macro_f1" and cmp.lines()[0].startswith("Verdict by macro F1: ")
     assert "different metrics: a by accuracy, b by F_avg" in cmp.lines()[3]
 
 
@@ -337,7 +407,7 @@ def test_the_op_reads_each_runs_metric_for_best(tmp_path):
     value = OPS["compare_classifiers"][0](State(), {"source_a": sources[0], "source_b": sources[1], "task": "single",
                                                      "resamples": 300}, lambda d, t: None, lambda: False)
     assert value["judged_by"] == "matthews_corrcoef" and value["judged"][0] == "matthews_corrcoef"
-    assert value["lines"][0].startswith("matthews_corrcoef: ")
+    assert value["lines"][0].startswith("Verdict by matthews_corrcoef: ")
     assert any(line.startswith("judge by matthews_corrcoef, the metric both runs pick") for line in value["lines"])
 
 
@@ -573,7 +643,7 @@ def test_compare_marks_each_checkpoint_chosen_on_the_judged_rows_with_its_evalua
                                                      "resamples": 200}, lambda d, t: None, lambda: False)
     assert value["chosen_among"] == [3, 60]
     lines = value["lines"]
-    assert lines[0].startswith("accuracy: ") or lines[0].startswith("macro F1: ")   # the verdict stays first
+    assert lines[0].startswith("Verdict by ")   # the verdict stays first
     assert ("optimistic: first's checkpoint (checkpoints/best: picked by accuracy among 3 evaluations) was chosen on "
             "these same rows") in "\n".join(lines)
     assert ("optimistic: retrained's checkpoint (checkpoints/best: picked by accuracy among 60 evaluations) was "
@@ -614,6 +684,6 @@ def test_an_accuracy_interval_touching_zero_says_which_way_the_rows_only_one_mod
     za[:2] = np.eye(2)[1 - gold[:2]]          # A wrong on the first two rows, B right on every row
     zb = np.eye(2)[gold]
     cmp = compare_classifiers(gold, za, zb, name_a="base", name_b="tuned", resamples=500, picked_by=("accuracy",) * 2)
-    acc = next(line for line in cmp.lines() if line.startswith("accuracy:"))
+    acc = next(line for line in cmp.lines() if line.startswith("Verdict by accuracy:"))
     assert "at the 95% level" in acc and "interval 0.0 to" in acc and "touches 0" in acc
     assert "tuned was right on 2 rows base got wrong and never the other way" in acc

@@ -456,6 +456,14 @@ def test_classes_with_fewer_rows_than_folds_are_folded_and_named_in_the_note_sum
     write_group_report(tmp_path / "report", loaded, members, group_table(members, list(loaded.varied)),
                        pooled=result)
     assert said in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    # each fold's macro F1 averages over the classes its held-out rows hold, the pooled one over all 4: both named
+    held_classes = sorted(len({r["label"] for r in _rows(c.dev)}) for c in configs)
+    assert sorted(result.fold_classes) == held_classes and result.classes == 4 and held_classes[0] < 4
+    span = f"{held_classes[0]}" if held_classes[0] == held_classes[-1] else f"{held_classes[0]} to {held_classes[-1]}"
+    differ = f"(per fold: macro over the {span} classes each fold's dev part holds; pooled: over all 4 classes)"
+    assert result.text("single").endswith(differ)
+    assert differ in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert cv_runs.read_oof(tmp_path, "rare").class_note() == differ[1:-1]
 
 
 def test_group_cv_plans_a_table_with_a_one_row_class_and_says_so_by_name(tmp_path):
@@ -483,3 +491,29 @@ def test_groups_page_names_the_classes_held_out_in_only_some_folds(qtbot, tmp_pa
         tab.show_group("rarecv")
     assert "sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds: they are held out in only 1 and 2 " \
            "of the 3 folds;" in tab.view.summary.text()
+
+
+def test_groups_page_names_the_classes_the_fold_and_the_pooled_macro_f1_average_over(qtbot, tmp_path):
+    """The pooled figures of a group whose folds hold fewer classes than the table say so beside the figures, also
+    when oof_metrics.json was written without the class counts (they are counted from folds.json)."""
+    import json
+
+    from explorer.core.studies.groups import group_dir
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_rare_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label")
+    cv_runs.start_cv_group(base, tmp_path, "rarecv", 3)
+    plan = cv_runs.read_folds(group_dir(tmp_path, "rarecv"))
+    per_fold, total = cv_runs.fold_class_counts(plan)
+    assert total == 4 and min(per_fold) < 4
+    older = {"path": None, "n": 15, "k": 3, "folds_done": 3, "metrics": {"macro_f1": 20.64, "accuracy": 56.77},
+             "notes": []}
+    (group_dir(tmp_path, "rarecv") / cv_runs.OOF_METRICS_FILE).write_text(json.dumps(older), encoding="utf-8")
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("rarecv")
+    span = f"{min(per_fold)}" if min(per_fold) == max(per_fold) else f"{min(per_fold)} to {max(per_fold)}"
+    assert (f"(per fold: macro over the {span} classes each fold's dev part holds; pooled: over all 4 classes)"
+            in tab.view.summary.text())

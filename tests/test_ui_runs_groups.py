@@ -319,6 +319,42 @@ def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predic
     assert p.model.cells.group_sort_key(m.group_row("cv5"), COLUMNS.index("Best dev")) == 77.79
 
 
+def test_a_cross_validations_tooltip_names_the_classes_its_fold_and_pooled_macro_f1_average_over(qtbot, tmp_path):
+    """Each fold's held-out rows hold 2 of the table's 4 classes: the tooltip says, beside the folds' best dev macro
+    F1, that it averages over those 2 classes and the pooled figure over all 4 (so 48 ± 3 beside 20.6 reads as
+    two averages, not a contradiction); with every class in every fold it says nothing of the kind."""
+    import dataclasses
+
+    from explorer.core.studies.cv_runs import OOF_METRICS_FILE, OofResult
+    from explorer.core.studies.groups import group_dir
+    from explorer.ui.runs.dock import RunsPanel
+    from test_groups import _fake_run
+
+    restarts, _ = plan_restarts(TrainConfig(task="single", model="bundled:minilm"), "rare", [1, 2])
+    group = dataclasses.replace(restarts, kind="cv", cv={"k": 2, "source": "rare.csv"})
+    write_group(tmp_path, group)
+    _fake_run(tmp_path, "rare-01", [(10, 0.45)], task="single", metric="macro_f1")
+    _fake_run(tmp_path, "rare-02", [(10, 0.51)], task="single", metric="macro_f1")
+    tips = []
+    for fold_classes in ([2, 2], [4, 4]):
+        pooled = OofResult(None, 303, 2, 2, {"macro_f1": 20.64, "accuracy": 56.77}, fold_classes=fold_classes,
+                           classes=4)
+        (group_dir(tmp_path, "rare") / OOF_METRICS_FILE).write_text(json.dumps(pooled.to_dict()))
+        p = RunsPanel()
+        qtbot.addWidget(p)
+        p.runs_dir_getter = lambda: tmp_path
+        p.set_loading(True)
+        for rid in ("rare-01", "rare-02"):
+            p.upsert(load_summary(tmp_path / rid))
+        p.set_loading(False)
+        p.reload_groups()
+        tips.append(p.model.data(p.model.group_index("rare"), 3))
+    assert "best dev macro_f1 over 2 fold run(s): 48.00 ± 4.24 (best 51.00, worst 45.00, n 2) (per fold: macro over " \
+           "the 2 classes each fold's dev part holds; pooled: over all 4 classes)" in tips[0]
+    assert "pooled out-of-fold macro_f1: 20.64" in tips[0]
+    assert "per fold:" not in tips[1]
+
+
 def test_the_groups_page_and_the_runs_list_give_a_restarts_group_the_same_best_dev_headline(qtbot, tmp_path):
     """Each restart's best evaluation (what checkpoints/best holds) differs from its last one here: the Groups page's
     headline and the Runs list's group row give the same mean ± sd of the best ones, labelled "best dev", and the

@@ -464,11 +464,11 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A; when the
     two runs differ only in the seed, the comparison's first line says its difference is seed-to-seed variation),
     "chosen_among": [A's, B's] (the evaluations a checkpoints/best was chosen among on some of these rows, None
-    when it was not: its figure is marked optimistic under the verdict, core.metrics.optimism.chosen_checkpoint_notes)}.
+    when it was not: its figure is marked optimistic under the verdict, core.metrics.optimism.chosen_checkpoint_notes),
+    "swapped": the same reply with B first (ClassifierComparison.swapped: every interval mirrored), when B's run
+    judges on the same dev rows in the same order and F_avg over the same classes, so a swap needs no new pass}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
-    from explorer.core.classify.compare import (compare_classifiers, swapped_note, trained_on_note, training_amount,
-                                                unequal_training_note)
-    from explorer.core.metrics.optimism import chosen_checkpoint_notes
+    from explorer.core.classify.compare import compare_classifiers, training_amount
     from explorer.core.classify.dev_report import run_data_settings, run_max_seq_length
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
@@ -507,20 +507,62 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
                               resamples=int(args.get("resamples") or 10_000), picked_by=picked_by,
                               label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()),
                               seeds=seeds_if_only_they_differ(source_a, source_b))
-    judged = {} if cmp.judged is None else {
-        "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
     rows = compared_rows(source_a, source_b)
     *leaks, swapped = dev_overlaps(source_a, source_b, rows)
     choices = chosen_on_a_dev_rows(source_a, source_b, rows)
     from explorer.core.models.checkpoint_windows import checkpoint_run_config
 
     budgets = tuple(float(checkpoint_run_config(src).get("time_budget_minutes") or 0) for src in (source_a, source_b))
+    amounts = (training_amount(source_a), training_amount(source_b))
+    out = _comparison_payload(cmp, leaks, swapped, choices, amounts, budgets, int(settings.get("dev_cap") or 0))
+    settings_b = run_data_settings(source_b)
+    if judged_on_the_same_rows(settings, settings_b, rows):
+        # B's run judges on the same rows in the same order: its comparison is this one mirrored, no new pass
+        out["swapped"] = _comparison_payload(cmp.swapped(), leaks[::-1], None, choices[::-1], amounts[::-1],
+                                             budgets[::-1], int(settings_b.get("dev_cap") or 0))
+    return out
+
+
+def judged_on_the_same_rows(settings_a: dict, settings_b: dict, rows) -> bool:
+    """Whether a comparison with run B first (judged on B's dev rows, F_avg over B's classes) is the one with A
+    first, mirrored: both runs read the same dev file in the same way (core.classify.dev_report.run_data_settings:
+    its path, columns and labels; neither a held-out split), or their dev rows as read (``rows``:
+    :func:`compared_rows`) are the same; and both average F_avg over the same classes."""
+    from explorer.core.classify.dev_report import TABLE_SETTINGS
+
+    if (settings_a.get("f1_classes") or None) != (settings_b.get("f1_classes") or None):
+        return False
+    if same_dev_rows(rows):
+        return True
+    if not settings_a.get("dev") or not settings_b.get("dev") or settings_a.get("dev_split") or settings_b.get("dev_split"):
+        return False
+    same_file = Path(str(settings_a["dev"])).expanduser().resolve() == Path(str(settings_b["dev"])).expanduser().resolve()
+    return same_file and all(settings_a.get(k) == settings_b.get(k) for k in TABLE_SETTINGS)
+
+
+def same_dev_rows(rows) -> bool:
+    """Whether run A's and run B's dev rows (:func:`compared_rows`) are the same texts with the same labels in the
+    same order: then a comparison judged on B's rows is the one judged on A's, mirrored."""
+    a, b = rows if rows is not None else (None, None)
+    if a is None or b is None:
+        return False
+    da, db = a[1], b[1]
+    return _texts(da) == _texts(db) and list(getattr(da, "labels", []) or []) == list(getattr(db, "labels", []) or [])
+
+
+def _comparison_payload(cmp, leaks, swapped, choices, amounts, budgets, dev_cap: int) -> dict:
+    """op_compare_classifiers' reply for one order of the two runs (``cmp``'s A first): its lines with the notes
+    of that order (rows a run trained on, unequal training, checkpoints chosen on the judged rows) and figures."""
+    from explorer.core.classify.compare import swapped_note, trained_on_note, unequal_training_note
+    from explorer.core.metrics.optimism import chosen_checkpoint_notes
+
+    judged = {} if cmp.judged is None else {
+        "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
     notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped),
-             unequal_training_note(cmp.name_a, training_amount(source_a), cmp.name_b, training_amount(source_b),
-                                   budgets)]
+             unequal_training_note(cmp.name_a, amounts[0], cmp.name_b, amounts[1], budgets)]
     marks = chosen_checkpoint_notes([(name, *c) for name, c in zip((cmp.name_a, cmp.name_b), choices)])
     return {"lines": [n for n in notes if n] + cmp.lines(marks), "n": cmp.n, "source": cmp.source,
-            "judged_by": cmp.judged_by, "dev_cap": int(settings.get("dev_cap") or 0),
+            "judged_by": cmp.judged_by, "dev_cap": dev_cap,
             "chosen_among": [c.evaluations if c is not None and c.chosen and o is not None and o.shared else None
                              for c, o in choices],
             "a_trained_on_dev_rows": leaks[0].shared if leaks[0] is not None else None,

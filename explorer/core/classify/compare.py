@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.specs.metrics import metric_spec
-from explorer.core.metrics.significance import BootstrapResult, McNemarResult, difference_in_words, fmt_p
+from explorer.core.metrics.significance import (BootstrapResult, McNemarResult, difference_in_words, fmt_p,
+                                                verdict_direction)
 
 
 # the figures a comparison can bootstrap from the two confusion matrices, by their metric_specs name
@@ -95,6 +96,7 @@ class ClassifierComparison:
         seeds: (A's seed, B's seed) when the two runs' settings differ in the seed alone (two restarts of one
             setting: the paired bootstrap over dev rows measures seed-to-seed variation, not a better setting);
             () otherwise.
+        label_names: the class names (id order), to say which classes macro F1 counts and F_avg leaves out.
     """
 
     name_a: str
@@ -108,6 +110,19 @@ class ClassifierComparison:
     judged: BootstrapResult | None = None
     f1_classes: tuple = ()
     seeds: tuple = ()
+    label_names: tuple = ()
+
+    def swapped(self) -> ClassifierComparison:
+        """B against A on the same rows, without scoring again: every B - A interval mirrored (its ends negated
+        and swapped, the figures of the two exchanged), McNemar's counts exchanged (its p is symmetric). The
+        paired bootstrap draws the same resamples either way, so this equals :func:`compare_classifiers` with
+        the logits the other way round."""
+        from dataclasses import replace
+
+        return replace(self, name_a=self.name_b, name_b=self.name_a, accuracy=mirrored(self.accuracy),
+                       macro_f1=mirrored(self.macro_f1), judged=None if self.judged is None else mirrored(self.judged),
+                       mcnemar=McNemarResult(self.mcnemar.only_b, self.mcnemar.only_a, self.mcnemar.p),
+                       picked_by=tuple(reversed(self.picked_by)), seeds=tuple(reversed(self.seeds)))
 
     @property
     def judged_by(self) -> str:
@@ -152,20 +167,61 @@ class ClassifierComparison:
             why += f" (both runs pick their best checkpoint by {self._label(pa)}, which is not compared here)"
         return why
 
+    def _boot(self, name: str) -> BootstrapResult:
+        return {"accuracy": self.accuracy, "macro_f1": self.macro_f1}.get(name) or self.judged
+
+    def _direction(self, name: str) -> int:
+        """The verdict on ``name`` (+1 B better, -1 A better, 0 none), read at the scale its words are written at."""
+        spec = metric_spec(name)
+        scale, digits = (spec.scale, 1) if spec.is_percent else (1.0, 2)
+        return verdict_direction(self._boot(name), scale, digits)
+
+    def _why_they_differ(self, order: list[str]) -> str:
+        """One sentence when a secondary metric's verdict is not the headline's (``order[0]``): what each of them
+        counts that the headline does not; "" when all agree."""
+        head = order[0]
+        differ = [name for name in order[1:] if self._direction(name) != self._direction(head)]
+        if not differ:
+            return ""
+        reasons = []
+        for name in differ:
+            if name == "accuracy":
+                reasons.append("accuracy counts every row the same, so the largest classes weigh most")
+            elif head == "f_avg":
+                left_out = [c for c in self.label_names if c not in self.f1_classes]
+                reasons.append(f"macro F1 averages the F1 of all {len(self.label_names)} classes, including "
+                               f"{', '.join(left_out)}, which F_avg leaves out" if left_out else
+                               "macro F1 averages the F1 of every class, F_avg only of its chosen classes")
+            elif head == "accuracy":
+                reasons.append("macro F1 counts every class the same, so the smaller classes weigh as much as "
+                               "the largest")
+            else:
+                reasons.append(f"macro F1 counts every class the same, {self._label(head)} weighs them otherwise")
+        names = " and ".join(self._label(name) for name in differ)
+        return (f"Why {names} {'say' if len(differ) > 1 else 'says'} otherwise: {'; '.join(reasons)}; the verdict "
+                f"is {self._label(head)}'s, the metric the comparison judges by.")
+
     def lines(self, marks=()) -> list[str]:
-        """The comparison in words, one line each: the judged metric first (the runs' own, e.g. F_avg, when
-        both pick by it: difference, 95% interval), macro F1 and accuracy (difference, 95% interval, McNemar p:
-        McNemar's exact test is a test of accuracy, on the rows only one model got right), then ``marks`` (lines
+        """The comparison in words, one line each: the verdict by the judged metric first (the runs' own, e.g.
+        F_avg, when both pick by it: difference, 95% interval), then macro F1 and accuracy marked secondary
+        (difference, 95% interval, McNemar p: McNemar's exact test is a test of accuracy, on the rows only one
+        model got right) and, when a secondary verdict is not the headline's, one sentence on why they can differ
+        (what each counts: core.metrics.significance.verdict_direction decides), then ``marks`` (lines
         that say which of those figures read optimistic: core.metrics.optimism.chosen_checkpoint_notes), the discordant counts, which
         figure answers "which is better" and why, and the figures of both."""
         a, b, m = self.name_a, self.name_b, self.mcnemar
         judged = self.judged_by
-        macro = f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}"
-        acc = (f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b, mcnemar=m)}; "
-               f"McNemar {fmt_p(m.p)}")
-        head = [acc, macro] if judged == "accuracy" else [macro, acc]
-        if self.judged is not None and judged not in ("accuracy", "macro_f1"):
-            head.insert(0, f"{self._label(judged)}: {self._words(self.judged, judged)}")
+        words = {"macro_f1": difference_in_words(self.macro_f1, label="macro F1", name_a=a, name_b=b),
+                 "accuracy": (f"{difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b, mcnemar=m)}"
+                              f"; McNemar {fmt_p(m.p)}")}
+        if judged not in words:
+            words[judged] = self._words(self.judged, judged)
+        order = [judged] + [name for name in ("macro_f1", "accuracy") if name != judged]
+        head = [f"Verdict by {self._label(judged)}: {words[judged]}"]
+        head += [f"{self._label(name)} (secondary): {words[name]}" for name in order[1:]]
+        differ = self._why_they_differ(order)
+        if differ:
+            head.append(differ)
 
         def figures(pick) -> str:
             out = f"accuracy {100 * pick(self.accuracy):.1f}%, macro F1 {100 * pick(self.macro_f1):.1f}"
@@ -183,6 +239,15 @@ class ClassifierComparison:
             f"{a}: {figures(lambda r: r.value_a)}; {b}: {figures(lambda r: r.value_b)} "
             f"(n {self.n} dev rows of {self.source}; paired bootstrap, {self.accuracy.resamples} resamples)",
         ]
+
+
+def mirrored(boot: BootstrapResult) -> BootstrapResult:
+    """A - B from a bootstrap of B - A on the same resamples: the difference and the interval's ends negated
+    (low and high exchanged), the two figures exchanged."""
+    from dataclasses import replace
+
+    return replace(boot, value_a=boot.value_b, value_b=boot.value_a, difference=0.0 - boot.difference,
+                   low=0.0 - boot.high, high=0.0 - boot.low)   # 0.0 - x: a difference of 0 stays +0.0, not -0.0
 
 
 def seed_only_note(seed_a, seed_b) -> str:
@@ -268,7 +333,8 @@ def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b
         judged = paired_bootstrap_confusion(lambda conf: score(conf, chosen), gold, pa, pb, labels=list(range(k)),
                                             metric=metric, resamples=resamples, seed=seed)
     return ClassifierComparison(name_a, name_b, source, int(gold.size), acc, f1, mcnemar_exact(right_a, right_b),
-                                tuple(picked_by), judged, classes if metric == "f_avg" else (), tuple(seeds))
+                                tuple(picked_by), judged, classes if metric == "f_avg" else (), tuple(seeds),
+                                tuple(names))
 
 
 def trained_on_note(named) -> str:

@@ -462,6 +462,15 @@ def _is_zero(text: str) -> bool:
     return float(text) == 0.0
 
 
+def verdict_direction(boot: BootstrapResult, scale: float = 100.0, digits: int = 1) -> int:
+    """The verdict :func:`difference_in_words` says, as a number: +1 B better, -1 A better, 0 no detectable
+    difference (the interval holds 0, or one end written at ``digits`` decimals of ``scale`` is 0)."""
+    low, high = _written(boot.low * scale, digits), _written(boot.high * scale, digits)
+    if _is_zero(low) != _is_zero(high) or boot.contains_zero:
+        return 0
+    return 1 if boot.difference > 0 else -1
+
+
 def discordant_in_words(m: McNemarResult, name_a: str = "A", name_b: str = "B") -> str:
     """The rows only one model got right, as a sentence: "B was right on 2 rows A got wrong and never the other
     way", "B was right on 3 rows A got wrong, A on 1 row B got wrong", "no row was right for only one of them"."""

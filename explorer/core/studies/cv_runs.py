@@ -410,6 +410,22 @@ class OofResult:
     folds_done: int
     metrics: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    fold_classes: list = field(default_factory=list)   # the classes each fold's held-out rows hold, fold by fold
+    classes: int = 0                                    # the classes of all rows, which the pooled macro F1 counts
+
+    def class_note(self, metric: str | None = None) -> str:
+        """Why a fold's macro F1 and the pooled one are not alike, when their class sets differ: "per fold: macro
+        over the 2 classes each fold's dev part holds; pooled: over all 4 classes" (each fold's run averages its
+        F1 over the classes in its held-out rows, the pooled figure over every class of the table). "" when every
+        fold holds every class, the counts are unknown, or ``metric`` (the figure shown) is not macro F1."""
+        if metric not in (None, "macro_f1") or not self.fold_classes or not self.classes:
+            return ""
+        low, high = min(self.fold_classes), max(self.fold_classes)
+        if low == high == self.classes:
+            return ""
+        held = f"{low}" if low == high else f"{low} to {high}"
+        return (f"per fold: macro over the {held} classes each fold's dev part holds; pooled: over all "
+                f"{self.classes} classes")
 
     def text(self, task: str | None = None, first: str | None = None) -> str:
         """"pooled out-of-fold (n 3668, 5 of 5 folds): accuracy 71.30, F1 80.95, ..." or why there are none.
@@ -420,11 +436,23 @@ class OofResult:
             return f"pooled out-of-fold: not yet ({self.folds_done} of {self.k} folds predicted)"
         order = sorted(self.metrics, key=lambda k: k != first)   # stable: the rest keep their order
         figures = ", ".join(f"{metric_label(k, task)} {self.metrics[k]:.2f}" for k in order)
-        return f"pooled out-of-fold (n {self.n}, each example predicted once, {self.folds_done} of {self.k} folds): {figures}"
+        note = self.class_note() if "macro_f1" in self.metrics else ""
+        return (f"pooled out-of-fold (n {self.n}, each example predicted once, {self.folds_done} of {self.k} folds): "
+                f"{figures}" + (f" ({note})" if note else ""))
 
     def to_dict(self) -> dict:
         return {"path": str(self.path) if self.path else None, "n": self.n, "k": self.k,
-                "folds_done": self.folds_done, "metrics": self.metrics, "notes": self.notes}
+                "folds_done": self.folds_done, "metrics": self.metrics, "notes": self.notes,
+                "fold_classes": self.fold_classes, "classes": self.classes}
+
+
+def fold_class_counts(plan: FoldPlan) -> tuple[list[int], int]:
+    """(the classes in each fold's held-out rows, the classes in all rows) of a table's fold plan: what each fold's
+    macro F1 and the pooled one average over; ([], 0) for a plan without class labels (SQuAD)."""
+    if plan.kind == "squad" or not plan.labels:
+        return [], 0
+    labels = np.asarray([str(x) for x in plan.labels])
+    return [len(set(labels[f.dev].tolist())) for f in plan.folds()], len(set(labels.tolist()))
 
 
 def predict_fold(group_folder: Path, plan: FoldPlan, index: int, run_dir: Path, *, batch_size: int = 32,
@@ -519,6 +547,7 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
         per_fold.append(rows)
     done = sum(r is not None for r in per_fold)
     result = OofResult(None, plan.n, plan.k, done, notes=notes)
+    result.fold_classes, result.classes = fold_class_counts(plan)
     if done < plan.k:
         return result
     oof = out_of_fold(folds, per_fold, plan.n)
@@ -552,7 +581,16 @@ def read_oof(runs_dir: str | Path, name: str) -> OofResult | None:
         return None
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
-        return OofResult(Path(d["path"]) if d.get("path") else None, int(d["n"]), int(d["k"]), int(d["folds_done"]),
-                         dict(d.get("metrics") or {}), list(d.get("notes") or []))
+        result = OofResult(Path(d["path"]) if d.get("path") else None, int(d["n"]), int(d["k"]),
+                           int(d["folds_done"]), dict(d.get("metrics") or {}), list(d.get("notes") or []),
+                           [int(c) for c in d.get("fold_classes") or []], int(d.get("classes") or 0))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if not result.classes:   # written before the class counts were kept: counted from the fold plan
+        try:
+            plan = read_folds(path.parent)
+        except CrossValidationError:
+            plan = None
+        if plan is not None:
+            result.fold_classes, result.classes = fold_class_counts(plan)
+    return result

@@ -1,8 +1,8 @@
 """"Compare two classifiers on the dev rows…" (Runs dock): a non-modal window that asks the inspector child
 (op compare_classifiers: both best checkpoints scored on the first run's dev rows, then
 core.classify.compare) and shows the paired comparison in words. The GUI never waits: the job reports
-progress and can be cancelled by closing the window. "Swap A ⇄ B" (Ctrl+Shift+X) makes B the first run: the
-comparison runs again on its dev rows, B − A the other way round."""
+progress and can be cancelled by closing the window. "Swap A ⇄ B" (Ctrl+Shift+X) makes B the first run, B − A the other way round: the
+result mirrored at once when both runs judge on the same dev rows, else the comparison runs again on B's."""
 
 from __future__ import annotations
 
@@ -59,8 +59,9 @@ class ClassifierCompareWindow(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         self.swap_button = QPushButton("Swap A ⇄ B")
-        self.swap_button.setToolTip(f"B becomes A ({SWAP_KEYS}): both are scored again on the dev rows of the "
-                                    "new A's run, and every difference reads the other way round")
+        self.swap_button.setToolTip(f"B becomes A ({SWAP_KEYS}): every difference reads the other way round, "
+                                    "at once when both runs have the same dev rows (else both are scored again "
+                                    "on the new A's)")
         self.swap_button.clicked.connect(self.swap)
         buttons.addButton(self.swap_button, QDialogButtonBox.ButtonRole.ActionRole)
         QShortcut(QKeySequence(SWAP_KEYS), self, self.swap)
@@ -85,7 +86,7 @@ class ClassifierCompareWindow(QDialog):
     def _start(self) -> None:
         """Title, heading and the op for A = ``runs[0]``, B = ``runs[1]``."""
         a, b = self.runs
-        self.setWindowTitle(f"Compare {a['name']} (A) and {b['name']} (B)")
+        self._title()
         self.heading.setText(heading_html(a["name"], b["name"]))
         self.result = None
         self.text.setText("Scoring A and B on the same dev rows…")
@@ -95,11 +96,22 @@ class ClassifierCompareWindow(QDialog):
                                                "name_a": a["name"], "name_b": b["name"]})
 
     def swap(self) -> None:
-        """B becomes A and A becomes B: a job under way is cancelled and the comparison runs again (on the dev
-        rows of the new A's run), so the title, the heading, the differences and the paired tests follow."""
-        self.job.cancel()
+        """B becomes A and A becomes B, so the title, the heading, the differences and the paired tests follow.
+        A result whose reply holds its mirror ("swapped": B's run judges on the same dev rows) is shown mirrored
+        at once, with no new pass of either model; otherwise (the new A's run has other dev rows, or no result
+        is in yet) a job under way is cancelled and the comparison runs again on the new A's dev rows."""
+        mirror = (self.result or {}).get("swapped")
         self.runs.reverse()
+        if mirror:
+            self._title()
+            self._done({**mirror, "swapped": {k: v for k, v in self.result.items() if k != "swapped"}})
+            return
+        self.job.cancel()
         self._start()
+
+    def _title(self) -> None:
+        a, b = self.runs
+        self.setWindowTitle(f"Compare {a['name']} (A) and {b['name']} (B)")
 
     def _done(self, value: dict) -> None:
         self.result = value
@@ -108,7 +120,9 @@ class ClassifierCompareWindow(QDialog):
         self.bar.setValue(3)
         lines = list(value.get("lines") or [])
         lines = [escape(line, quote=False) for line in lines]
-        self._show("<br>".join(f"<b>{line}</b>" if i == 0 else line for i, line in enumerate(lines)))
+        # the first line (a warning or note when there is one) and the verdict stand out in bold
+        self._show("<br>".join(f"<b>{line}</b>" if i == 0 or line.startswith("Verdict by ") else line
+                               for i, line in enumerate(lines)))
 
     def _show(self, html: str) -> None:
         self.bar.hide()

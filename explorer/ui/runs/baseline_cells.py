@@ -25,7 +25,7 @@ def difference_text(difference: dict, task: str = "") -> str:
 
 def verdict_lines(data: dict, name: str, task: str = "") -> list[str]:
     """What the Runs list says when a comparison was just written (``data``: RunBaselineReport.saved): a headline
-    naming the run and its rows, the paired test's sentences ("accuracy: bag-of-words is better by 5.6 accuracy
+    naming the run and its rows, the paired test's sentences ("accuracy (secondary): bag-of-words is better by 5.6 accuracy
     points, 95% interval 1.9 to 9.4; McNemar p = 0.005") and each model's figures on the display scale."""
     from explorer.core.specs.metric_display import format_metric
 

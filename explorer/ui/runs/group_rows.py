@@ -168,7 +168,9 @@ class GroupRow:
                 lines.append(f"pooled out-of-fold {pooled[0]}: {self.best_text()} (n {self.pooled.n}, each example "
                              f"predicted once by the fold model that never saw it, {self.pooled.folds_done} of "
                              f"{self.pooled.k} folds): the cross-validation's answer")
-            lines.append(f"best dev {name} over {st.n} {'fold run' if pooled else 'run'}(s): {st.text()}")
+            note = self.pooled.class_note(pooled[0]) if pooled is not None else ""   # when the class sets differ
+            lines.append(f"best dev {name} over {st.n} {'fold run' if pooled else 'run'}(s): {st.text()}"
+                         + (f" ({note})" if note else ""))
         for m, s in zip(g.members, self.states):
             params = ", ".join(f"{k} {v}" for k, v in m.params.items())
             undefined = undefined_best_text(s) if s is not None else ""
