@@ -23,8 +23,6 @@ def shell(qtbot, tmp_path):
 
     apply_style(QApplication.instance())
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    if w.hub is not None:   # its idle prewarm (a timer, 2.5 s) flips to the Attention tab for one event-loop
-        w.hub._prewarmed = True   # turn: on a slow machine a test would meet that tab (no clock in tests)
     w.manager.max_parallel = 0            # launched runs stay queued: no worker process
     if w.hub is not None:                 # its 2.5 s prewarm timer shows the Attention page for one event-loop
         w.hub._prewarmed = True           # turn: on a busy machine a test body can land in that turn
@@ -407,7 +405,6 @@ def test_the_tabs_fit_at_1280x800_and_stay_put_when_a_predictions_page_opens(qtb
     one tab never lands on another)."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.core.predict.writing import write_table
     from explorer.ui.shell.layout_check import layout_offenders, out_of_view
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings
@@ -434,10 +431,7 @@ def test_the_tabs_fit_at_1280x800_and_stay_put_when_a_predictions_page_opens(qtb
     w.resize(1280, 800)
     app.processEvents()
     before = {b.text(): b.mapTo(w, b.rect().topLeft()) for b in w.tab_rows.buttons}
-    path = write_table(tmp_path / "p.predictions.csv", ["text", "predicted_label", "p_a", "p_b", "margin"],
-                       [{"text": "x", "predicted_label": "a", "p_a": 0.6, "p_b": 0.4, "margin": 0.2}])
-    w.open_predictions({"out": str(path), "kind": "classification", "label_names": ["a", "b"],
-                        "input_columns": ["text"], "text_columns": ["text"]})
+    _open_predictions(w, tmp_path, "p")
     qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
     app.processEvents()
     after = {b.text(): b.mapTo(w, b.rect().topLeft()) for b in w.tab_rows.buttons}
@@ -505,28 +499,27 @@ def test_a_run_that_ends_refreshes_the_launch_forms_estimate_from_its_rates(shel
     assert after != before and "just-ended" in after, after
 
 
-def test_tab_buttons_keep_two_rows_and_the_rest_are_counted_in_the_tabs_list(qtbot, tmp_path):
+def _open_predictions(w, folder, name: str) -> None:
+    """Open a one-row classification predictions file ``<name>.predictions.csv`` (written in ``folder``) as a
+    Predictions page of ``w``."""
+    from explorer.core.predict.writing import write_table
+
+    path = write_table(folder / f"{name}.predictions.csv", ["text", "predicted_label", "p_a", "p_b", "margin"],
+                       [{"text": "x", "predicted_label": "a", "p_a": 0.6, "p_b": 0.4, "margin": 0.2}])
+    w.open_predictions({"out": str(path), "kind": "classification", "label_names": ["a", "b"],
+                        "input_columns": ["text"], "text_columns": ["text"]})
+
+
+def test_tab_buttons_keep_two_rows_and_the_rest_are_counted_in_the_tabs_list(shell, qtbot, tmp_path):
     """Four Predictions pages (as restored at start-up) in a 1280x800 window: the tab buttons stay in two rows,
     every fixed tab and the current page keep their button, and "Tabs (+N) ▾" counts and lists the others; choosing
     one from the list shows its button."""
-    from PySide6.QtWidgets import QApplication
-
-    from explorer.core.predict.writing import write_table
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-
-    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w = shell
     w.resize(1264, 760)
-    w.show()
-    qtbot.waitExposed(w)
+    QApplication.processEvents()
     fixed = w.tabs.count()
     for name in ("new_texts", "headerless_pred", "with_header", "tweets_200"):
-        path = write_table(tmp_path / f"{name}.predictions.csv", ["text", "predicted_label", "p_a", "p_b", "margin"],
-                           [{"text": "x", "predicted_label": "a", "p_a": 0.6, "p_b": 0.4, "margin": 0.2}])
-        w.open_predictions({"out": str(path), "kind": "classification", "label_names": ["a", "b"],
-                            "input_columns": ["text"], "text_columns": ["text"]})
+        _open_predictions(w, tmp_path, name)
     w.tabs.setCurrentIndex(0)
     qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
     for _ in range(3):
