@@ -289,7 +289,6 @@ def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predic
 
     from explorer.core.studies.cv_runs import OOF_METRICS_FILE, OofResult
     from explorer.core.studies.groups import group_dir
-    from explorer.ui.runs.dock import RunsPanel
     from test_groups import _fake_run
 
     restarts, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "cv5", [1, 2])
@@ -297,13 +296,7 @@ def test_a_cross_validations_row_shows_its_pooled_out_of_fold_figure_once_predic
     write_group(tmp_path, group)
     _fake_run(tmp_path, "cv5-01", [(0, 0.5), (10, 0.8)])
     _fake_run(tmp_path, "cv5-02", [(0, 0.5), (10, 0.7)])
-    p = RunsPanel()
-    qtbot.addWidget(p)
-    p.runs_dir_getter = lambda: tmp_path
-    p.set_loading(True)
-    for rid in ("cv5-01", "cv5-02"):
-        p.upsert(load_summary(tmp_path / rid))
-    p.set_loading(False)
+    p = _runs_panel(qtbot, tmp_path, ("cv5-01", "cv5-02"))
     m = p.model
     assert _text(m, m.group_index("cv5"), "Best dev") == "75.0 ± 7.1% acc"   # the folds' best dev, before
     assert "best dev acc 75.0 ± 7.1% over 2 folds" in m.data(m.group_index("cv5"), 3)
@@ -327,7 +320,6 @@ def test_a_cross_validations_tooltip_names_the_classes_its_fold_and_pooled_macro
 
     from explorer.core.studies.cv_runs import OOF_METRICS_FILE, OofResult
     from explorer.core.studies.groups import group_dir
-    from explorer.ui.runs.dock import RunsPanel
     from test_groups import _fake_run
 
     restarts, _ = plan_restarts(TrainConfig(task="single", model="bundled:minilm"), "rare", [1, 2])
@@ -340,13 +332,7 @@ def test_a_cross_validations_tooltip_names_the_classes_its_fold_and_pooled_macro
         pooled = OofResult(None, 303, 2, 2, {"macro_f1": 20.64, "accuracy": 56.77}, fold_classes=fold_classes,
                            classes=4)
         (group_dir(tmp_path, "rare") / OOF_METRICS_FILE).write_text(json.dumps(pooled.to_dict()))
-        p = RunsPanel()
-        qtbot.addWidget(p)
-        p.runs_dir_getter = lambda: tmp_path
-        p.set_loading(True)
-        for rid in ("rare-01", "rare-02"):
-            p.upsert(load_summary(tmp_path / rid))
-        p.set_loading(False)
+        p = _runs_panel(qtbot, tmp_path, ("rare-01", "rare-02"))
         p.reload_groups()
         tips.append(p.model.data(p.model.group_index("rare"), 3))
     assert "best dev macro_f1 over 2 fold run(s): 48.00 ± 4.24 (best 51.00, worst 45.00, n 2) (per fold: macro over " \
