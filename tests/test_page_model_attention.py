@@ -93,7 +93,8 @@ def test_merged_words_average_their_pieces_shares():
 def test_the_readout_names_the_matrix_window_and_memory_note():
     s = shown()
     text = s.readout(1, 4, "only the shown window kept")
-    assert text == "layer 2, head 3; window 2 of 4, 8 tokens.\nMemory budget: only the shown window kept."
+    assert text == ("layer 2, head 3; window 2 of 4, 8 tokens.\nMemory budget: only the shown window kept.\n"
+                    "Rows attend to columns; hover a token to see where its attention goes.")
     assert "Memory budget" not in s.readout(0, 1)
 
 

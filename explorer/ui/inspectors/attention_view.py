@@ -12,8 +12,8 @@ without a forward pass (scripts/bench_inspectors.py prints the time).
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.attention.head_labels import head_name, layer_label, numbers
 from explorer.core.attention.layers import head_matrix
@@ -24,7 +24,7 @@ from explorer.ui.shell.turns import zero_timer
 
 from .attention_panels import ControlRow, FlowPanel, ModelMapPanel, ScrollingTabs, TokenViews, ViewsSplit
 from .common import ReadoutLabel, header
-from .components.attention import (MODE_LAYER, MODE_ROLLOUT, QA_BLOCKS, USAGE_HINT, BlockLayout, ShownAttention,
+from .components.attention import (MODE_LAYER, MODE_ROLLOUT, QA_BLOCKS, BlockLayout, ShownAttention,
                                    export_title, head_flow, window_label)
 from .heatmap import upper_level
 from .view_export import ExportButton
@@ -66,13 +66,10 @@ class AttentionView(QWidget):
         self.heatmap, self.head_view, self.head_scroll = top.heatmap, top.head_view, top.head_scroll
         self.direction, self.topk = top.direction, top.topk
         # fixed height: a hover readout that wraps to more lines would move the plots (and re-thin the
-        # heat map's token labels) on every mouse move; four lines hold a hover sentence whole in a 500 px pane
+        # heat map's token labels) on every mouse move; four lines hold a hover sentence whole in a 500 px pane.
+        # Between hovers it reads what is shown and how to read it (USAGE_HINT): a line of its own for the hint
+        # took the views' height at 1280x800 while the readout's lines stood empty
         self.info = ReadoutLabel(self.blocks.empty, lines=4)
-        # how to read the views: one line of its own over the readout (in the readout a memory note or a wider
-        # font elided it)
-        self.hint = QLabel(USAGE_HINT)
-        self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #555;")
         self.flow = FlowPanel(blocks)
         self.flow_table, self.flow_plot, self._flow_curves = self.flow.table, self.flow.plot, self.flow.curves
         self.model_view = ModelMapPanel(blocks)
@@ -82,10 +79,6 @@ class AttentionView(QWidget):
         self.bottom.addTab(self.flow, "Block flow per layer")
         self.bottom.addTab(self.model_view, "Model view")
         self.bottom.setTabToolTip(1, "The block flow of every layer × head at once (rows: layers, columns: heads).")
-        # Compare… and Export end the control row (it wraps): beside the tabs they pushed a third tab (the QA
-        # page's Head importance) behind the tab bar's scroll arrows in a 1280 px window
-        controls.addWidget(self.compare)
-        controls.addWidget(self.export)
         self._layout(controls, top)
         self._connect()
         self._set_enabled(False)
@@ -112,10 +105,16 @@ class AttentionView(QWidget):
         body.addWidget(self.split)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
+        # Compare… and Export beside the page's header (it wraps beside them): on a row of their own under the
+        # controls they took a line of the views' height at 1280x800, and beside the lower tabs they pushed a
+        # third tab (the QA page's Head importance) behind the tab bar's scroll arrows
+        top_row = QHBoxLayout()
+        top_row.addWidget(header(self.blocks.header, panel=self.blocks.panel), 1)
+        top_row.addWidget(self.compare, 0, Qt.AlignmentFlag.AlignTop)
+        top_row.addWidget(self.export, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top_row)
         layout.addLayout(controls)
         layout.addWidget(self.body, 1)
-        layout.addWidget(self.hint)   # under the views it is about; the readout's empty lines below it
         layout.addWidget(self.info)
         wheel_scrolls_page(self)   # the wheel over a lower tab's plot scrolls its tab; Ctrl+wheel zooms the plot
 

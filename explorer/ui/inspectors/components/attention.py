@@ -45,7 +45,7 @@ class BlockLayout:
         return [f"{self.labels[BLOCKS[a]]} → {self.labels[BLOCKS[b]]}" for a, b in self.pairs]
 
 
-# how to read the token views, one line over the readout (explorer.ui.inspectors.attention_view); how to select
+# how to read the token views, in the readout under a freshly drawn matrix (ShownAttention.readout); how to select
 # tokens is said beside the lines view's own boxes (SELECT_HINT), where it is done
 USAGE_HINT = "Rows attend to columns; hover a token to see where its attention goes."
 SELECT_HINT = "select: click, Ctrl+click, drag"
@@ -160,11 +160,11 @@ class ShownAttention:
         return [int(idx[i]) for i in selection if i < idx.size]
 
     def readout(self, window: int, n_windows: int, note: str = "") -> str:
-        """The readout under a freshly drawn matrix: what it is, the window, the memory note (how to use the views
-        is USAGE_HINT, a line of its own that the readout's hover texts never replace or cut)."""
+        """The readout under a freshly drawn matrix: what it is, the window, the memory note, and how to read the
+        views (USAGE_HINT, until a hover or a selection replaces the readout)."""
         return (f"{self.what}; window {window + 1} of {n_windows}, "
                 f"{len(self.labels)} {'words' if self.groups else 'tokens'}."
-                + (f"\nMemory budget: {note}." if note else ""))
+                + (f"\nMemory budget: {note}." if note else "") + f"\n{USAGE_HINT}")
 
     def describe_token(self, t: int, token_share: np.ndarray, names: dict) -> str:
         """Where token ``t``'s attention goes: its three largest weights in the matrix, and (from ``token_share``,
