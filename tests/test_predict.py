@@ -129,6 +129,24 @@ def test_a_cancel_keeps_the_batches_already_run_and_resume_does_not_run_them_aga
         [(r["id"], r["predicted_label"]) for r in _read_csv(full)]
 
 
+def test_a_chunk_runs_in_batches_sorted_by_length_over_the_whole_chunk(tmp_path, cls_model):
+    """Each batch is padded to about its own rows' length: the tokens forwarded are those of a length sort of the
+    whole chunk (as the dev scoring's), not of sorts inside a few batches of input order, which pad more."""
+    from explorer.core.models.batched_forward import length_order
+    from explorer.core.models.loading import load_model
+
+    words = np.random.default_rng(3).permutation(np.arange(1, 81))   # one token a word: lengths in random order
+    data = _write_csv(tmp_path / "in.csv", [" ".join(["city"] * int(n)) for n in words])
+    loaded = load_model(str(cls_model), task="classification")
+    forwarded = []
+    loaded.model.register_forward_pre_hook(lambda _m, _a, kw: forwarded.append(kw["input_ids"].numel()),
+                                           with_kwargs=True)
+    predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"), loaded=loaded, chunk_rows=80, batch_size=4)
+    lengths = [int(n) + 2 for n in words]   # [CLS] and [SEP]; 80 rows: one chunk
+    whole_chunk = sum(len(b) * max(lengths[i] for i in b) for b in length_order(lengths, 4))
+    assert sum(forwarded) == whole_chunk
+
+
 def test_every_row_comes_out_with_an_error_column(tmp_path, cls_model):
     lines = [json.dumps({"text": "a good model", "n": 1}), "not json", json.dumps([1, 2]),
              json.dumps({"text": "   "}), json.dumps({"text": "the worst year"})]

@@ -259,6 +259,15 @@ class _Runner:
                      Scores.SIGMOID: self.multilabel}
         return by_inputs.get(head.inputs) or by_scores[head.scores]
 
+    def lengths_of(self, head: HeadSpec) -> Callable[[list[list[str]]], list[int]] | None:
+        """How long each row's model input is, for the sort of a chunk into batches: the tokens of the one
+        sequence a text or pair is encoded to (classification, regression, multi-label; the Rust tokenizer takes a
+        small share of a forward), or None where a row becomes several sequences (QA windows, SWAG's endings,
+        a tagger's words): the rows are then sorted by their characters."""
+        if head.inputs in (Inputs.QUESTION_PASSAGE, Inputs.CHOICES, Inputs.WORDS):
+            return None
+        return lambda texts: [len(ids) for ids in self.encode(texts)["input_ids"]]
+
     def _batch_done(self, rows: int = 0) -> None:
         """After a batch: ``rows`` more rows of the chunk done; tells ``on_batch``."""
         self.rows_done += rows
@@ -603,7 +612,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     try:
         _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
                       saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols),
-                      _Windows(batch_size, cancelled, out, load_ahead(out, done) if resume else {}))
+                      _Windows(batch_size, cancelled, out, load_ahead(out, done) if resume else {},
+                               runner.lengths_of(facts.spec)))
         reporter.finish(summary.rows)
         save_ahead(out, {})   # every row is in OUT: nothing is kept ahead of it
         if info.skipped_lines:   # the file is read to its end: every empty line is known
@@ -687,14 +697,17 @@ class _BatchReporter:
 
 class _Windows:
     """The stop rule of every head: a chunk's rows run in batches of ``rows`` rows (the chunk sorted by the length
-    of its texts, so each batch pads little), ``cancelled()`` asked before each batch. ``ahead``: the predictions a
+    of its texts, ``lengths``: the runner's lengths_of, so each batch pads little), ``cancelled()`` asked before
+    each batch. ``ahead``: the predictions a
     stop kept beyond the rows written (writing.load_ahead; data row index -> prediction cells), used instead of
     running those rows again; ``out``: the output file they are kept beside."""
 
     def __init__(self, rows: int, cancelled: Callable[[], bool] | None, out: str | Path | None = None,
-                 ahead: dict[int, dict] | None = None):
+                 ahead: dict[int, dict] | None = None,
+                 lengths: Callable[[list[list[str]]], list[int]] | None = None):
         self.rows, self.cancelled = max(1, int(rows)), cancelled
         self.out, self.ahead = out, ahead if ahead is not None else {}
+        self.lengths = lengths or (lambda texts: [sum(len(s) for s in t) for t in texts])   # tokens, or characters
 
     def stopped(self) -> bool:
         return self.cancelled is not None and bool(self.cancelled())
@@ -835,7 +848,8 @@ def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols
     if windows is None:
         batches = [list(range(len(texts)))] if texts else []
     else:
-        longest_first = sorted(range(len(texts)), key=lambda k: -sum(len(s) for s in texts[k]))
+        lengths = windows.lengths(texts) if texts else []
+        longest_first = sorted(range(len(texts)), key=lambda k: -lengths[k])
         batches = [longest_first[i:i + windows.rows] for i in range(0, len(texts), windows.rows)]
     for batch in batches:
         if windows is not None and windows.stopped():
