@@ -729,8 +729,9 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
     the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, head,
     input columns, prediction columns) for _predict_chunk; ``windows``: its stop rule. Returns the rows in the file;
     ``summary.rows`` holds them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds the
-    whole chunks and every row of the chunk under way that ran, and the last report is what is in the file (the
-    rows run, so a bar's last count at Ctrl-C neither jumps back nor runs ahead of the file)."""
+    whole chunks and the chunk under way's rows up to its first row not run, and ``rows_ahead``: the rows run after
+    that, kept in OUT.ahead.jsonl (``windows.keep``); the last report is their sum (every row run, so a bar's last
+    count at Ctrl-C never jumps back)."""
     cols, head, columns, pred_cols = layout
     try:
         kept(written)
