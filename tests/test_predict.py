@@ -147,6 +147,23 @@ def test_a_chunk_runs_in_batches_sorted_by_length_over_the_whole_chunk(tmp_path,
     assert sum(forwarded) == whole_chunk
 
 
+def test_each_text_is_tokenized_once_for_both_the_length_sort_and_its_batch(tmp_path, cls_model, monkeypatch):
+    from explorer.core.predict import engine
+
+    texts = _texts(300, seed=4)
+    data = _write_csv(tmp_path / "in.csv", texts)
+    encoded = []
+    real = engine._Runner.encode
+    monkeypatch.setattr(engine._Runner, "encode", lambda self, t: encoded.append(len(t)) or real(self, t))
+    predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"), chunk_rows=200, batch_size=8)
+    assert sum(encoded) == 300
+    full = tmp_path / "again.csv"
+    monkeypatch.setattr(engine._Runner, "encode", real)
+    monkeypatch.setattr(engine._Runner, "_encode_once", lambda self, t: real(self, t))   # tokenized again
+    predict_file(str(cls_model), str(data), str(full), chunk_rows=200, batch_size=8)
+    assert _read_csv(tmp_path / "out.csv") == _read_csv(full)   # the same ids either way
+
+
 def test_every_row_comes_out_with_an_error_column(tmp_path, cls_model):
     lines = [json.dumps({"text": "a good model", "n": 1}), "not json", json.dumps([1, 2]),
              json.dumps({"text": "   "}), json.dumps({"text": "the worst year"})]

@@ -249,6 +249,7 @@ class _Runner:
         self.device = next(self.model.parameters()).device
         self.rows_done = 0        # rows of the current chunk through the model (the engine resets it per chunk)
         self.on_batch: Callable[[], None] | None = None   # called after every batch (the engine's progress)
+        self._encoded: dict[tuple, dict] = {}   # the chunk's texts encoded for its sort (lengths_of)
 
     def forward_of(self, head: HeadSpec) -> Callable[[list[list[str]]], list[dict]]:
         """The method that predicts rows for ``head``, by what it reads and what follows its logits
@@ -266,7 +267,20 @@ class _Runner:
         a tagger's words): the rows are then sorted by their characters."""
         if head.inputs in (Inputs.QUESTION_PASSAGE, Inputs.CHOICES, Inputs.WORDS):
             return None
-        return lambda texts: [len(ids) for ids in self.encode(texts)["input_ids"]]
+
+        def lengths(texts: list[list[str]]) -> list[int]:
+            enc = self.encode(texts)
+            # kept for the chunk's batches (each text tokenized once): row texts -> its encoded row
+            self._encoded = {tuple(t): {k: v[i] for k, v in enc.items()} for i, t in enumerate(texts)}
+            return [len(ids) for ids in enc["input_ids"]]
+        return lengths
+
+    def _encode_once(self, texts: list[list[str]]) -> dict:
+        """:meth:`encode` of ``texts``, taken from the chunk's encoding made for the sort when it holds them all."""
+        rows = [self._encoded.get(tuple(t)) for t in texts]
+        if not texts or any(r is None for r in rows):
+            return self.encode(texts)
+        return {k: [r[k] for r in rows] for k in rows[0]}
 
     def _batch_done(self, rows: int = 0) -> None:
         """After a batch: ``rows`` more rows of the chunk done; tells ``on_batch``."""
@@ -341,7 +355,7 @@ class _Runner:
         """(n, K) logits of the texts, length-sorted batches, returned in input order."""
         from explorer.core.models.batched_forward import forward_batches
 
-        enc = self.encode(texts)
+        enc = self._encode_once(texts)
         lengths = [len(x) for x in enc["input_ids"]]
         out = None
         for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
