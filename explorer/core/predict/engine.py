@@ -712,9 +712,8 @@ class _BatchReporter:
 class _Windows:
     """The stop rule of every head: a chunk's rows run in batches of ``rows`` rows (the chunk sorted by the length
     of its texts, ``lengths``: the runner's lengths_of, so each batch pads little), ``cancelled()`` asked before
-    each batch. ``ahead``: the predictions a
-    stop kept beyond the rows written (writing.load_ahead; data row index -> prediction cells), used instead of
-    running those rows again; ``out``: the output file they are kept beside."""
+    each batch. ``ahead``: the predictions a stop kept beyond the rows written (writing.load_ahead; data row index
+    -> prediction cells), used instead of running those rows again; ``out``: the output file they are kept beside."""
 
     def __init__(self, rows: int, cancelled: Callable[[], bool] | None, out: str | Path | None = None,
                  ahead: dict[int, dict] | None = None,
