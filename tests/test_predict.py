@@ -87,8 +87,9 @@ def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model, monkey
                      progress=lambda done, total: reports.append(done))
     partial = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
     assert 0 < len(partial) < 700
-    # every row run is in the file at the interrupt: the bar's last count is the rows in the file, never behind
-    assert max(reports) == reports[-1] == len(partial) == stopped.value.rows_written
+    # every row run is kept at the interrupt (in the file, or ahead of it): the bar's last count is the rows kept
+    kept = len(partial) + stopped.value.rows_ahead
+    assert len(partial) == stopped.value.rows_written and max(reports) == reports[-1] == kept
     summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, resume=True)
     assert summary.resumed_from == len(partial) and summary.rows == 700
     rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
@@ -100,33 +101,67 @@ def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model, monkey
 
 
 def test_a_cancel_keeps_the_batches_already_run_and_resume_does_not_run_them_again(tmp_path, cls_model):
-    """A cancel is seen before a window of WINDOW_BATCHES batches: the windows run before it are written, and
-    resume predicts only the rows after them; the rows are those a run without a cancel writes."""
+    """A cancel is seen before each batch: the batch run before it is written (the rows run longest first: here in
+    input order, nothing is kept ahead), and resume predicts only the rows after it; the rows are those a run
+    without a cancel writes."""
     from explorer.core.models.loading import load_model
-    from explorer.core.predict import engine
 
     texts = [" ".join(["city"] * (100 - i)) for i in range(100)]   # one token a word: 102, 101, ... tokens
     data = _write_csv(tmp_path / "in.csv", texts)
     loaded = load_model(str(cls_model), task="classification")
     polls = {"n": 0}
 
-    def cancel_at_the_second_window():
+    def cancel_at_the_second_batch():
         polls["n"] += 1
-        return polls["n"] >= 2     # asked before each window: one window of WINDOW_BATCHES batches of 10 rows ran
+        return polls["n"] >= 2     # asked before each batch: one batch of 10 rows ran
 
     out = tmp_path / "out.csv"
     with pytest.raises(Cancelled) as stopped:
         predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, batch_size=10,
-                     cancelled=cancel_at_the_second_window)
-    window = 10 * engine.WINDOW_BATCHES
-    assert stopped.value.rows_written == len(_read_csv(out)) == window < 100
+                     cancelled=cancel_at_the_second_batch)
+    assert stopped.value.rows_written == len(_read_csv(out)) == 10 and stopped.value.rows_ahead == 0
     summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, batch_size=10,
                            resume=True)
-    assert summary.resumed_from == window and summary.new_rows == 100 - window and summary.rows == 100
+    assert summary.resumed_from == 10 and summary.new_rows == 90 and summary.rows == 100
     full = tmp_path / "full.csv"
     predict_file(str(cls_model), str(data), str(full), loaded=loaded, chunk_rows=100, batch_size=10)
     assert [(r["id"], r["predicted_label"]) for r in _read_csv(out)] == \
         [(r["id"], r["predicted_label"]) for r in _read_csv(full)]
+
+
+def test_a_chunk_runs_in_batches_sorted_by_length_over_the_whole_chunk(tmp_path, cls_model):
+    """Each batch is padded to about its own rows' length: the tokens forwarded are those of a length sort of the
+    whole chunk (as the dev scoring's), not of sorts inside a few batches of input order, which pad more."""
+    from explorer.core.models.batched_forward import length_order
+    from explorer.core.models.loading import load_model
+
+    words = np.random.default_rng(3).permutation(np.arange(1, 81))   # one token a word: lengths in random order
+    data = _write_csv(tmp_path / "in.csv", [" ".join(["city"] * int(n)) for n in words])
+    loaded = load_model(str(cls_model), task="classification")
+    forwarded = []
+    loaded.model.register_forward_pre_hook(lambda _m, _a, kw: forwarded.append(kw["input_ids"].numel()),
+                                           with_kwargs=True)
+    predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"), loaded=loaded, chunk_rows=80, batch_size=4)
+    lengths = [int(n) + 2 for n in words]   # [CLS] and [SEP]; 80 rows: one chunk
+    whole_chunk = sum(len(b) * max(lengths[i] for i in b) for b in length_order(lengths, 4))
+    assert sum(forwarded) == whole_chunk
+
+
+def test_each_text_is_tokenized_once_for_both_the_length_sort_and_its_batch(tmp_path, cls_model, monkeypatch):
+    from explorer.core.predict import engine
+
+    texts = _texts(300, seed=4)
+    data = _write_csv(tmp_path / "in.csv", texts)
+    encoded = []
+    real = engine._Runner.encode
+    monkeypatch.setattr(engine._Runner, "encode", lambda self, t: encoded.append(len(t)) or real(self, t))
+    predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"), chunk_rows=200, batch_size=8)
+    assert sum(encoded) == 300
+    full = tmp_path / "again.csv"
+    monkeypatch.setattr(engine._Runner, "encode", real)
+    monkeypatch.setattr(engine._Runner, "_encode_once", lambda self, t: real(self, t))   # tokenized again
+    predict_file(str(cls_model), str(data), str(full), chunk_rows=200, batch_size=8)
+    assert _read_csv(tmp_path / "out.csv") == _read_csv(full)   # the same ids either way
 
 
 def test_every_row_comes_out_with_an_error_column(tmp_path, cls_model):

@@ -264,7 +264,7 @@ def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monke
     dialog._progress(364, 700)
     dialog._progress(300, 700)        # the child's last report before the cancelled reply
     dialog._failed("cancelled")
-    assert f"Cancelled: 300 rows written to {tmp_path / 'out.csv'} stay" in dialog.status.text()
+    assert f"Cancelled: 300 rows run are kept for {tmp_path / 'out.csv'}" in dialog.status.text()
 
 
 @pytest.mark.parametrize("name, text, rows", [
@@ -351,17 +351,18 @@ def test_the_cli_draws_the_last_progress_line_once(tmp_path, monkeypatch):
     assert len(finals) == 1 and "saved 300" in finals[0], draws
 
 
-def test_a_stopped_cli_draws_the_rows_written_line_once(tmp_path, monkeypatch, capsys):
-    """At a stop the bar's last line, "predict: 300/700 rows written", is drawn once."""
+def test_a_stopped_cli_draws_the_rows_kept_line_once(tmp_path, monkeypatch, capsys):
+    """At a stop the bar's last line, "predict: 364/700 rows kept" (written and kept ahead), is drawn once."""
     from explorer.core.errors import Cancelled
 
     def stopped(*_a, progress=None, **_k):
         progress(0, 700)
         progress(364, 700)
         exc = Cancelled()
-        exc.rows_written = 300
+        exc.rows_written, exc.rows_ahead = 300, 64
         raise exc
     assert _stopped_cli(monkeypatch, stopped, tmp_path / "out.csv") == 130
     draws = [line.strip() for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
-    assert [line for line in draws if "rows written" in line and line.startswith("predict")] == \
-        ["predict: 300/700 rows written"], draws
+    assert [line for line in draws if "rows kept" in line and line.startswith("predict")] == \
+        ["predict: 364/700 rows kept"], draws
+    assert any("300 rows written to" in line and "64 more rows run kept in" in line for line in draws), draws

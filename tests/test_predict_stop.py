@@ -1,6 +1,7 @@
-"""One stop rule for predict, every head: a stop (Ctrl-C, SIGTERM, a closed terminal, the app's Cancel) writes
-every row the model ran, in input order, so ``--resume`` continues from exactly there, and the CLI bar's last line
-is the rows written, without a rate or time left. The stop is injected through ``cancelled`` (the engine) or by
+"""One stop rule for predict, every head: a stop (Ctrl-C, SIGTERM, a closed terminal, the app's Cancel) comes at
+the next batch boundary and keeps every row the model ran (OUT in input order, the rows run after the first row not
+run in OUT.ahead.jsonl), so ``--resume`` continues from exactly there without running a kept row again, and the CLI
+bar's last line is the rows kept, without a rate or time left. The stop is injected through ``cancelled`` (the engine) or by
 calling the installed signal handler directly (the CLI): no real signal races the test, nothing is timed."""
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from helpers import save_tiny_head_model
 
 import explorer.core.predict.engine as engine
 from explorer.core.errors import Cancelled
-from explorer.core.predict.engine import WINDOW_BATCHES, predict_file
+from explorer.core.predict.engine import predict_file
+from explorer.core.predict.writing import ahead_path
 from explorer.core.specs import heads
 
 WORDS = "good bad fine worst city river model answer year first name the a of".split()
@@ -56,39 +58,105 @@ HEADS = [heads.SINGLE_LABEL, heads.REGRESSION, heads.MULTI_LABEL, heads.TOKEN_CL
          heads.MULTIPLE_CHOICE, heads.QA]
 
 
+def _same(got: list[dict], want: list[dict]) -> bool:
+    """Whether two predicted files hold the same rows: the same cells, numbers equal to 1e-5 (the rows of a
+    resumed run share their batches with other rows than an uninterrupted run's: the last bits may differ)."""
+    if len(got) != len(want):
+        return False
+    for g, w in zip(got, want):
+        for key in w:
+            try:
+                if abs(float(g[key]) - float(w[key])) > 1e-5:
+                    return False
+            except ValueError:
+                if g[key] != w[key]:
+                    return False
+    return True
+
+
+def _rows_run(monkeypatch) -> list[int]:
+    """The rows each call of the head's forward is given (one call per batch), recorded from now on."""
+    calls: list[int] = []
+    real = engine._Runner.forward_of
+
+    def forward_of(self, head):
+        method = real(self, head)
+
+        def counted(texts):
+            calls.append(len(texts))
+            return method(texts)
+        return counted
+    monkeypatch.setattr(engine._Runner, "forward_of", forward_of)
+    return calls
+
+
 @pytest.mark.parametrize("head", HEADS, ids=lambda h: h.name)
-def test_a_stop_writes_every_row_run_in_input_order_and_resume_continues_there(tmp_path, monkeypatch, head):
+@pytest.mark.parametrize("k", [1, 3])
+def test_a_stop_asked_during_batch_k_keeps_exactly_k_batches_and_resume_runs_only_the_rest(
+        tmp_path, monkeypatch, head, k):
     monkeypatch.setattr(engine, "BATCH_PROGRESS_SECONDS", 0.0)   # a progress report after every batch
     model = save_tiny_head_model(tmp_path / "m", head)
     data = _write(tmp_path / "in.csv", head)
-    polls = {"n": 0}
+    calls = _rows_run(monkeypatch)
+    asked = {"stop": False}
+    real = engine._Runner.forward_of
 
-    def stop_at_the_third_window():
-        polls["n"] += 1
-        return polls["n"] >= 3
+    def forward_of(self, head_):
+        method = real(self, head_)
+
+        def interrupted_in_batch_k(texts):
+            if sum(calls) + len(texts) >= k * BATCH:   # this call runs the k-th batch: the stop arrives during it
+                asked["stop"] = True
+            return method(texts)
+        return interrupted_in_batch_k
+    monkeypatch.setattr(engine._Runner, "forward_of", forward_of)
 
     out, reports = tmp_path / "out.csv", []
     with pytest.raises(Cancelled) as stopped:
         predict_file(str(model), str(data), str(out), batch_size=BATCH, chunk_rows=ROWS,
-                     cancelled=stop_at_the_third_window, progress=lambda done, total: reports.append(done))
+                     cancelled=lambda: asked["stop"], progress=lambda done, total: reports.append(done))
+    assert sum(calls) == k * BATCH   # the batch under way finished, no other began
     written = _read(out)
-    assert len(written) == stopped.value.rows_written == 2 * BATCH * WINDOW_BATCHES   # two whole windows
-    assert [r["id"] for r in written] == [f"r{i}" for i in range(len(written))]       # the input's first rows
-    # every row the model ran is in the file: the bar never stood ahead of it, and its last count is the file's
-    assert max(reports) == reports[-1] == len(written)
+    assert stopped.value.rows_written == len(written)
+    assert len(written) + stopped.value.rows_ahead == k * BATCH   # every row run is kept
+    assert [r["id"] for r in written] == [f"r{i}" for i in range(len(written))]   # the input's first rows, in order
+    assert ahead_path(out).exists() == (stopped.value.rows_ahead > 0)
+    assert max(reports) == reports[-1] == k * BATCH   # the bar ends at the rows kept, never behind its count
+
+    calls.clear()
     summary = predict_file(str(model), str(data), str(out), batch_size=BATCH, chunk_rows=ROWS, resume=True)
+    assert sum(calls) == ROWS - k * BATCH   # no kept row runs again
     assert summary.resumed_from == len(written) and summary.rows == ROWS
+    assert not ahead_path(out).exists()
     from explorer.commands.predict import summary_line
 
-    assert summary_line(summary).startswith(f"{ROWS} rows written to {out} ({len(written)} were already there); "
-                                            f"{summary.errors} of the {ROWS - len(written)} rows run now with an error")
+    if written:
+        assert summary_line(summary).startswith(
+            f"{ROWS} rows written to {out} ({len(written)} were already there); "
+            f"{summary.errors} of the {ROWS - len(written)} rows run now with an error")
     full = tmp_path / "full.csv"
     predict_file(str(model), str(data), str(full), batch_size=BATCH, chunk_rows=ROWS)
-    assert _read(out) == _read(full)   # each row once, in order, as an uninterrupted run writes it
+    assert [r["id"] for r in _read(out)] == [f"r{i}" for i in range(ROWS)]   # each row once, in input order
+    assert _same(_read(out), _read(full))   # as an uninterrupted run writes it
+
+
+def test_a_new_run_into_the_same_file_drops_what_a_stop_kept_ahead_of_it(tmp_path):
+    model = save_tiny_head_model(tmp_path / "m", heads.SINGLE_LABEL)
+    data = _write(tmp_path / "in.csv", heads.SINGLE_LABEL)
+    out, polls = tmp_path / "out.csv", {"n": 0}
+
+    def after_three_batches():
+        polls["n"] += 1
+        return polls["n"] > 3
+    with pytest.raises(Cancelled) as stopped:
+        predict_file(str(model), str(data), str(out), batch_size=BATCH, chunk_rows=ROWS, cancelled=after_three_batches)
+    assert stopped.value.rows_ahead > 0 and ahead_path(out).exists()
+    predict_file(str(model), str(data), str(out), batch_size=BATCH, chunk_rows=ROWS)   # no --resume: a new OUT
+    assert not ahead_path(out).exists() and len(_read(out)) == ROWS
 
 
 def _cli(tmp_path, monkeypatch, signum, times: int = 1):
-    """Run the CLI on 300 rows; ``signum``'s installed handler is called ``times`` times when the second window
+    """Run the CLI on 300 rows; ``signum``'s installed handler is called ``times`` times before the second batch
     begins. Returns (exit code, stderr text, rows in OUT)."""
     from explorer.commands import predict as command
 
@@ -123,10 +191,13 @@ def test_the_cli_stops_on_ctrl_c_sigterm_and_sighup_alike_and_the_bar_ends_at_th
     signum = getattr(signal, name)
     rc, said, rows = _cli(tmp_path, monkeypatch, signum)
     assert rc == code
-    assert rows == BATCH * WINDOW_BATCHES   # the window that ran, all of it
+    assert "stopping after the current batch…" in said
     assert f"{rows} rows written to" in said and "--resume" in said
+    kept = rows + (len(ahead_path(tmp_path / "out.csv").read_text(encoding="utf-8").splitlines())
+                   if ahead_path(tmp_path / "out.csv").exists() else 0)
+    assert kept == BATCH   # the one batch that ran, all of it
     last = [line for line in re.split(r"[\r\n]", said) if line.startswith("predict")][-1]
-    assert last.strip() == f"predict: {rows}/{ROWS} rows written", last   # no rate, no time left
+    assert last.strip() == f"predict: {kept}/{ROWS} rows kept", last   # no rate, no time left
 
 
 def test_a_second_ctrl_c_quits_at_once_saying_the_rows_in_the_file_without_a_traceback(tmp_path, monkeypatch):
@@ -136,9 +207,9 @@ def test_a_second_ctrl_c_quits_at_once_saying_the_rows_in_the_file_without_a_tra
     assert f"quit at once: {rows} rows in " in said and "--resume" in said
 
 
-def test_the_guide_says_a_stop_keeps_every_row_run():
+def test_the_guide_says_a_stop_comes_after_the_current_batch_and_keeps_every_row_run():
     from helpers import REPO_ROOT
 
     text = re.sub(r"\s+", " ", (REPO_ROOT / "docs" / "command-line.md").read_text(encoding="utf-8"))
-    assert "every row run is written, in input order" in text and "exit 143" in text
-    assert f"at most {WINDOW_BATCHES} batches" in text
+    assert "keeps every row run" in text and "exit 143" in text
+    assert "stopping after the current batch…" in text and "OUT.ahead.jsonl" in text

@@ -67,6 +67,80 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     qtbot.waitUntil(lambda: not curves.run_notes.isVisible())
 
 
+def _regression_events(run_id: str, evaluations, lr=2e-5, steps_total=100, ended=True) -> list[dict]:
+    """A regression run's events: an evaluation at step 0 and each (step, predictions) of ``evaluations`` on
+    six dev rows whose gold scores have variance 2.9."""
+    from explorer.core.metrics.regression import regression_metrics
+
+    gold = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    events = [{"event": "started", "run_id": run_id, "config": {"task": "regression", "learning_rate": lr},
+               "steps_total": steps_total},
+              {"event": "eval", "run_id": run_id, "step": 0, "metrics": regression_metrics([2.5] * 6, gold)}]
+    events += [{"event": "eval", "run_id": run_id, "step": step, "metrics": regression_metrics(pred, gold)}
+               for step, pred in evaluations]
+    if ended:
+        events.append({"event": "finished", "run_id": run_id, "seconds": 60.0, "metrics": {}})
+    return events
+
+
+FLAT = [0.20, 0.14, 0.48, 0.16, 0.21, 0.19]     # Pearson -0.068 with the gold: about one score for every row
+LEARNED = [0.4, 1.3, 1.9, 3.2, 3.7, 4.6]
+
+
+def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_runs_list(qtbot):
+    """A regression run whose best dev Pearson is near 0 (STS-B at lr 2e-5 for a minute: 0.061) predicts no
+    better than the mean score: the Curves page and the Runs list's tooltip say so beside the classifiers' note,
+    with what to try; a run that learned is not, nor one whose predictions are constant (its correlations are
+    undefined, which is said of it)."""
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells
+    from explorer.ui.runs.state import RunState
+
+    flat = RunState.from_events("flat", _regression_events("flat", [(50, FLAT), (100, FLAT[::-1])]))
+    learned = RunState.from_events("learned", _regression_events("learned", [(50, FLAT), (100, LEARNED)]))
+    assert flat.one_class_note() == ("predicts no better than the mean score for every dev row (best dev Pearson "
+                                     "0.068, Spearman -0.086): try a larger learning rate, e.g. 1e-4 (this run: 2e-5), "
+                                     "or more epochs")
+    assert learned.one_class_note() == ""   # judged by its best evaluation, not by an early flat one
+    constant = _regression_events("constant", [(100, [2.7] * 6)])
+    assert RunState.from_events("c", constant).one_class_note() == ""   # said as undefined correlations instead
+    live = RunState.from_events("live", _regression_events("live", [(10, FLAT)], ended=False))
+    live.status = "running"
+    assert live.one_class_note() == ""   # one early evaluation while it trains: wait for a second
+    live = RunState.from_events("live", _regression_events("live", [(10, FLAT), (20, FLAT)], ended=False))
+    live.status = "running"
+    assert live.one_class_note().startswith("predicts no better than the mean score")
+    from explorer.core.metrics.baselines import mean_score_note
+
+    assert mean_score_note({"accuracy": 0.5}) == ""   # no regression head
+    cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
+    tip = cells.tooltip(flat, COLUMNS.index("Best dev"))
+    assert "note: the run predicts no better than the mean score for every dev row" in tip
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([learned, flat])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    assert "flat predicts no better than the mean score" in curves.run_notes.text()
+    assert "learned" not in curves.run_notes.text()
+
+
+def test_bert_explorer_runs_says_a_regression_is_no_better_than_the_mean(tmp_path, capsys):
+    import json
+
+    from explorer.cli import main
+    from explorer.core.runs.layout import config_file, events_file
+
+    folder = tmp_path / "stsb"
+    folder.mkdir()
+    config_file(folder).write_text(json.dumps({"task": "regression", "learning_rate": 2e-5}))
+    events = _regression_events("stsb", [(50, FLAT), (100, FLAT[::-1])])
+    events_file(folder).write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    assert main(["runs", str(tmp_path)]) == 0
+    assert "note: stsb predicts no better than the mean score for every dev row (best dev Pearson 0.068" in \
+        capsys.readouterr().err
+
+
 def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path):
     """With 16 runs the legend strip shows what fits and says how many more there are ("+N more"), its tooltip
     listing all 16; never 8 with nothing said of the others."""

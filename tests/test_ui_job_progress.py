@@ -204,7 +204,7 @@ def test_predict_dialog_shows_rows_and_time_left_and_cancels(qtbot, tmp_path):
     on_progress(640, 24783)                     # the child's last report: the rows in the file
     assert dialog.job_bar.detail.text() == "cancelling …"
     on_error("cancelled", "")
-    assert not dialog.job_bar.isVisible() and dialog.status.text().startswith("Cancelled: 640 rows written")
+    assert not dialog.job_bar.isVisible() and dialog.status.text().startswith("Cancelled: 640 rows run are kept")
 
 
 class _Driver:

@@ -10,10 +10,11 @@ p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending
 answer_end, score_diff, null_score, decision, window; error). On stderr: "reading FILE…" and "loading model…" at
 once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted; "saved N":
 the rows already in OUT: a chunk's rows are written together, so the count run can be ahead of them inside a
-chunk). Ctrl-C, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop by one rule: after the few batches under
-way (explorer.core.predict.engine.WINDOW_BATCHES), every row run is written, in input order, the bar's last line
-is the rows written (no rate, no time left), and ``--resume`` continues from exactly there; a closed terminal stops
-silently when nothing can be written any more. Exit codes: 0 done, 2 bad input, 130 interrupted with Ctrl-C, 143
+chunk). Ctrl-C, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop by one rule: at once after the batch under
+way (explorer.core.predict.engine), every row run is kept: written to OUT in input order up to the first row not
+run, the rows run after it in OUT.ahead.jsonl; the bar's last line is the rows kept (no rate, no time left), and
+``--resume`` continues from exactly there without running a kept row again; a closed terminal stops silently when
+nothing can be written any more. Exit codes: 0 done, 2 bad input, 130 interrupted with Ctrl-C, 143
 SIGTERM, 129 the terminal closed (the rows written so far stay every way).
 """
 
@@ -138,11 +139,11 @@ class _Bar:
         print(line, file=self.stream, flush=True)
 
     def stopped_at(self, rows: int) -> None:
-        """Close the bar at a stop: its last line is the ``rows`` written ("predict: 736/4000 rows written"),
+        """Close the bar at a stop: its last line is the ``rows`` kept ("predict: 736/4000 rows kept"),
         without the rate and time left of a run that no longer runs."""
         if self.bar is not None:
-            self.bar.bar_format = "{desc}: {n_fmt}/{total_fmt} rows written" if self.bar.total else \
-                "{desc}: {n_fmt} rows written"
+            self.bar.bar_format = "{desc}: {n_fmt}/{total_fmt} rows kept" if self.bar.total else \
+                "{desc}: {n_fmt} rows kept"
             self.bar.n = rows   # drawn once, by close()
         self.close()
 
@@ -178,7 +179,7 @@ class _Safe:
 
 
 class _Stops:
-    """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop after the batches under way; a
+    """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop after the batch under way; a
     second Ctrl-C quits at once. A SIGHUP that was ignored when the command started (``nohup``) stays ignored.
     ``why``: "" (Ctrl-C), "SIGTERM" or "SIGHUP"; ``restore()`` puts the previous handlers back."""
 
@@ -202,19 +203,31 @@ class _Stops:
         if self.flag:
             raise KeyboardInterrupt
         self.flag = True
-        print("\nstopping after the batches under way (Ctrl-C again to quit at once)", file=self.err)
+        print("\nstopping after the current batch… (Ctrl-C again to quit at once)", file=self.err, flush=True)
 
     def _sigterm(self, signum, frame):
         self.flag, self.why = True, "SIGTERM"
-        print("\nSIGTERM: stopping after the batches under way", file=self.err)
+        print("\nSIGTERM: stopping after the current batch…", file=self.err, flush=True)
 
     def _sighup(self, signum, frame):
         self.flag, self.why = True, "SIGHUP"
-        print("\nthe terminal was closed (SIGHUP): stopping after the batches under way", file=self.err)
+        print("\nthe terminal was closed (SIGHUP): stopping after the current batch…", file=self.err, flush=True)
 
     def restore(self) -> None:
         for signum, handler in self.previous.items():
             signal.signal(signum, handler)
+
+
+def _stopped_line(rows: int | None, ahead: int, out: str, why: str) -> str:
+    """What a stop says: the rows written to ``out`` (input order), and the ``ahead`` rows run after the first row
+    not run, kept in OUT.ahead.jsonl, which ``--resume`` takes instead of running them again."""
+    from explorer.core.predict.writing import ahead_path
+
+    written = f"{rows} rows" if rows is not None else "the rows written so far"
+    said = {"SIGHUP": " (the terminal was closed: SIGHUP)", "SIGTERM": " (SIGTERM)"}.get(why, "")
+    more = (f", and {ahead} more rows run kept in {ahead_path(out)} (every row run is kept)" if ahead
+            else " (every row run, in input order)")
+    return f"stopped{said}: {written} written to {out}{more}; continue with the same command and --resume"
 
 
 def summary_line(summary) -> str:
@@ -262,15 +275,12 @@ def run(args) -> int:
                                calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer,
                                device=args.device, saved=bar.saved, decode_rule=args.decode_rule)
     except Cancelled as exc:
-        rows = getattr(exc, "rows_written", None)
+        rows, ahead = getattr(exc, "rows_written", None), getattr(exc, "rows_ahead", 0) or 0
         if rows is not None:
-            bar.stopped_at(rows)   # the last line: the rows in the file, no rate or time left
+            bar.stopped_at(rows + ahead)   # the last line: the rows kept, no rate or time left
         else:
             bar.close()
-        written = f"{rows} rows" if rows is not None else "the rows written so far"
-        why = {"SIGHUP": " (the terminal was closed: SIGHUP)", "SIGTERM": " (SIGTERM)"}.get(stop.why, "")
-        print(f"stopped{why}: {written} written to {args.out} (every row run, in input order); continue with "
-              "the same command and --resume", file=err)
+        print(_stopped_line(rows, ahead, args.out, stop.why), file=err)
         return stop.exit_code()
     except KeyboardInterrupt:   # a second Ctrl-C: quit at once, the rows in the file said, no traceback
         return _quit_at_once(bar, args.out, err)
@@ -311,7 +321,7 @@ def _quit_at_once(bar, out: str, err) -> int:
     except Exception:   # noqa: BLE001 - a bar interrupted mid-write; the rows below are what matter
         pass
     rows, _ = count_rows(out)
-    print(f"\nquit at once: {rows} rows in {out} (the batches under way were not written); continue with the "
+    print(f"\nquit at once: {rows} rows in {out} (the batch under way was not written); continue with the "
           "same command and --resume", file=err)
     return 130
 

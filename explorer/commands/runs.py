@@ -63,8 +63,9 @@ def run_row(rec) -> dict:
 
 def one_class_line(rec) -> str:
     """"RUN predicts only 'O' for every dev token: try …" when a run's last evaluation predicted one class for
-    everything its head counts it over (explorer.core.metrics.baselines.task_one_class_note), else ""."""
-    from explorer.core.metrics.baselines import task_one_class_note
+    everything its head counts it over, "RUN predicts no better than the mean score …" when a regression run's
+    best evaluation is no better than the mean (explorer.core.metrics.baselines.run_one_class_note), else ""."""
+    from explorer.core.metrics.baselines import run_one_class_note
 
     evals = rec.evals()
     if not evals:
@@ -75,8 +76,7 @@ def one_class_line(rec) -> str:
     except (TypeError, ValueError):
         rate = None
     task = str(config.get("task") or (rec.summary.task if rec.summary else "") or "")
-    note = task_one_class_note(task, evals[-1].get("metrics") or {}, rate,
-                               steps=rec.summary.steps if rec.summary else 0)
+    note = run_one_class_note(task, evals, rate, step=rec.summary.steps if rec.summary else 0)
     return f"{rec.run_id} {note}" if note else ""
 
 

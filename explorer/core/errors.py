@@ -101,10 +101,12 @@ class Cancelled(BaseException):
     """The user asked to stop this work (cancel a run, a dev-set study, a background job).
 
     A BaseException, like KeyboardInterrupt, so that ``except Exception`` blocks do not swallow it.
-    ``rows_written``: set by work that writes rows as it goes (predict_file) to the count in its file.
+    ``rows_written``: set by work that writes rows as it goes (predict_file) to the count in its file;
+    ``rows_ahead``: the rows it ran after those and kept beside the file for a resume.
     """
 
     rows_written: int | None = None
+    rows_ahead: int = 0
 
 
 # Exit codes of every command (explorer.cli, the train worker): 0 done, 1 failed for another reason (internal

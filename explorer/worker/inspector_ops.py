@@ -303,14 +303,13 @@ def op_classify_dev(state: State, args: dict, progress, cancelled):
 
 def op_predict(state: State, args: dict, progress, cancelled):
     """Predict a whole file with a checkpoint (explorer.core.predict.engine.predict_file), with progress events
-    (rows done, rows total or 0) and cancel after the current batch; the rows written so far stay (resume).
-    The model is loaded here for this job (not kept in a slot). Returns PredictSummary.to_dict()."""
+    (rows done, rows total or 0) and cancel after the current batch (predict_file asks ``cancelled`` before each
+    batch); every row run stays: the rows written and those kept ahead of them (resume). The model is loaded here
+    for this job (not kept in a slot). Returns PredictSummary.to_dict()."""
     from explorer.core.errors import Cancelled
     from explorer.core.predict.engine import predict_file
 
     def report(done: int, total) -> None:
-        if cancelled():
-            raise Cancelled()
         progress(done, total or 0)
 
     keys = ("text_columns", "encoding", "no_header", "tau", "batch_size", "chunk_rows", "resume", "max_seq_length")
@@ -325,7 +324,7 @@ def op_predict(state: State, args: dict, progress, cancelled):
                                **kwargs)
     except Cancelled as exc:   # a last progress event: the rows in the file, before the cancelled reply
         if exc.rows_written is not None:
-            progress(exc.rows_written, last["total"])
+            progress(exc.rows_written + exc.rows_ahead, last["total"])
         raise
     return summary.to_dict()
 

@@ -14,6 +14,7 @@ SQuAD 1.1 has no abstention: its trivial baseline is 0, so none is reported.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -150,7 +151,15 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
     name = predicted_for_everything(metrics) if unit else None
     if name is None:
         return ""
-    head = f"predicts only '{name}' for every {unit}"
+    return advice_note(f"predicts only '{name}' for every {unit}", learning_rate, steps=steps,
+                       budget_seconds=budget_seconds, eval_share=eval_share)
+
+
+def advice_note(head: str, learning_rate: float | None = None, *, steps: int = 0, budget_seconds: float = 0.0,
+                eval_share: float | None = None) -> str:
+    """``head`` (what the evaluations show: one class for everything, a regression no better than the mean) with
+    what to try, one rule for every such note: a larger learning rate when the run's is below
+    :data:`SUGGESTED_LEARNING_RATE`, else train longer after its ``steps``; a large ``eval_share`` is said."""
     if not learning_rate or learning_rate < 0.9 * float(SUGGESTED_LEARNING_RATE):
         lr = f" (this run: {learning_rate_text(learning_rate)})" if learning_rate else ""
         note = f"{head}: try a larger learning rate, e.g. {SUGGESTED_LEARNING_RATE}{lr}, or more epochs"
@@ -165,12 +174,56 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
     return note
 
 
+FLAT_CORRELATION = 0.1   # |Pearson| and |Spearman| below this: the scores follow the gold no better than a constant
+
+
+def _correlation(metrics: dict, name: str) -> float | None:
+    """A finite correlation of a regression evaluation's metrics, else None (absent, or undefined: NaN)."""
+    try:
+        value = float(metrics[name])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> str:
+    """One line when a regression evaluation is no better than predicting the mean score for every dev row
+    ('' otherwise): both its Pearson and Spearman correlations are below :data:`FLAT_CORRELATION` in size, or they are
+    undefined because the predictions are constant; with what to try (:func:`advice_note`; ``kw``: steps,
+    budget_seconds, eval_share). '' for metrics without a Pearson correlation (no regression head)."""
+    if not isinstance(metrics, dict) or "pearson" not in metrics:
+        return ""
+    pearson, spearman = _correlation(metrics, "pearson"), _correlation(metrics, "spearman")
+    if pearson is None or abs(pearson) >= FLAT_CORRELATION or (spearman is not None and abs(spearman) >= FLAT_CORRELATION):
+        return ""   # undefined (constant predictions) has its own note: regression.undefined_note
+    said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
+    return advice_note(f"predicts no better than the mean score for every dev row (best dev {said})",
+                       learning_rate, **kw)
+
+
+def regression_task(task: str) -> bool:
+    """Whether ``task``'s head predicts one score (a regression: explorer.core.specs.heads.Scores.SCORE)."""
+    from explorer.core.specs.heads import Scores
+
+    facts = find_task_facts(task)
+    return facts is not None and facts.head.scores is Scores.SCORE
+
+
+def _best_by_pearson(evals: list[dict]) -> dict:
+    """The metrics of the evaluation with the highest finite Pearson correlation (the last one when none has)."""
+    scored = [e.get("metrics") or {} for e in evals]
+    finite = [m for m in scored if _correlation(m, "pearson") is not None]
+    return max(finite, key=lambda m: _correlation(m, "pearson")) if finite else scored[-1]
+
+
 def task_one_class_note(task: str, metrics: dict, learning_rate: float | None = None, **kw) -> str:
     """:func:`one_class_note` for a run of ``task`` (a task name of explorer.core.specs.tasks), counted over its
     head's ``one_class_unit``: '' for a task whose head has none, or an unknown task. ``kw``: steps,
     budget_seconds, eval_share."""
     facts = find_task_facts(task)
     unit = facts.head.one_class_unit if facts is not None else ""
+    if not unit and regression_task(task):
+        return mean_score_note(metrics, learning_rate, **kw)
     return one_class_note(metrics, learning_rate, unit=unit, **kw) if unit else ""
 
 
@@ -183,9 +236,16 @@ def run_one_class_note(task: str, evals: list[dict], learning_rate: float | None
     run trains (``live``) the note waits until it persists: past EARLY_SHARE of the ``steps_total`` planned, or the
     evaluation before (after step 0) stuck on one class too; a first evaluation a few dozen steps in often
     predicts one class and the next does not (an SST-2 run: one class at step 31, 83% two evaluations later).
-    ``kw``: budget_seconds, eval_share. '' when there is nothing to say."""
+    A regression run (a one-score head) is judged by its best evaluation after step 0 (the highest Pearson):
+    :func:`mean_score_note` when even that is no better than the mean, while it trains once two evaluations say
+    so. ``kw``: budget_seconds, eval_share. '' when there is nothing to say."""
     if not evals:
         return ""
+    if regression_task(task):   # a regression: its best evaluation no better than the mean, once two say so
+        scored = [e for e in evals if int(e.get("step") or 0) > 0] or evals
+        note = mean_score_note(_best_by_pearson(scored), learning_rate, steps=step, **kw)
+        early = live and not (steps_total and step >= EARLY_SHARE * steps_total)
+        return "" if early and len(scored) < 2 else note
     note = task_one_class_note(task, evals[-1].get("metrics") or {}, learning_rate, steps=step, **kw)
     if not note or not live or (steps_total and step >= EARLY_SHARE * steps_total):
         return note

@@ -28,11 +28,12 @@ Output columns (scripts may rely on them), after the input columns:
   differs: "" when both rules agree, "(no answer)" where the other abstains);
 - every task: ``error`` ("" or why the row could not be used; its prediction cells are empty).
 
-Every input row gives one output row, in input order. One stop rule for every head: a chunk runs in windows of
-``batch_size * WINDOW_BATCHES`` rows in input order (the length sort is inside a window), and ``cancelled()`` is
-asked before each window; a True stops there and every row of the windows that ran is written, so OUT holds
-exactly the rows the model ran, in input order, and ``resume=True`` continues after them (each row written once;
-a row in OUT is never run again; a stop waits at most for the window under way, a few batches).
+Every input row gives one output row, in input order. One stop rule for every head: a chunk's rows run in
+batches of ``batch_size`` rows sorted by the length of their texts over the whole chunk (little padding), and
+``cancelled()`` is asked before each batch; a True stops there, at once after the batch under way. OUT gets the
+rows up to the first row not run, in input order; the predictions of the rows run after it are kept beside OUT in
+OUT.ahead.jsonl (explorer.core.predict.writing.save_ahead), and ``resume=True`` continues after the rows in OUT,
+taking those kept predictions instead of running their rows again (each row written once, no row run twice).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from explorer.core.specs.tasks import find_task_facts
 from explorer.core.predict.reading import (PredictDataError, Row, TableInfo, iter_rows, reads_without_header,
                                            skipped_note, text_of)
 from explorer.core.predict.seen import keyed_rows, training_keys, training_rows
-from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
+from explorer.core.predict.writing import RowWriter, count_rows, finish, load_ahead, out_kind, save_ahead
 
 
 
@@ -187,8 +188,6 @@ def _squad_rows(path: Path, start: int) -> tuple[TableInfo, Iterator[Row], list[
     return info, rows(), notes
 
 
-WINDOW_BATCHES = 8   # batches per stop window: a stop waits for at most this many batches and keeps all of them;
-# the length sort inside 8 batches of 32 forwards about 1.15-1.27x the real tokens of SST-2 (a 2,048-row sort: 1.03x)
 BATCH_PROGRESS_SECONDS = 1.0   # between progress reports inside a chunk (after the first batch, always reported)
 
 
@@ -250,6 +249,7 @@ class _Runner:
         self.device = next(self.model.parameters()).device
         self.rows_done = 0        # rows of the current chunk through the model (the engine resets it per chunk)
         self.on_batch: Callable[[], None] | None = None   # called after every batch (the engine's progress)
+        self._encoded: dict[tuple, dict] = {}   # the chunk's texts encoded for its sort (lengths_of)
 
     def forward_of(self, head: HeadSpec) -> Callable[[list[list[str]]], list[dict]]:
         """The method that predicts rows for ``head``, by what it reads and what follows its logits
@@ -259,6 +259,28 @@ class _Runner:
         by_scores = {Scores.SOFTMAX: self.classification, Scores.SCORE: self.regression,
                      Scores.SIGMOID: self.multilabel}
         return by_inputs.get(head.inputs) or by_scores[head.scores]
+
+    def lengths_of(self, head: HeadSpec) -> Callable[[list[list[str]]], list[int]] | None:
+        """How long each row's model input is, for the sort of a chunk into batches: the tokens of the one
+        sequence a text or pair is encoded to (classification, regression, multi-label; the Rust tokenizer takes a
+        small share of a forward), or None where a row becomes several sequences (QA windows, SWAG's endings,
+        a tagger's words): the rows are then sorted by their characters."""
+        if head.inputs in (Inputs.QUESTION_PASSAGE, Inputs.CHOICES, Inputs.WORDS):
+            return None
+
+        def lengths(texts: list[list[str]]) -> list[int]:
+            enc = self.encode(texts)
+            # kept for the chunk's batches (each text tokenized once): row texts -> its encoded row
+            self._encoded = {tuple(t): {k: v[i] for k, v in enc.items()} for i, t in enumerate(texts)}
+            return [len(ids) for ids in enc["input_ids"]]
+        return lengths
+
+    def _encode_once(self, texts: list[list[str]]) -> dict:
+        """:meth:`encode` of ``texts``, taken from the chunk's encoding made for the sort when it holds them all."""
+        rows = [self._encoded.get(tuple(t)) for t in texts]
+        if not texts or any(r is None for r in rows):
+            return self.encode(texts)
+        return {k: [r[k] for r in rows] for k in rows[0]}
 
     def _batch_done(self, rows: int = 0) -> None:
         """After a batch: ``rows`` more rows of the chunk done; tells ``on_batch``."""
@@ -333,7 +355,7 @@ class _Runner:
         """(n, K) logits of the texts, length-sorted batches, returned in input order."""
         from explorer.core.models.batched_forward import forward_batches
 
-        enc = self.encode(texts)
+        enc = self._encode_once(texts)
         lengths = [len(x) for x in enc["input_ids"]]
         out = None
         for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
@@ -554,14 +576,14 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             runs in a thread beside the model load and the first batches, never before them).
         saved: saved(rows_in_out) whenever the rows in ``out`` change: at the start (the rows already there on
             resume), after every chunk written and after a stop. The rows of a chunk reach the file with it,
-            or at a stop: ``progress``'s count runs ahead of this one inside a chunk, and a stop writes every
-            row run, so both counts meet there.
+            or at a stop: ``progress``'s count runs ahead of this one inside a chunk.
         status: status(line) before each slow step that has no rows yet ("reading FILE…", "loading model
             MODEL…"), so a terminal shows something at once.
-        cancelled: polled before every window of ``batch_size * WINDOW_BATCHES`` rows; True stops with
-            :class:`explorer.core.errors.Cancelled`: every row of the windows that ran is written, in input order
-            (the exception's ``rows_written`` counts the rows in ``out``, and a last progress report gives the
-            same count, so a bar ends at the rows in the file, never behind the rows it counted).
+        cancelled: polled before every batch; True stops with :class:`explorer.core.errors.Cancelled`: the rows
+            run up to the first row not run are written, in input order, the rows run after it kept in OUT.ahead.jsonl
+            for ``resume`` (the exception's ``rows_written`` counts the rows in ``out``, its ``rows_ahead`` those
+            kept beside it; a last progress report gives their sum, so a bar ends at the rows kept, never behind
+            the rows it counted).
         calibration: classification: divide the logits by the temperature saved with the checkpoint's run
             (``<run>/calibration.json``, core/metrics/calibration.py) before the softmax; False (``--no-calibration``)
             or no such file: the raw softmax. The predicted label is the same either way.
@@ -596,14 +618,18 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                             calibration=calibration, decode_rule=decode_rule)
     method = runner.forward_of(facts.spec)
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
+    if not resume:
+        save_ahead(out, {})   # a new OUT: what an earlier stop kept beside the old one no longer belongs to it
     reporter = _BatchReporter(progress, counter, lambda: done + summary.new_rows + runner.rows_done)
     runner.on_batch = reporter.on_batch
     report = reporter.report
     try:
         _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
                       saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols),
-                      _Windows(batch_size * WINDOW_BATCHES, cancelled))
+                      _Windows(batch_size, cancelled, out, load_ahead(out, done) if resume else {},
+                               runner.lengths_of(facts.spec)))
         reporter.finish(summary.rows)
+        save_ahead(out, {})   # every row is in OUT: nothing is kept ahead of it
         if info.skipped_lines:   # the file is read to its end: every empty line is known
             summary.notes.append(skipped_note(info.skipped_lines))
     finally:
@@ -684,14 +710,30 @@ class _BatchReporter:
 
 
 class _Windows:
-    """The stop rule of every head: a chunk's rows run in windows of ``rows`` rows in input order, and
-    ``cancelled()`` is asked before each window, so a stop leaves no row run but unwritten."""
+    """The stop rule of every head: a chunk's rows run in batches of ``rows`` rows (the chunk sorted by the length
+    of its texts, ``lengths``: the runner's lengths_of, so each batch pads little), ``cancelled()`` asked before
+    each batch. ``ahead``: the predictions a stop kept beyond the rows written (writing.load_ahead; data row index
+    -> prediction cells), used instead of running those rows again; ``out``: the output file they are kept beside."""
 
-    def __init__(self, rows: int, cancelled: Callable[[], bool] | None):
+    def __init__(self, rows: int, cancelled: Callable[[], bool] | None, out: str | Path | None = None,
+                 ahead: dict[int, dict] | None = None,
+                 lengths: Callable[[list[list[str]]], list[int]] | None = None):
         self.rows, self.cancelled = max(1, int(rows)), cancelled
+        self.out, self.ahead = out, ahead if ahead is not None else {}
+        self.lengths = lengths or (lambda texts: [sum(len(s) for s in t) for t in texts])   # tokens, or characters
 
     def stopped(self) -> bool:
         return self.cancelled is not None and bool(self.cancelled())
+
+    def keep(self, written: int, more: dict[int, dict]) -> int:
+        """At a stop, with ``written`` rows in OUT: keep the predictions of the rows after them (those kept before
+        and ``more``) in OUT.ahead.jsonl for ``--resume``. Returns how many are kept there."""
+        from explorer.core.predict.writing import save_ahead
+
+        kept = {i: p for i, p in {**self.ahead, **more}.items() if i >= written}
+        if self.out is not None:
+            save_ahead(self.out, kept)
+        return len(kept)
 
 
 def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, report, kept, written: int,
@@ -700,8 +742,9 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
     the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, head,
     input columns, prediction columns) for _predict_chunk; ``windows``: its stop rule. Returns the rows in the file;
     ``summary.rows`` holds them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds the
-    whole chunks and every row of the chunk under way that ran, and the last report is what is in the file (the
-    rows run, so a bar's last count at Ctrl-C neither jumps back nor runs ahead of the file)."""
+    whole chunks and the chunk under way's rows up to its first row not run, and ``rows_ahead``: the rows run after
+    that, kept in OUT.ahead.jsonl (``windows.keep``); the last report is their sum (every row run, so a bar's last
+    count at Ctrl-C never jumps back)."""
     cols, head, columns, pred_cols = layout
     try:
         kept(written)
@@ -724,8 +767,9 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
             summary.new_rows += len(done)
             kept(written)
         exc.rows_written = written
+        exc.rows_ahead = windows.keep(written, getattr(exc, "ahead", None) or {})
         try:
-            report(written)
+            report(written + exc.rows_ahead)
         except Cancelled:
             pass
         raise
@@ -792,30 +836,52 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
 
 def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols,
                    windows: _Windows | None = None) -> list[dict]:
-    """One chunk of rows through ``method`` (the runner's forward for ``head``), window by window (``windows``:
-    its size in rows and the stop asked before each): every row out, in order, its input columns, the
-    prediction columns (None where a row could not be used) and ``error``.
+    """One chunk of rows through ``method`` (the runner's forward for ``head``): every row out, in order, its input
+    columns, the prediction columns (None where a row could not be used) and ``error``. With ``windows``, the rows
+    run in batches of ``windows.rows`` sorted by the length of their texts, longest first, over the whole chunk (each
+    batch padded to about its own rows' length, as the dev scoring's), the stop asked before each batch, and the
+    rows ``windows.ahead`` holds take their kept predictions instead of running.
 
-    Raises Cancelled with ``rows_done``: the output rows of the chunk before the first row not run (every row of
-    the windows that ran, and the rows without a text among them), which the engine writes."""
+    Raises Cancelled with ``rows_done``: the output rows of the chunk before the first row not run, which the engine
+    writes, and ``ahead``: the predictions of the rows run after it (data row index -> prediction cells), which it
+    keeps for ``--resume``."""
     texts, where, results = [], [], [dict() for _ in chunk]
+    ran = [False] * len(chunk)   # the rows whose output is known: predicted, kept ahead, or not usable
+    ahead = windows.ahead if windows is not None else {}
     for j, row in enumerate(chunk):
+        if row.index in ahead:
+            results[j].update(ahead.pop(row.index))
+            ran[j] = True
+            continue
         t, err = _row_texts(row, cols, head)
         if t is None:
-            results[j]["error"] = err
+            results[j]["error"], ran[j] = err, True
         else:
             texts.append(t)
             where.append(j)
-    size = windows.rows if windows is not None else max(1, len(texts))
-    for start in range(0, len(texts), size):
+    if windows is None:
+        batches = [list(range(len(texts)))] if texts else []
+    else:
+        lengths = windows.lengths(texts) if texts else []
+        longest_first = sorted(range(len(texts)), key=lambda k: -lengths[k])
+        batches = [longest_first[i:i + windows.rows] for i in range(0, len(texts), windows.rows)]
+    for batch in batches:
         if windows is not None and windows.stopped():
-            exc = Cancelled()
-            stop = where[start]   # the rows before the first not run
-            exc.rows_done = _out_rows(chunk[:stop], results[:stop], input_columns, pred_cols)
-            raise exc
-        for j, pred in zip(where[start:start + size], method(texts[start:start + size])):
-            results[j].update(pred)
+            raise _stopped_in_chunk(chunk, results, ran, input_columns, pred_cols)
+        for k, pred in zip(batch, method([texts[k] for k in batch])):
+            results[where[k]].update(pred)
+            ran[where[k]] = True
     return _out_rows(chunk, results, input_columns, pred_cols)
+
+
+def _stopped_in_chunk(chunk, results, ran, input_columns, pred_cols) -> Cancelled:
+    """The Cancelled of a stop inside a chunk: ``rows_done``, the output rows before the first row not run (input
+    order), and ``ahead``, the predictions of the rows run after it, by data row index."""
+    stop = ran.index(False) if False in ran else len(chunk)
+    exc = Cancelled()
+    exc.rows_done = _out_rows(chunk[:stop], results[:stop], input_columns, pred_cols)
+    exc.ahead = {chunk[j].index: results[j] for j in range(stop, len(chunk)) if ran[j]}
+    return exc
 
 
 def _out_rows(chunk, results, input_columns, pred_cols) -> list[dict]:

@@ -185,3 +185,43 @@ def write_table(path: str | Path, columns: list[str], rows) -> Path:
     finally:
         w.close()
     return finish(path)
+
+
+def ahead_path(path: str | Path) -> Path:
+    """OUT.ahead.jsonl: the rows a stop left predicted but not yet in OUT (input order keeps them out until the
+    rows before them are written), kept so that ``--resume`` uses them instead of running them again."""
+    p = Path(path)
+    return p.with_name(p.name + ".ahead.jsonl")
+
+
+def load_ahead(path: str | Path, start: int = 0) -> dict[int, dict]:
+    """The predictions kept ahead of OUT (data row index -> prediction cells), those of rows ``start`` and on; {}
+    when there is no such file or a line of it cannot be read (it was cut off: the rows run again)."""
+    p = ahead_path(path)
+    kept: dict[int, dict] = {}
+    try:
+        with open(p, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    item = json.loads(line)
+                    if int(item["row"]) >= start:
+                        kept[int(item["row"])] = dict(item["prediction"])
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return kept
+
+
+def save_ahead(path: str | Path, kept: dict[int, dict]) -> None:
+    """Write the predictions kept ahead of OUT (``kept``: data row index -> prediction cells), or remove the file
+    when there are none. Written to a temporary file and renamed, so a stop during it leaves the old file whole."""
+    p = ahead_path(path)
+    if not kept:
+        p.unlink(missing_ok=True)
+        return
+    tmp = p.with_name(p.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for row in sorted(kept):
+            fh.write(json.dumps({"row": row, "prediction": kept[row]}, ensure_ascii=False, default=str) + "\n")
+    os.replace(tmp, p)

@@ -823,9 +823,9 @@ class PredictDialog(QDialog):
         self.job_bar.finish()
         cancelled = "cancel" in str(message).lower()
         rows = self._rows_done
-        written = f"{rows} rows written to {self.out_edit.text().strip()}" if rows is not None else \
-            "the rows written so far"
-        self.status.setText(f"Cancelled: {written} stay; tick Resume and Start to continue"
+        written = f"{rows} rows run are kept for {self.out_edit.text().strip()}" if rows is not None else \
+            "the rows run so far are kept"
+        self.status.setText(f"Cancelled: {written}; tick Resume and Start to continue"
                             if cancelled else str(message))
         if cancelled:
             self.resume.setChecked(True)

@@ -166,7 +166,7 @@ class RunCells:
             untrained = untrained_note(s)   # a step-0 figure above the best: never a candidate
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")
-                    + (f"\nnote: the last evaluation {note}" if note else "")
+                    + (f"\nnote: {_whose(s)} {note}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":
             return "\n".join(self.baselines.tooltip_lines(s))
@@ -213,3 +213,11 @@ class RunCells:
     def group_size(self, row: GroupRow) -> int:
         """The bytes on disk of a group's listed members."""
         return sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
+
+
+def _whose(s: RunState) -> str:
+    """Who the Best dev tooltip's note speaks of: a regression run's best evaluation ("the run": its best is no
+    better than the mean), a classifier's or tagger's last evaluation."""
+    from explorer.core.metrics.baselines import regression_task
+
+    return "the run" if regression_task(s.task) else "the last evaluation"
