@@ -431,8 +431,9 @@ def _runs_with_settings(tmp_path, settings_a: dict, settings_b: dict) -> list[st
 
 
 def test_two_runs_differing_only_in_the_seed_are_told_their_difference_is_seed_variation(tmp_path):
-    """Two restarts of one setting (configs apart in the seed and their run ids): the verdict says first that the
-    difference is seed-to-seed variation, not a better setting; runs apart in a setting too get no such line."""
+    """Two restarts of one setting (configs apart in the seed and their run ids): the comparison says first that the
+    difference is seed-to-seed variation, not a better setting, and its verdict names what it judges (these two
+    trained models); runs apart in a setting too get no such line."""
     from explorer.worker.inspector_ops import OPS, State
 
     op = OPS["compare_classifiers"][0]
@@ -441,8 +442,12 @@ def test_two_runs_differing_only_in_the_seed_are_told_their_difference_is_seed_v
                lambda d, t: None, lambda: False)
     assert value["lines"][0] == ("These runs differ only in the seed (1 and 2): the difference is seed-to-seed "
                                  "variation, not a better setting; run restarts of each setting (Groups) to compare "
-                                 "settings.")
+                                 "settings. The verdict below says whether these two trained models differ on these "
+                                 "rows, however large the difference.")
     assert sum("differ only in the seed" in line for line in value["lines"]) == 1
+    # the verdict under it names what it judges: the two models, not a setting
+    verdict = next(line for line in value["lines"] if line.startswith("Verdict by "))
+    assert verdict.split(": ", 1)[0].endswith(" (these two trained models, not a setting)"), verdict
 
     sources = _runs_with_settings(tmp_path / "lr", {"seed": 1}, {"seed": 2, "learning_rate": 1e-4})
     value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300},

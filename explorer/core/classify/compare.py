@@ -217,7 +217,10 @@ class ClassifierComparison:
         if judged not in words:
             words[judged] = self._words(self.judged, judged)
         order = [judged] + [name for name in ("macro_f1", "accuracy") if name != judged]
-        head = [f"Verdict by {self._label(judged)}: {words[judged]}"]
+        # two restarts of one setting: the verdict is about these two trained models, never about a setting (a
+        # bold "is better" under "seed-to-seed variation" read as a contradiction)
+        which = " (these two trained models, not a setting)" if self.seeds else ""
+        head = [f"Verdict by {self._label(judged)}{which}: {words[judged]}"]
         head += [f"{self._label(name)} (secondary): {words[name]}" for name in order[1:]]
         differ = self._why_they_differ(order)
         if differ:
@@ -253,7 +256,8 @@ def mirrored(boot: BootstrapResult) -> BootstrapResult:
 def seed_only_note(seed_a, seed_b) -> str:
     """The verdict of two runs whose settings differ in the seed alone: their difference is no setting's."""
     return (f"These runs differ only in the seed ({seed_a} and {seed_b}): the difference is seed-to-seed variation, "
-            "not a better setting; run restarts of each setting (Groups) to compare settings.")
+            "not a better setting; run restarts of each setting (Groups) to compare settings. The verdict below "
+            "says whether these two trained models differ on these rows, however large the difference.")
 
 
 def training_amount(checkpoint: str) -> tuple[int, float | None] | None:
