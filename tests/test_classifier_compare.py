@@ -489,6 +489,32 @@ def test_runs_that_trained_unequal_amounts_in_one_time_budget_are_told_so(tmp_pa
     assert not any("amount of training" in line for line in value["lines"])
 
 
+def test_a_run_started_from_the_other_runs_checkpoint_is_told_so(tmp_path):
+    """Run B was launched from run A's best checkpoint (as "Fine-tune on reviewed rows" launches one) and trained
+    1.75 epochs more: the comparison says B had A's training plus those epochs, in either order; two runs from the
+    same base model get no such note."""
+    from explorer.core.runs.appending import append_event
+    from explorer.worker.inspector_ops import OPS, State
+
+    op = OPS["compare_classifiers"][0]
+    first = _runs_with_settings(tmp_path / "one", {}, {})
+    sources = _runs_with_settings(tmp_path / "chain", {}, {"model": first[0]})
+    sources[0] = first[0]
+    run_b = pathlib.Path(sources[1]).parent.parent
+    append_event(run_b, {"event": "step", "run_id": run_b.name, "time": 3.0, "step": 140, "loss": 0.4, "epoch": 1.75})
+    value = op(State(), {"source_a": sources[0], "source_b": sources[1], "task": "single", "resamples": 300,
+                         "name_a": "first", "name_b": "reviewed"}, lambda d, t: None, lambda: False)
+    said = ("Note: reviewed started from first's checkpoint: reviewed had first's training plus 1.75 epochs; the "
+            "difference is what that further training did, not two independent recipes.")
+    assert said in value["lines"]
+    value = op(State(), {"source_a": sources[1], "source_b": sources[0], "task": "single", "resamples": 300,
+                         "name_a": "reviewed", "name_b": "first"}, lambda d, t: None, lambda: False)
+    assert said in value["lines"]
+    value = op(State(), {"source_a": first[0], "source_b": first[1], "task": "single", "resamples": 300},
+               lambda d, t: None, lambda: False)
+    assert not any("started from" in line for line in value["lines"])
+
+
 def test_differing_settings_leaves_out_where_a_run_writes_and_reads_a_missing_field_as_its_default():
     from explorer.core.specs.train_config import differing_settings
 

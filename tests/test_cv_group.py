@@ -517,3 +517,56 @@ def test_groups_page_names_the_classes_the_fold_and_the_pooled_macro_f1_average_
     span = f"{min(per_fold)}" if min(per_fold) == max(per_fold) else f"{min(per_fold)} to {max(per_fold)}"
     assert (f"(per fold: macro over the {span} classes each fold's dev part holds; pooled: over all 4 classes)"
             in tab.view.summary.text())
+
+
+def test_folds_that_all_predict_one_class_for_every_row_are_said_in_words(qtbot, tmp_path):
+    """Every fold's run predicts "neg" for every held-out row: the pooled figures come with one plain sentence, by
+    the single run's one-class rule and advice (a larger learning rate than the folds' 2e-5), in the group's summary,
+    its report and its page, also when oof_metrics.json was written without it; folds that predict both classes
+    get none."""
+    from explorer.commands.group import summary_lines
+    from explorer.core.runs.layout import INFO_FILE
+    from explorer.core.studies.group_stats import group_table
+    from explorer.core.studies.groups import group_dir
+    from explorer.core.studies.reports import write_group_report
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path), learning_rate=2e-5)
+    group, _configs, _ = cv_runs.start_cv_group(base, tmp_path, "stuck", 3)
+    for member in group.members:
+        last = tmp_path / member.run_id / "checkpoints" / "last"
+        last.mkdir(parents=True)
+        (last / INFO_FILE).write_text("{}", encoding="utf-8")
+
+    def predict(ckpt, dev, out, **_kwargs):   # "neg" for every row
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "predicted_label", "p_neg", "p_pos"])
+            for r in _rows(dev):
+                w.writerow([r["id"], "neg", 0.8, 0.2])
+
+    result = cv_runs.collect_oof(tmp_path, group, predict=predict)
+    said = ("every fold predicts only 'neg' for every held-out row (the model learned nothing): try a larger "
+            "learning rate, e.g. 1e-4 (this run: 2e-5), or more epochs")
+    assert result.one_class == "neg" and result.one_class_note(group.base) == said
+    assert f"note: {said}" in summary_lines(tmp_path, "stuck")
+    loaded, members, _ = groups.load_group_data(tmp_path, "stuck")
+    write_group_report(tmp_path / "report", loaded, members, group_table(members, list(loaded.varied)),
+                       pooled=result)
+    assert said in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    metrics_file = group_dir(tmp_path, "stuck") / cv_runs.OOF_METRICS_FILE
+    older = json.loads(metrics_file.read_text(encoding="utf-8"))
+    del older["one_class"]
+    metrics_file.write_text(json.dumps(older), encoding="utf-8")
+    assert cv_runs.read_oof(tmp_path, "stuck").one_class == "neg"
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("stuck")
+    assert said.replace("'", "&#x27;") in tab.view.summary.text()
+
+    mixed = [dict(r, p_neg=0.2 if int(r["id"][1:]) % 2 else 0.8, p_pos=0.8 if int(r["id"][1:]) % 2 else 0.2)
+             for r in _rows(data)]   # both classes predicted: no such sentence
+    assert cv_runs.one_class_of(cv_runs.read_folds(group_dir(tmp_path, "stuck")), mixed) == ""

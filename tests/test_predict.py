@@ -463,6 +463,26 @@ def test_predicting_rows_the_run_trained_on_says_how_many(tmp_path, capsys):
     assert summary.training_rows == 0 and not any("training data" in n for n in summary.notes)
 
 
+def test_rows_the_run_trained_on_are_said_before_the_first_batch_and_again_on_resume(tmp_path, capsys):
+    """The training-rows sentence is said before the model loads (predict's stderr: before the bar), so a call
+    stopped at its first batch has said it; a resume says it again, counted over the whole file."""
+    from explorer.cli import main
+
+    ckpt, _train, data = _run_trained_on(tmp_path)
+    said = "note: 3 of these 5 rows were in the run's training data: their predictions are not a fair test of the model."
+    lines: list[str] = []
+    with pytest.raises(Cancelled):
+        predict_file(str(ckpt), str(data), str(tmp_path / "o.csv"), status=lines.append, cancelled=lambda: True)
+    assert said in lines
+    assert lines.index(said) < next(k for k, line in enumerate(lines) if line.startswith("loading model"))
+    resumed: list[str] = []
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "o.csv"), status=resumed.append, resume=True)
+    assert said in resumed and summary.training_rows == 3
+    assert main(["predict", "--model", str(ckpt), "--data", str(data), "--out", str(tmp_path / "o2.csv")]) == 0
+    err = capsys.readouterr().err
+    assert err.count(said) == 1 and err.index(said) < err.index("predict:")
+
+
 def test_empty_lines_of_a_one_text_per_line_file_are_skipped_and_said(tmp_path, cls_model, capsys):
     """A .txt of one text per line with empty lines among the texts: they are no rows, and the summary and the
     command's stderr say how many, naming the first lines; the empty lines at the file's end are not counted."""

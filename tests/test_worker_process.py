@@ -121,3 +121,47 @@ def test_sigint_stops_early_and_sigterm_cancels(files, tmp_path):
     steps_total = next(e for e in ev if e["event"] == "started").get("steps_total") or 100000
     assert ev[-1]["step"] < steps_total     # cancelled mid-run (not after finishing its plan)
     assert {s.run_id: s.status for s in reading.list_runs(tmp_path)} == {"int": "stopped", "term": "cancelled"}
+
+
+class _Terminal(io.StringIO):
+    """A stdout that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_train_in_a_terminal_shows_a_bar_and_a_summary_and_keeps_the_events_in_the_log(tmp_path, monkeypatch):
+    """`bert-explorer train` with stdout a terminal: a step bar (step / total, loss, the last dev figure) and a
+    closing summary (best dev and its step, the run folder, the best checkpoint) instead of JSON lines, the events
+    all in events.jsonl; ``--json`` keeps the JSON lines on stdout there, as a pipe always gets them."""
+    from helpers import write_tiny_classification
+
+    from explorer.core.protocol.events import iter_events
+    from explorer.worker.train import main as train_main
+
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    data = write_tiny_classification(tmp_path / "sst.tsv")
+
+    def train(run_id, *extra):
+        out = _Terminal()
+        monkeypatch.setattr("sys.stdout", out)
+        rc = train_main([str(a) for a in ["--model", model, "--task", "single", "--train", data, "--dev", data,
+                                          "--max-steps", 3, "--eval-every", 1, "--output-dir", tmp_path / "runs",
+                                          "--run-id", run_id, *extra]])
+        monkeypatch.undo()
+        return rc, out.getvalue()
+
+    rc, text = train("shown")
+    assert rc == 0, text
+    run_dir = tmp_path / "runs" / "shown"
+    assert not any(line.lstrip().startswith("{") for line in text.splitlines()), text
+    assert "3/3" in text and "loss" in text and "dev accuracy (%)" in text, text
+    assert "finished after 3 steps" in text and f"run folder: {run_dir}" in text, text
+    assert "best dev accuracy (%)" in text and " at step " in text, text
+    assert f"best checkpoint: {run_dir / 'checkpoints' / 'best'}" in text, text
+    logged = list(iter_events(layout.events_file(run_dir).read_text(encoding="utf-8").splitlines()))
+    assert {"started", "step", "eval", "finished"} <= {e["event"] for e in logged}
+
+    rc, text = train("scripted", "--json")
+    events = list(iter_events(text.splitlines()))
+    assert rc == 0 and events and events[-1]["event"] == "finished", text[-2000:]

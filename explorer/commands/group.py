@@ -200,6 +200,8 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
             lines.append(oof.text(task))
             if oof.path:
                 lines.append(f"  out-of-fold predictions: {oof.path}")
+            if stuck := oof.one_class_note(group.base):
+                lines.append(f"note: {stuck}")
             from explorer.core.studies.cv_baseline import read_cv_baseline
 
             baseline = read_cv_baseline(runs_dir, name)

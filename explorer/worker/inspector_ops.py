@@ -513,12 +513,14 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
 
     budgets = tuple(float(checkpoint_run_config(src).get("time_budget_minutes") or 0) for src in (source_a, source_b))
     amounts = (training_amount(source_a), training_amount(source_b))
-    out = _comparison_payload(cmp, leaks, swapped, choices, amounts, budgets, int(settings.get("dev_cap") or 0))
+    lineage = (source_a, source_b)
+    out = _comparison_payload(cmp, leaks, swapped, choices, amounts, budgets, int(settings.get("dev_cap") or 0),
+                              lineage)
     settings_b = run_data_settings(source_b)
     if judged_on_the_same_rows(settings, settings_b, rows):
         # B's run judges on the same rows in the same order: its comparison is this one mirrored, no new pass
         out["swapped"] = _comparison_payload(cmp.swapped(), leaks[::-1], None, choices[::-1], amounts[::-1],
-                                             budgets[::-1], int(settings_b.get("dev_cap") or 0))
+                                             budgets[::-1], int(settings_b.get("dev_cap") or 0), lineage[::-1])
     return out
 
 
@@ -549,15 +551,18 @@ def same_dev_rows(rows) -> bool:
     return _texts(da) == _texts(db) and list(getattr(da, "labels", []) or []) == list(getattr(db, "labels", []) or [])
 
 
-def _comparison_payload(cmp, leaks, swapped, choices, amounts, budgets, dev_cap: int) -> dict:
-    """op_compare_classifiers' reply for one order of the two runs (``cmp``'s A first): its lines with the notes
-    of that order (rows a run trained on, unequal training, checkpoints chosen on the judged rows) and figures."""
-    from explorer.core.classify.compare import swapped_note, trained_on_note, unequal_training_note
+def _comparison_payload(cmp, leaks, swapped, choices, amounts, budgets, dev_cap: int, sources=("", "")) -> dict:
+    """op_compare_classifiers' reply for one order of the two runs (``cmp``'s A first; ``sources``: their
+    checkpoints in that order): its lines with the notes of that order (rows a run trained on, one run started from
+    the other's checkpoint, unequal training, checkpoints chosen on the judged rows) and figures."""
+    from explorer.core.classify.compare import (started_from_note, swapped_note, trained_on_note,
+                                                unequal_training_note)
     from explorer.core.metrics.optimism import chosen_checkpoint_notes
 
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
     notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped),
+             started_from_note(cmp.name_a, sources[0], cmp.name_b, sources[1], amounts),
              unequal_training_note(cmp.name_a, amounts[0], cmp.name_b, amounts[1], budgets)]
     marks = chosen_checkpoint_notes([(name, *c) for name, c in zip((cmp.name_a, cmp.name_b), choices)])
     return {"lines": [n for n in notes if n] + cmp.lines(marks), "n": cmp.n, "source": cmp.source,

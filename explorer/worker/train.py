@@ -11,7 +11,8 @@ Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; bo
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
-docs/architecture.md and the README). Help texts: ``config.field_help`` (each field's Setting, beside it in TrainConfig).
+docs/architecture.md and the README); when stdout is a terminal it gets a progress bar and a closing summary
+instead (explorer.worker.progress; ``--json`` keeps the events there). Help texts: ``config.field_help`` (each field's Setting, beside it in TrainConfig).
 ``--preset NAME`` applies a run preset of resources/presets (``fast-cpu``, ``paper``, ...) over ``--config``;
 flags given explicitly win over both.
 
@@ -56,7 +57,7 @@ from explorer.worker.signals import GuardedWriter, SignalHandlers
 from explorer.worker.threads import apply_thread_policy
 
 EXIT_USAGE = EXIT_USER   # the exit codes of every command: explorer.core.errors
-NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
+NOT_FLAGS = ("config", "preset", "resume", "json", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
                "docs/runs-on-disk.md on stdout and appends them to <run folder>/events.jsonl.")
 EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
@@ -120,6 +121,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "--config; flags given as well override it")
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
                         help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print the JSON-lines events on stdout also in a terminal (where a progress bar and a "
+                             "closing summary show instead; piped or redirected, stdout always gets the events)")
     for f in dataclasses.fields(TrainConfig):
         flag = field_flag(f.name)
         kind = _field_type(f)
@@ -408,7 +412,13 @@ def run(args: argparse.Namespace) -> int:
         _print_failed(getattr(args, "run_id", "") or "", str(exc))
         raise
     _, main = _distributed()
-    writer = GuardedWriter(config.run_id, path=events_file(run_dir), stream=sys.stdout, enabled=main)
+    human = main and not getattr(args, "json", False) and _is_terminal(sys.stdout)
+    writer = GuardedWriter(config.run_id, path=events_file(run_dir), stream=None if human else sys.stdout,
+                           enabled=main)
+    if human:   # a person at a terminal: a bar and a summary; the events still go to events.jsonl
+        from explorer.worker.progress import TrainProgress
+
+        writer.listeners.append(TrainProgress(run_dir))
     if main:
         write_pid_file(run_dir)
     tensorboard = _tensorboard_writer(config, run_dir, writer) if main else None
@@ -455,6 +465,14 @@ def run(args: argparse.Namespace) -> int:
             if never_started:
                 remove_unstarted_run(run_dir)
     return code
+
+
+def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (then a person reads it: :mod:`explorer.worker.progress`)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _quiet_libraries() -> None:

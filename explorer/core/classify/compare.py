@@ -301,6 +301,36 @@ def unequal_training_note(name_a: str, amount_a, name_b: str, amount_b, budgets=
                    "Max steps or epochs to compare settings).")
 
 
+def started_from_note(name_a: str, source_a: str, name_b: str, source_b: str, amounts=(None, None)) -> str:
+    """A note when one run started from the other's checkpoint (its config's base ``model`` is a checkpoint of the
+    other's run folder, as "Fine-tune on reviewed rows" launches one): the later run had the earlier one's training
+    plus its own (``amounts``: :func:`training_amount` of A and B), so the two are no independent recipes. ""
+    when neither did."""
+    pairs = ((name_b, source_b, amounts[1], name_a, source_a), (name_a, source_a, amounts[0], name_b, source_b))
+    for later, later_source, amount, earlier, earlier_source in pairs:
+        if _started_from(later_source, earlier_source):
+            steps, epoch = amount if amount else (None, None)
+            more = (f"{epoch:.2f} epochs" if epoch is not None else f"{steps:,} steps" if steps else "its own training")
+            return (f"Note: {later} started from {earlier}'s checkpoint: {later} had {earlier}'s training plus "
+                    f"{more}; the difference is what that further training did, not two independent recipes.")
+    return ""
+
+
+def _started_from(source: str, other: str) -> bool:
+    """Whether the run of checkpoint ``source`` was launched from a checkpoint of ``other``'s run folder."""
+    from pathlib import Path
+
+    from explorer.core.models.checkpoint_windows import checkpoint_run_config
+    from explorer.core.runs.layout import run_dir_of
+
+    base = str(checkpoint_run_config(source).get("model") or "")
+    base_run, other_run, own_run = (run_dir_of(p) if p else None for p in (base, other, source))
+    if base_run is None or other_run is None:
+        return False
+    same = Path(base_run).expanduser().resolve() == Path(other_run).expanduser().resolve()
+    return same and (own_run is None or Path(own_run).resolve() != Path(other_run).resolve())
+
+
 def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b: str = "B", source: str = "",
                         resamples: int = 10_000, seed: int = 0, picked_by: tuple = ("", ""),
                         label_names=(), f1_classes=(), seeds: tuple = ()) -> ClassifierComparison:

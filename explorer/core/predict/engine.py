@@ -64,7 +64,8 @@ class PredictSummary:
     """What a run did. rows: output rows in OUT now (resumed ones included); new_rows: written by this call;
     resumed_from: rows already there at the start; errors: rows with an error (this call); seconds: wall time
     of this call; load_seconds: of it, loading the model; kind, columns (of OUT), label_names, tau (QA), input_columns, text_columns, notes;
-    training_rows: rows of this call the checkpoint's run trained on (explorer.core.predict.seen)."""
+    training_rows: rows of the file (a resume's skipped rows included) the checkpoint's run trained on
+        (explorer.core.predict.seen)."""
 
     out: str
     data: str
@@ -82,7 +83,7 @@ class PredictSummary:
     label_names: list[str] = field(default_factory=list)
     tau: float | None = None
     notes: list[str] = field(default_factory=list)
-    training_rows: int = 0   # rows of this call whose texts the checkpoint's run trained on
+    training_rows: int = 0   # rows of the file whose texts the checkpoint's run trained on
 
     @property
     def rows_per_second(self) -> float:
@@ -610,8 +611,10 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     data_path = Path(data)
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
-    counter, (info, rows, cols, pred_cols, summary, done), row_keys = _open_rows(
+    counter, (info, rows, cols, pred_cols, summary, done), headerless = _open_rows(
         model, data, out, facts, squad, text_columns, encoding, resume, tau, no_header)
+    if not squad:   # said before the model loads: a stop (or a resume) must not be the first to hear of it
+        _say_training_rows(summary, facts, model, data_path, encoding, headerless, cols, say)
     runner = _loaded_runner(model, loaded, facts, summary, say, tokenizer, device, max_seq_length=max_seq_length,
                             batch_size=batch_size, doc_stride=doc_stride, max_query_length=max_query_length,
                             n_best_size=n_best_size, max_answer_length=max_answer_length, bf16=bf16,
@@ -636,39 +639,46 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         writer.close()
         summary.seconds = time.perf_counter() - t0
     finish(out)
-    _say_training_rows(summary, facts, model, row_keys)
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
 def _open_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: bool, text_columns, encoding: str,
                resume: bool, tau: float | None, no_header: bool | None):
-    """predict_file's input: (the row counter running beside the model, :func:`_plan_rows`'s tuple with its rows
-    keyed, the keys: each predicted row's texts hashed, for the training-rows note). The file is read by the one
-    header rule the Predict dialog reads by (reading.reads_without_header), said in a note when it follows the
-    run's own."""
+    """predict_file's input: (the row counter running beside the model, :func:`_plan_rows`'s tuple, whether the
+    file is read without a header row). The file is read by the one header rule the Predict dialog reads by
+    (reading.reads_without_header), said in a note when it follows the run's own."""
     data_path = Path(data)
     headerless = reads_without_header(facts.run_config, no_header, data_path, encoding)
     counter = _RowCount(data_path, squad, encoding, headerless)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
                                                             resume, tau, headerless)
-    row_keys: list[bytes] = []
-    rows = keyed_rows(rows, cols, row_keys)
     if no_header is None and headerless:
         summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
                              "if this file has one)")
-    return counter, (info, rows, cols, pred_cols, summary, done), row_keys
+    return counter, (info, rows, cols, pred_cols, summary, done), headerless
 
 
-def _say_training_rows(summary: PredictSummary, facts: CheckpointFacts, model: str, row_keys: list[bytes]) -> None:
-    """A note when rows of this call are rows the checkpoint's run trained on (explorer.core.predict.seen): their
-    predictions are no fair test. Nothing when none are, or the run's training file is gone."""
+def _say_training_rows(summary: PredictSummary, facts: CheckpointFacts, model: str, data_path: Path, encoding: str,
+                       headerless: bool, cols: list[str], say: Callable[[str], None]) -> None:
+    """A note, said at once (``say``) and kept in ``summary.notes``, when rows of the file are rows the checkpoint's
+    run trained on (explorer.core.predict.seen, the check the Predictions page makes): their predictions are no
+    fair test. The whole file is counted, the rows a resume skips included, so a stopped and resumed call says
+    the same sentence. Nothing when none are, or the run's training file is gone (then the file is not read)."""
     from explorer.core.runs.layout import run_dir_of
 
-    seen = training_rows(row_keys, training_keys(facts.run_config, run_dir_of(model)) if row_keys else None)
+    keys = training_keys(facts.run_config, run_dir_of(model))
+    if not keys:
+        return
+    row_keys: list[bytes] = []
+    _info, rows = iter_rows(data_path, encoding, start=0, no_header=headerless)
+    for _row in keyed_rows(rows, cols, row_keys):
+        pass
+    seen = training_rows(row_keys, keys)
     if seen is not None:
         summary.training_rows = seen.rows
         summary.notes.append(seen.sentence())
+        say(f"note: {seen.sentence()}")
 
 
 def _word_rule_note(loaded) -> str:

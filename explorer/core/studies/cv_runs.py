@@ -412,6 +412,22 @@ class OofResult:
     notes: list[str] = field(default_factory=list)
     fold_classes: list = field(default_factory=list)   # the classes each fold's held-out rows hold, fold by fold
     classes: int = 0                                    # the classes of all rows, which the pooled macro F1 counts
+    one_class: str = ""   # the class every out-of-fold prediction is (core.metrics.baselines.predicted_for_every_row)
+
+    def one_class_note(self, settings: dict | None = None) -> str:
+        """"every fold predicts only 'AGAINST' for every held-out row (the model learned nothing): try …" when every
+        out-of-fold prediction is one class, with what to try by the single run's rule (core.metrics.baselines.
+        advice_note, by the learning rate of ``settings``: the group's base settings); "" otherwise."""
+        if not self.one_class:
+            return ""
+        from explorer.core.metrics.baselines import advice_note
+
+        try:
+            rate = float((settings or {}).get("learning_rate") or 0) or None
+        except (TypeError, ValueError):
+            rate = None
+        return advice_note(f"every fold predicts only '{self.one_class}' for every held-out row (the model learned "
+                           "nothing)", rate)
 
     def class_note(self, metric: str | None = None) -> str:
         """Why a fold's macro F1 and the pooled one are not alike, when their class sets differ: "per fold: macro
@@ -443,7 +459,7 @@ class OofResult:
     def to_dict(self) -> dict:
         return {"path": str(self.path) if self.path else None, "n": self.n, "k": self.k,
                 "folds_done": self.folds_done, "metrics": self.metrics, "notes": self.notes,
-                "fold_classes": self.fold_classes, "classes": self.classes}
+                "fold_classes": self.fold_classes, "classes": self.classes, "one_class": self.one_class}
 
 
 def fold_class_counts(plan: FoldPlan) -> tuple[list[int], int]:
@@ -489,8 +505,22 @@ def pooled_metrics(plan: FoldPlan, rows: list[dict], f1_classes=()) -> dict:
     Table: classification_metrics of the gold class ids against log p_<class> (the p columns in the model's
     id order; argmax = predicted_label), with f_avg over ``f1_classes`` (the folds' config: the same rule as
     each run's F_avg) when they are given. SQuAD: the official evaluation of the ``answer`` column."""
+    return _display(*_pooled_raw(plan, rows, f1_classes))
+
+
+def _display(raw: dict, task: str) -> dict:
+    """:func:`_pooled_raw`'s figures on the display scale (its tables, e.g. ``per_class``, left out)."""
     from explorer.core.specs.metric_display import display_scale
 
+    out = {}
+    for k, v in raw.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k not in ("total",):
+            out[k] = float(v) * display_scale(k, task)
+    return out
+
+
+def _pooled_raw(plan: FoldPlan, rows: list[dict], f1_classes=()) -> tuple[dict, str]:
+    """(the evaluation of the out-of-fold ``rows`` as the metrics module returns it, its task name)."""
     if plan.kind == "squad":
         from explorer.core.metrics.squad import squad_evaluate
 
@@ -508,11 +538,17 @@ def pooled_metrics(plan: FoldPlan, rows: list[dict], f1_classes=()) -> dict:
         names = [c[2:] for c in p_cols]
         raw = classification_metrics(labels, np.log(np.clip(probs[ok], 1e-12, 1.0)), label_names=names,
                                      f1_classes=[c for c in f1_classes or () if c in names] or None)
-    out = {}
-    for k, v in raw.items():
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k not in ("total",):
-            out[k] = float(v) * display_scale(k, task)
-    return out
+    return raw, task
+
+
+def one_class_of(plan: FoldPlan, rows: list[dict]) -> str:
+    """The class every out-of-fold prediction in ``rows`` is, by the single run's rule (core.metrics.baselines.
+    predicted_for_every_row, on the pooled per-class table); "" when they are not one class, or for SQuAD."""
+    if plan.kind == "squad" or not rows:
+        return ""
+    from explorer.core.metrics.baselines import predicted_for_every_row
+
+    return predicted_for_every_row(_pooled_raw(plan, rows)[0]) or ""
 
 
 def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32, progress=None,
@@ -554,7 +590,12 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
     out = folder / OOF_FILE
     write_table(out, list(columns) + ["fold"], oof)
     result.path = out
-    result.metrics = pooled_metrics(plan, oof, f1_classes=group.base.get("f1_classes") or ())
+    raw, task = _pooled_raw(plan, oof, f1_classes=group.base.get("f1_classes") or ())
+    result.metrics = _display(raw, task)
+    if plan.kind != "squad":
+        from explorer.core.metrics.baselines import predicted_for_every_row
+
+        result.one_class = predicted_for_every_row(raw) or ""
     (folder / OOF_METRICS_FILE).write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
     return result
 
@@ -583,9 +624,12 @@ def read_oof(runs_dir: str | Path, name: str) -> OofResult | None:
         d = json.loads(path.read_text(encoding="utf-8"))
         result = OofResult(Path(d["path"]) if d.get("path") else None, int(d["n"]), int(d["k"]),
                            int(d["folds_done"]), dict(d.get("metrics") or {}), list(d.get("notes") or []),
-                           [int(c) for c in d.get("fold_classes") or []], int(d.get("classes") or 0))
+                           [int(c) for c in d.get("fold_classes") or []], int(d.get("classes") or 0),
+                           str(d.get("one_class") or ""))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if "one_class" not in d and result.path is not None and result.path.is_file():
+        result.one_class = _one_class_of_file(path.parent, result.path)   # written before it was kept
     if not result.classes:   # written before the class counts were kept: counted from the fold plan
         try:
             plan = read_folds(path.parent)
@@ -594,3 +638,18 @@ def read_oof(runs_dir: str | Path, name: str) -> OofResult | None:
         if plan is not None:
             result.fold_classes, result.classes = fold_class_counts(plan)
     return result
+
+
+def _one_class_of_file(folder: Path, oof_path: Path) -> str:
+    """:func:`one_class_of` the group's oof_predictions.csv ("" when it or the fold plan cannot be read)."""
+    try:
+        plan = read_folds(folder)
+        rows = _read_csv(oof_path)[1] if plan is not None else []
+    except (CrossValidationError, OSError, ValueError):
+        return ""
+    if plan is None or len(rows) != plan.n:
+        return ""
+    try:
+        return one_class_of(plan, rows)
+    except (ValueError, KeyError, TypeError):
+        return ""

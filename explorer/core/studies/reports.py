@@ -99,6 +99,8 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     if pooled is not None:   # k-fold cross-validation: every example predicted once by the fold that never saw it
         at = lines.index("## Runs") - 1
         lines[at:at] = [f"- {pooled.text(task)}"] + ([f"- out-of-fold predictions: {pooled.path}"] if pooled.path else [])
+        if stuck := pooled.one_class_note(group.base):   # every fold stuck on one class: said in words
+            lines.insert(at + 1, f"- {stuck}")
     if group.kind == "cv":   # classes with fewer rows than folds: held out in only some folds
         from explorer.core.studies.cv_runs import group_rare_note
 
@@ -162,3 +164,4 @@ def write_comparison_report(folder: str | Path, comparison, data: str = "", show
         lines += ["## Figures", "", *figures, ""]
     (folder / "report.md").write_text("\n".join(lines), encoding="utf-8")
     return folder
+

@@ -209,7 +209,9 @@ class GroupView(QWidget):
         from explorer.core.studies.cv_runs import group_rare_note
 
         rare = group_rare_note(self.group)   # classes held out in only some folds: said under the pooled figures
-        return f"<b>{text}</b>{where}" + (f"<br>{html.escape(rare)}" if rare else "")
+        stuck = self.pooled.one_class_note(self.group.base) if self.pooled is not None else ""
+        return (f"<b>{text}</b>{where}" + (f"<br><span style='color:#b26a00'>{html.escape(stuck)}</span>" if stuck
+                                           else "") + (f"<br>{html.escape(rare)}" if rare else ""))
 
     def _fill_table(self) -> None:
         t = self.table_data
@@ -345,3 +347,4 @@ class GroupView(QWidget):
                                  label_issues=self.label_issues,
                                  curve_lines=self.pooled.lines if self.group.kind == "curve" and self.pooled else None)
         return out
+
