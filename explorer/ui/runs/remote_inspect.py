@@ -218,6 +218,7 @@ class RemoteCheckpointOpener(QObject):
         dlg = QProgressDialog(f"Fetching {where} …", "Cancel", 0, 1000, self.window)
         dlg.setWindowTitle("Fetching a checkpoint")
         dlg.setMinimumWidth(460)
+        keep_on_screen(dlg)   # its label changes with the transfer: the dialog stays inside the screen
         dlg.setMinimumDuration(0)
         dlg.setAutoClose(False)
         dlg.setAutoReset(False)
