@@ -272,6 +272,38 @@ def test_the_classifier_compare_window_stays_inside_a_1280x800_screen_with_a_lon
     assert w.scroll.verticalScrollBar().maximum() > 0
 
 
+def test_the_classifier_compare_window_placed_low_moves_up_when_its_result_makes_it_taller(qtbot, monkeypatch):
+    """Placed at y = 210 for its first short text, the window grows to about 700 px when the result comes: it moves
+    up so that its frame stays inside a 1280x800 screen, and the Swap and Close buttons are in view on the screen."""
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtGui import QScreen
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+    from explorer.ui.shell.layout_check import out_of_view
+
+    area = QRect(0, 0, 1280, 800)
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(area))
+    w = ClassifierCompareWindow([{"source": "a", "name": "a", "task": "single"},
+                                 {"source": "b", "name": "b", "task": "single"}], client=_SilentClient())
+    qtbot.addWidget(w)
+    w.move(320, 210)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.frameGeometry().top() == 210, timeout=5_000)
+    w._done({"lines": [f"line {i}: the paired difference of class {i}" for i in range(42)]})   # about 700 px
+    QApplication_process(qtbot)
+    assert w.height() >= 600, w.height()   # placed where it was, it would reach past the screen's bottom
+    qtbot.waitUntil(lambda: area.contains(w.frameGeometry()), timeout=5_000)
+    close = w.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
+    for button in (w.swap_button, close):
+        assert out_of_view(button) == "", out_of_view(button)
+        assert area.contains(QRect(button.mapToGlobal(QPoint(0, 0)), button.size())), button.text()
+    w.resize(w.width(), 2000)   # asked for more than the screen: cut to it, the buttons still on the screen
+    qtbot.waitUntil(lambda: area.contains(w.frameGeometry()), timeout=5_000)
+    assert area.contains(QRect(close.mapToGlobal(QPoint(0, 0)), close.size()))
+
+
 def QApplication_process(qtbot) -> None:   # noqa: N802 - a few turns of the event loop for the layouts
     from PySide6.QtWidgets import QApplication
 

@@ -957,3 +957,58 @@ def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, 
     assert text_room >= field.fontMetrics().horizontalAdvance(field.text())
     assert page.minimumSizeHint().width() <= PAGE_AT_1280[0]
     page.grab().save(str(tmp_path / "spans_1280.png"))
+
+
+def test_a_dialog_that_grows_past_the_screen_moves_up_and_left_and_is_cut_to_the_screen(qtbot, monkeypatch):
+    """screen_fit.keep_on_screen: a dialog whose size changes after it is shown keeps its frame inside the screen's
+    available geometry: moved up and left when it grows past the bottom right corner, cut to the screen's size
+    (its content scrolls) when asked for more than the screen; a dialog that fits is left where it is."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+    from PySide6.QtWidgets import QDialog
+
+    from explorer.ui.shell.screen_fit import keep_on_screen
+
+    area = QRect(0, 0, 1280, 800)
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(area))
+    dialog = QDialog()
+    qtbot.addWidget(dialog)
+    keep_on_screen(dialog)
+    assert keep_on_screen(dialog) is keep_on_screen(dialog)   # one per window
+    dialog.setGeometry(900, 300, 300, 200)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    placed = dialog.frameGeometry()
+    qtbot.wait(20)
+    assert dialog.frameGeometry() == placed                      # it fits: left alone
+    dialog.resize(600, 650)                                      # its results came
+    qtbot.waitUntil(lambda: area.contains(dialog.frameGeometry()), timeout=5_000)
+    assert dialog.size().width() == 600 and dialog.size().height() == 650   # moved, not shrunk
+    dialog.resize(1500, 1200)
+    qtbot.waitUntil(lambda: area.contains(dialog.frameGeometry()), timeout=5_000)
+    assert dialog.frameGeometry().width() <= 1280 and dialog.frameGeometry().height() <= 800
+
+
+def test_every_dialog_and_tool_window_keeps_itself_on_the_screen():
+    """Each QDialog subclass of the app, and each tool window opened on its own, calls
+    screen_fit.keep_on_screen in its constructor: its size changes after it is shown (results, checks, a longer
+    message), and without it the window kept its first place and grew past the screen's bottom."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "explorer" / "ui"
+    tool_windows = {"CalibrationView", "SquadCalibrationView", "CheckpointCompareView"}
+    missing, seen = [], set()
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+            if "QDialog" not in bases and node.name not in tool_windows:
+                continue
+            seen.add(node.name)
+            init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            calls = {getattr(c.func, "id", "") for c in ast.walk(init) if isinstance(c, ast.Call)} if init else set()
+            if "keep_on_screen" not in calls:
+                missing.append(f"{path.relative_to(root)}:{node.name}")
+    assert tool_windows <= seen and "ClassifierCompareWindow" in seen
+    assert not missing, missing

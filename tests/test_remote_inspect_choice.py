@@ -222,6 +222,9 @@ def test_fetch_and_inspect_here_with_progress_then_reuse(qtbot, window, done_run
     window.open_checkpoint(best)
     progress = window.remote_inspect.progress
     assert progress is not None and progress.labelText().startswith("Fetching lab:…/best")
+    from explorer.ui.shell.screen_fit import ScreenKeeper
+
+    assert progress.findChild(ScreenKeeper) is not None   # its label changes: it is kept inside the screen
     qtbot.waitUntil(lambda: window.remote_inspect.progress is None, timeout=30_000)
     local = Path(run.local_dir) / "checkpoints" / "best"
     assert shown and shown[-1].startswith("Inspecting a local copy of lab:…/best (fetched "), shown

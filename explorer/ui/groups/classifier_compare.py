@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QLabel, QProgr
                                QVBoxLayout)
 
 from explorer.ui.groups.compare_words import SWAP_KEYS
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 
 def heading_html(name_a: str, name_b: str, n: int | None = None, dev_cap: int = 0) -> str:
@@ -33,7 +34,8 @@ class ClassifierCompareWindow(QDialog):
     ``client``: the InspectClient (shared_client() when None). :attr:`result` holds the op's dict once it
     is in; :attr:`text` shows its lines, or what went wrong. The window is as tall as its text needs, at its
     width and at its minimum size (MIN_WIDTH px wide), up to the height of its screen's available geometry (less
-    the window frame): a longer text scrolls (:attr:`scroll`), so the Swap and Close buttons stay on the screen."""
+    the window frame): a longer text scrolls (:attr:`scroll`), so the Swap and Close buttons stay on the screen; a window
+    that grew past the screen's bottom where it stands moves up (screen_fit.keep_on_screen)."""
 
     MIN_WIDTH = 520
 
@@ -77,6 +79,7 @@ class ClassifierCompareWindow(QDialog):
         lay.addWidget(buttons)
         self.setMinimumWidth(self.MIN_WIDTH)
         self.resize(640, 260)
+        keep_on_screen(self)   # it grows when the result comes: moved up where it would reach past the screen
         self.job = RemoteJob(client, self)
         self.job.progress.connect(lambda done, total: self.bar.setValue(done))
         self.job.finished.connect(self._done)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 NO_COLUMN = "(none: stratified by label)"
 DIALOG_WIDTH = 520
@@ -30,6 +31,7 @@ class CrossValidateDialog(QDialog):
     def __init__(self, columns: list[str], train_name: str, parent=None, *,
                  estimate: Callable[[int], str] | None = None, note: str = "", classes: dict | None = None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.classes = dict(classes or {})
         self.setWindowTitle("Cross-validate")
         self.k = QSpinBox()

@@ -21,6 +21,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.metrics.calibration import run_dir_of_checkpoint, save_calibration
+from explorer.ui.shell.screen_fit import keep_on_screen
+
 from .common import StatusLabel
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
@@ -31,6 +33,7 @@ class CalibrationView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.calibration, self.checkpoint = None, ""
         self.setWindowTitle("Calibration")
         self.summary = QLabel("No calibration")
@@ -115,6 +118,7 @@ class SquadCalibrationView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.calibration = None
         self.setWindowTitle("SQuAD calibration")
         self.summary = QLabel("No calibration")

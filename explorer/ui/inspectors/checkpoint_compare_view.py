@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushB
 
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.file_dialogs import open_folder
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 from .components.attention import QA_BLOCKS
 from .common import ReadoutLabel
@@ -55,6 +56,7 @@ class CheckpointCompareView(QWidget):
 
     def __init__(self, client=None, slot: str = "qa", parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle("Compare two checkpoints on one example")
         self.slot = slot
         self.comparison = None

@@ -44,6 +44,7 @@ from .job_bar import JobBar
 from .components.predictions import (HEADER_TIPS, HEADER_TITLES, SAMPLE_FILTER, ReviewState, filtered_rows,
                                      is_number_column, prediction_spec, uncertainty_header)
 from .predictions_panels import ReviewPane, ReviewSplit
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
 
@@ -670,6 +671,7 @@ class PredictDialog(QDialog):
 
     def __init__(self, model: str, parent=None, *, client=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         from explorer.ui.inspectors.client import shared_client
 
         self.setWindowTitle("Predict on a file")

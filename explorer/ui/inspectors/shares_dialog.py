@@ -7,6 +7,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
+from explorer.ui.shell.screen_fit import keep_on_screen
+
 from .components.shares import COLUMNS, SharesModel
 
 TIPS = {
@@ -25,6 +27,7 @@ class SharesDialog(QDialog):
 
     def __init__(self, model: SharesModel, parent=None, *, changed=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle("Class shares")
         self.model, self.changed = model, changed
         self.size = QSpinBox()

@@ -25,6 +25,7 @@ from explorer.core.remote.hosts import (SSH_CONFIG_ENV, Host, SlurmOptions, conf
                                        ssh_aliases, ssh_config_path, unread_home_sentence, use_ssh_config)
 from explorer.ui.shell.click_through_completer import ClickThroughCompleter
 from explorer.ui.shell.threads import start_worker
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 THIS_MACHINE = "This machine"
 # fields left empty take Host's default, shown as the grey placeholder (real text that looked grey got typed onto)
@@ -42,6 +43,7 @@ class HostsDialog(QDialog):
 
     def __init__(self, settings, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle("Remote hosts")
         self.settings = settings
         self.hosts: list[Host] = list(settings.hosts())

@@ -12,6 +12,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout
 
 from explorer.core.remote.hosts import Host
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 
 class SbatchDialog(QDialog):
@@ -22,6 +23,7 @@ class SbatchDialog(QDialog):
 
     def __init__(self, host: Host, run_ids: list[str], script: str, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle(f"Submit to SLURM on {host.name}")
         self.script = script
         self.run_ids = list(run_ids)

@@ -40,6 +40,7 @@ from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
 from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState
 from explorer.ui.shell.tooltips import rich_tooltip
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 
 
@@ -291,6 +292,7 @@ class ErrorDialog(QDialog):
 
     def __init__(self, state: RunState, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle(f"Why {state.run_id} failed")
         self.resize(860, 560)
         text = QPlainTextEdit()

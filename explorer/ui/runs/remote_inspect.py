@@ -29,6 +29,7 @@ from explorer.core.remote.hosts import RemoteRun
 from explorer.core.remote.on_host import remember_on_host
 from explorer.core.runs.layout import config_file
 from explorer.ui.inspectors.components.job_meter import BYTES, JobMeter
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 ON_HOST, FETCH = "host", "fetch"
 
@@ -45,6 +46,7 @@ class InspectChoiceDialog(QDialog):
 
     def __init__(self, run: RemoteRun, remote_path: str, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         host, name = run.host.name, posixpath.basename(remote_path.rstrip("/"))
         self.setWindowTitle(f"Open a checkpoint of {host}")
         text = QLabel(f"This run trained on {host}; its checkpoint {name} is there ({remote_path}).\n\n"
@@ -216,6 +218,7 @@ class RemoteCheckpointOpener(QObject):
         dlg = QProgressDialog(f"Fetching {where} …", "Cancel", 0, 1000, self.window)
         dlg.setWindowTitle("Fetching a checkpoint")
         dlg.setMinimumWidth(460)
+        keep_on_screen(dlg)   # its label changes with the transfer: the dialog stays inside the screen
         dlg.setMinimumDuration(0)
         dlg.setAutoClose(False)
         dlg.setAutoReset(False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
 from explorer.ui.inspectors.registry import shortcut_rows
+from explorer.ui.shell.screen_fit import keep_on_screen
 
 # (key, where it works, what it does); the pages' own keys come from their registry rows
 SHORTCUTS = (
@@ -93,6 +94,7 @@ class HelpDialog(QDialog):
 
     def __init__(self, title: str, html: str, parent=None):
         super().__init__(parent)
+        keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle(title)
         self.resize(640, 520)
         self.browser = QTextBrowser()

@@ -1,10 +1,11 @@
-"""The screen a window opens on (its available geometry, the frame a window manager adds) and the guard that keeps
-the main window inside that screen when its contents ask for more (ScreenGuard). Its size at the start:
-explorer.ui.shell.window_geometry."""
+"""The screen a window opens on (its available geometry, the frame a window manager adds), the guard that keeps
+the main window inside that screen when its contents ask for more (ScreenGuard), and the rule every dialog and tool
+window follows (ScreenKeeper, :func:`keep_on_screen`): shown or resized, its frame stays inside the screen. The main
+window's size at the start: explorer.ui.shell.window_geometry."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QRect, QTimer
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -67,3 +68,57 @@ def guard_screen(window: QWidget, give_way: QWidget) -> ScreenGuard:
     """``window``'s ScreenGuard, made on the first call."""
     guard = window.findChild(ScreenGuard)
     return guard if guard is not None else ScreenGuard(window, give_way)
+
+
+class ScreenKeeper(QObject):
+    """Keeps top-level ``window`` (a dialog or tool window) inside its screen's available geometry whenever it is
+    shown or resized: a window that grew after it was placed (its results came in) is moved up and left until its
+    frame fits, and one taller or wider than the screen is first cut to the screen's size (a window whose content
+    scrolls keeps its buttons in view; its minimum size is the limit Qt keeps). A window moved by the user is left
+    where it is until it is shown or resized again. Without it a dialog placed at y = 210 for its first short text
+    grew to 668 px and put its buttons below an 800 px screen. One per window (:func:`keep_on_screen`)."""
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.window = window
+        self._pending = False
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.window and event.type() in (QEvent.Type.Show, QEvent.Type.Resize) and not self._pending:
+            self._pending = True   # one fit per turn of the event loop, after the layouts and Qt's placement
+            QTimer.singleShot(0, self, self._fit_later)
+        return False
+
+    def _fit_later(self) -> None:
+        self._pending = False
+        self.fit()
+
+    def fit(self) -> bool:
+        """Move (and where it must, shrink) the window so that its frame lies inside the available geometry;
+        returns whether it had to."""
+        window = self.window
+        area = available_geometry(window)
+        if area is None or area.isEmpty() or not window.isWindow() or not window.isVisible():
+            return False
+        frame = window.frameGeometry()
+        extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()
+        width = min(window.width(), max(1, area.width() - extra_w))
+        height = min(window.height(), max(1, area.height() - extra_h))
+        shrunk = (width, height) != (window.width(), window.height())
+        if shrunk:
+            window.resize(width, height)
+            frame = window.frameGeometry()
+        x = max(area.left(), min(frame.x(), area.right() + 1 - frame.width()))
+        y = max(area.top(), min(frame.y(), area.bottom() + 1 - frame.height()))
+        if (x, y) != (frame.x(), frame.y()):
+            window.move(x, y)
+            return True
+        return shrunk
+
+
+def keep_on_screen(window: QWidget) -> ScreenKeeper:
+    """``window``'s ScreenKeeper, made on the first call: call it in the constructor of every dialog and tool
+    window whose size may change after it is shown."""
+    keeper = window.findChild(ScreenKeeper, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    return keeper if keeper is not None else ScreenKeeper(window)
