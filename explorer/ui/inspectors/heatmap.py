@@ -157,10 +157,12 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
     Signals:
         hovered(row, col): the cell under the mouse, (-1, -1) when outside.
         clicked(row, col): a left click on a cell.
+        row_step(step): Up (-1) or Down (+1) pressed with the map focused (a click focuses it).
     """
 
     hovered = Signal(int, int)
     clicked = Signal(int, int)
+    row_step = Signal(int)
 
     STRIP = 1.2  # width of the block strips, in cells
 
@@ -302,6 +304,15 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
             self._last_hover = (-1, -1)
             self.hovered.emit(-1, -1)
         super().leaveEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Up and Down step the chosen row (``row_step``); other keys go on as before."""
+        step = {Qt.Key.Key_Up: -1, Qt.Key.Key_Down: 1}.get(event.key())
+        if step is not None and self.matrix.shape[0]:
+            self.row_step.emit(step)
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def value(self, row: int, col: int) -> float:
         return float(self.matrix[row, col])
