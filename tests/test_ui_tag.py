@@ -95,6 +95,11 @@ def test_a_click_or_a_key_on_a_words_row_writes_out_that_words_arithmetic_withou
     qtbot.keyClick(view.heat, Qt.Key.Key_Up)
     assert view.word.value() == 3 and view.text.toPlainText().startswith("word 3 'was'")
     assert asked == [] and view.result is res
+    from PySide6.QtCore import QEvent
+
+    view.heat.leaveEvent(QEvent(QEvent.Type.Leave))   # the mouse leaves the map: the chosen word stays marked
+    assert view.heat.row_marker.isVisible()
+    assert view.heat.hover_label.textItem.toPlainText() == view.heat.left_axis.labels[2]
 
 
 def test_the_word_box_counts_words_from_one_and_up_steps_one_word(qtbot, view):

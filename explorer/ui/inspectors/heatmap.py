@@ -209,6 +209,7 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.levels = (0.0, 1.0)
         self._strips: tuple = ("unset", "unset")   # the block lists the strips show now
         self._last_hover = (-1, -1)
+        self.chosen_row = -1   # a row its page chose (the Tag page's word): highlighted again when the mouse leaves
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
@@ -298,8 +299,8 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.plot.setYRange(0, 1, padding=0)
 
     def leaveEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """The mouse left the map: the hover line, its label and the readout go away."""
-        self.highlight_row(-1)
+        """The mouse left the map: the hover line, its label and the readout go away (the chosen row's stay)."""
+        self.highlight_row(self.chosen_row)
         if self._last_hover != (-1, -1):
             self._last_hover = (-1, -1)
             self.hovered.emit(-1, -1)

@@ -188,6 +188,7 @@ class TagView(ModelPage):
         tagged, head = self.result["tagged"], self.result["head"]
         if not 0 <= word < len(tagged.words):
             return
+        self.heat.chosen_row = word
         self.heat.highlight_row(word)
         piece = first_piece_of_word(tagged, word)
         if piece is None:
