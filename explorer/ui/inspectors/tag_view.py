@@ -2,8 +2,9 @@
 
 Renders what the inspector child's ``tag`` op returns (explorer.core.tagging.forward: TaggedText, TokenHead):
 the sentence with its predicted entities highlighted by type, a heat strip of every word's tag
-probabilities (words x tags, the softmax of each word's first piece), and for a chosen word piece the head
-written out: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
+probabilities (words x tags, the softmax of each word's first piece), and for the word chosen (a click or Up / Down
+on its row of the strip, or the Word box, counted from 1) the head of its first piece written out from the result
+held, with no new forward pass: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
 logits; and the attention views of the same sentence (the QA pages' AttentionView with the sentence's block
 names: layer / head / rollout, word pieces or merged words, the head view, flow per layer, layers x heads),
 from the ``attention`` the ``tag`` op returns (explorer.core.tagging.forward.TagAttention). Model loads and
