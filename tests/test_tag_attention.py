@@ -104,8 +104,10 @@ def test_tag_page_shows_the_sentences_attention_with_its_pieces(qtbot, view, tmp
     assert av.flow_table.rowCount() == 2 and av.flow_table.horizontalHeaderItem(0).text() == "s→s"
     view.lower.setCurrentWidget(view.attention_scroll)
     view.grab().save(str(tmp_path / "tag_attention.png"))
-    # another piece of the same sentence: the head is redone, the attention on screen is kept
-    view.token.setValue(3)
+    # another word of the same sentence: shown from the result held; Tag again keeps the attention on screen
+    view.word.setValue(3)
+    assert view.result is res and view.text.toPlainText().startswith(f"word 3 {words[2]!r}")
+    view.run()
     qtbot.waitUntil(lambda: view.result is not res, timeout=30000)
     assert view.result["attention"] is None and av.result is att
 

@@ -254,21 +254,42 @@ def _four_row_page(qtbot, tmp_path):
     return page
 
 
-def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path):
-    """r and R toggle the current row's reviewed mark from the table, the label drop-down (r after picking a label
-    there, the focus there) and the row's text; Ctrl+R does not."""
+def test_r_marks_reviewed_and_moves_on_wherever_the_row_has_focus_and_shift_r_un_marks(qtbot, tmp_path):
+    """r marks the current row reviewed and the row under it becomes current, from the table, the label drop-down
+    and the row's text; r on a reviewed row leaves it reviewed; Shift+R un-marks the current row and stays; Ctrl+R
+    is not a review key."""
     page = _four_row_page(qtbot, tmp_path)
     page.show()
-    row = page.current_row()
-    assert row is not None and row not in page.review.reviewed
-    steps = [(page.view, "r", Qt.KeyboardModifier.NoModifier, True),
-             (page.label_box, "R", Qt.KeyboardModifier.ShiftModifier, False),
-             (page.text, "r", Qt.KeyboardModifier.NoModifier, True),
-             (page.text, "r", Qt.KeyboardModifier.ControlModifier, True)]      # Ctrl+R: not the review key
-    for widget, key, modifier, reviewed in steps:
-        qtbot.keyClick(widget, key, modifier)
-        assert (row in page.review.reviewed) == reviewed, (type(widget).__name__, key, modifier)
-    assert page.reviewed_box.isChecked()
+    page.view.selectRow(0)
+    first = page.current_row()
+    qtbot.keyClick(page.view, "r")
+    second = page.current_row()
+    assert first in page.review.reviewed and second != first and second not in page.review.reviewed
+    qtbot.keyClick(page.label_box, "r")
+    third = page.current_row()
+    assert second in page.review.reviewed and third not in (first, second)
+    page.view.selectRow(0)
+    qtbot.keyClick(page.text, "r")                                     # already reviewed: stays so, moves on
+    assert first in page.review.reviewed and page.current_row() == second
+    qtbot.keyClick(page.text, "R", Qt.KeyboardModifier.ShiftModifier)  # un-marks, stays
+    assert second not in page.review.reviewed and page.current_row() == second
+    assert not page.reviewed_box.isChecked()
+    qtbot.keyClick(page.text, "r", Qt.KeyboardModifier.ControlModifier)   # Ctrl+R: not the review key
+    assert second not in page.review.reviewed and page.current_row() == second
+
+
+def test_a_reviewer_typing_r_and_digits_labels_one_row_per_key(qtbot, tmp_path):
+    """"r r 1 r" down the list: rows 1, 2 and 4 keep the model's label as reviewed, row 3 gets label 1 (neg)."""
+    page = _four_row_page(qtbot, tmp_path)
+    page.view.selectRow(0)
+    shown = [page.model.file_row(r) for r in range(4)]
+    assert page.state.predicted[shown[2]] == "pos"
+    for key in "rr1r":
+        qtbot.keyClick(page.view, key)
+    assert page.review.reviewed == set(shown)
+    assert page.review.labels == {shown[2]: "neg"}
+    assert all(page.state.labels[i] == page.state.predicted[i] for i in (shown[0], shown[1], shown[3]))
+    assert page.current_row() == shown[3]
 
 
 def test_a_label_key_moves_to_the_next_row_in_the_shown_order_and_the_last_row_stays(qtbot, tmp_path):
@@ -471,7 +492,8 @@ def test_the_review_page_says_which_key_sets_which_label(qtbot, tmp_path):
     qtbot.addWidget(page)
     page.set_predictions(table, review)
     assert "keys 1 = AGAINST, 2 = FAVOR, 3 = NONE" in page.label_box.toolTip()
-    assert "keys 1 = AGAINST, 2 = FAVOR, 3 = NONE set the label" in page.info.text()
+    assert ("keys 1 = AGAINST, 2 = FAVOR, 3 = NONE set the label and R marks reviewed, each moving to the next row"
+            in page.info.text())
     page.side.set_file(["-1", "1"], [], [])
     assert "keys 1 = -1, 2 = 1" in page.label_box.toolTip()
 

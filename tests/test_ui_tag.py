@@ -27,16 +27,96 @@ def test_tag_page_renders_probabilities_entities_and_head(qtbot, view):
         loaded.model.classifier.bias[1] += 6.0    # every word starts a LOC entity
     view.set_loaded(loaded)
     view.sentence.setText("ada was born in london")
-    view.token.setValue(2)
     view.result = None
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     tagged, head = view.result["tagged"], view.result["head"]
     assert view.heat.matrix.shape == (5, 5) and tagged.tags == ["B-LOC"] * 5
-    assert head.index == 2 and head.max_abs_diff < 1e-5
+    assert head.index == 1 and head.max_abs_diff < 1e-5   # the first word's first piece, after [CLS]
     text = view.text.toPlainText()
     assert "logits_i = T_i Wᵀ + b" in text and "by-hand check" in text and "B-LOC" in text
+    assert text.startswith("word 1 'ada'")
     assert view.marked.text().count("<span") == 5 and "LOC" in view.status.text()
+
+
+class _Click:
+    """A left click at a scene position, as pyqtgraph's scene hands it to the map."""
+
+    def __init__(self, pos):
+        self.pos = pos
+
+    def button(self):
+        from PySide6.QtCore import Qt
+
+        return Qt.MouseButton.LeftButton
+
+    def scenePos(self):  # noqa: N802 - pyqtgraph API
+        return self.pos
+
+
+def test_a_click_or_a_key_on_a_words_row_writes_out_that_words_arithmetic_without_a_forward_pass(qtbot, view):
+    """A click on a row of the map, Up / Down on the focused map and the Word box (words counted from 1, as the
+    rows) all show that word's head from the result held: its first piece's T_i W^T + b, equal to the model's
+    logits, the row highlighted and the Word box in step; no request goes to the child."""
+    import numpy as np
+    from PySide6.QtCore import Qt
+
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    view.set_loaded(loaded)
+    view.resize(900, 600)
+    view.show()
+    view.result = None
+    view.sentence.setText("ada lovelace was born in london")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    res, tagged = view.result, view.result["tagged"]
+    assert view.word.minimum() == 1 and view.word.maximum() == len(tagged.words) == 6
+    asked = []
+    view._runner.submit = lambda *a, **k: asked.append(a)
+
+    def shown_word() -> tuple[int, int]:
+        first = view.text.toPlainText().splitlines()[0]
+        piece = int(view.text.toPlainText().splitlines()[1].split()[1])
+        return int(first.split()[1]), piece
+
+    view.heat._on_mouse_clicked(_Click(view.heat.scene_pos_of(3, 2)))   # the 4th word, "born"
+    assert view.word.value() == 4 and shown_word()[0] == 4
+    assert view.text.toPlainText().startswith("word 4 'born'")
+    assert view.heat.row_marker.isVisible() and view.heat.hover_label.textItem.toPlainText() == view.heat.left_axis.labels[3]
+    piece = shown_word()[1]
+    assert list(tagged.piece_words).index(3) == piece
+    by_hand = tagged.hidden[piece] @ res["head"].W.T + res["head"].b
+    assert np.allclose(by_hand, tagged.piece_logits[piece], atol=1e-5)
+    assert f"{by_hand[1]:+.4f}" in view.text.toPlainText()
+    qtbot.keyClick(view.heat, Qt.Key.Key_Down)
+    assert view.word.value() == 5 and view.text.toPlainText().startswith("word 5 'in'")
+    qtbot.keyClick(view.heat, Qt.Key.Key_Up)
+    qtbot.keyClick(view.heat, Qt.Key.Key_Up)
+    assert view.word.value() == 3 and view.text.toPlainText().startswith("word 3 'was'")
+    assert asked == [] and view.result is res
+    from PySide6.QtCore import QEvent
+
+    view.heat.leaveEvent(QEvent(QEvent.Type.Leave))   # the mouse leaves the map: the chosen word stays marked
+    assert view.heat.row_marker.isVisible()
+    assert view.heat.hover_label.textItem.toPlainText() == view.heat.left_axis.labels[2]
+
+
+def test_the_word_box_counts_words_from_one_and_up_steps_one_word(qtbot, view):
+    """The Word box starts at the first word (1) and each Up is the next word: Up twice from word 1 is word 3."""
+    from PySide6.QtCore import Qt
+
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    view.set_loaded(loaded)
+    view.result = None
+    view.sentence.setText("ada was born in london")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.word.value() == 1
+    qtbot.keyClick(view.word, Qt.Key.Key_Up)
+    assert view.word.value() == 2 and view.text.toPlainText().startswith("word 2 'was'")
+    qtbot.keyClick(view.word, Qt.Key.Key_Up)
+    assert view.word.value() == 3 and view.text.toPlainText().startswith("word 3 'born'")
 
 
 def test_highlight_html_by_type():

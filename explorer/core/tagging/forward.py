@@ -190,11 +190,32 @@ def token_head(model, tagged: TaggedText, index: int) -> TokenHead:
     head = classifier_of(model)
     W = head.weight.detach().float().cpu().numpy().astype(np.float64)
     b = head.bias.detach().float().cpu().numpy().astype(np.float64) if head.bias is not None else np.zeros(len(W))
+    return piece_head(tagged, W, b, index)
+
+
+def piece_head(tagged: TaggedText, W: np.ndarray, b: np.ndarray, index: int) -> TokenHead:
+    """logits_i = T_i W^T + b for piece ``index`` from the head's ``W`` and ``b`` (those of any TokenHead of the same
+    model), without the model: the Tag page writes out another word's arithmetic from the result it holds.
+
+    Raises:
+        IndexError: ``index`` outside the pieces.
+    """
+    if tagged.hidden is None or not 0 <= index < len(tagged.hidden):
+        raise IndexError(f"piece {index} is not one of the {0 if tagged.hidden is None else len(tagged.hidden)}")
     T = tagged.hidden[index]
     z = T @ W.T + b
     ref = tagged.piece_logits[index]
     return TokenHead(index, tagged.pieces[index], T, W, b, z, ref, float(np.max(np.abs(z - ref))), softmax(z),
                      list(tagged.tag_names))
+
+
+def first_piece_of_word(tagged: TaggedText, word: int) -> int | None:
+    """The piece (in the first window's pieces) a word (0-based) is predicted from: its first piece; None when
+    the word is not in the first window (a text longer than one window) or has no piece."""
+    for i, w in enumerate(tagged.piece_words):
+        if w is not None and int(w) == word:
+            return i
+    return None
 
 
 @dataclass

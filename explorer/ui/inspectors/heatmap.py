@@ -157,10 +157,12 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
     Signals:
         hovered(row, col): the cell under the mouse, (-1, -1) when outside.
         clicked(row, col): a left click on a cell.
+        row_step(step): Up (-1) or Down (+1) pressed with the map focused (a click focuses it).
     """
 
     hovered = Signal(int, int)
     clicked = Signal(int, int)
+    row_step = Signal(int)
 
     STRIP = 1.2  # width of the block strips, in cells
 
@@ -207,6 +209,7 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.levels = (0.0, 1.0)
         self._strips: tuple = ("unset", "unset")   # the block lists the strips show now
         self._last_hover = (-1, -1)
+        self.chosen_row = -1   # a row its page chose (the Tag page's word): highlighted again when the mouse leaves
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
@@ -296,12 +299,21 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.plot.setYRange(0, 1, padding=0)
 
     def leaveEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """The mouse left the map: the hover line, its label and the readout go away."""
-        self.highlight_row(-1)
+        """The mouse left the map: the hover line, its label and the readout go away (the chosen row's stay)."""
+        self.highlight_row(self.chosen_row)
         if self._last_hover != (-1, -1):
             self._last_hover = (-1, -1)
             self.hovered.emit(-1, -1)
         super().leaveEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Up and Down step the chosen row (``row_step``); other keys go on as before."""
+        step = {Qt.Key.Key_Up: -1, Qt.Key.Key_Down: 1}.get(event.key())
+        if step is not None and self.matrix.shape[0]:
+            self.row_step.emit(step)
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def value(self, row: int, col: int) -> float:
         return float(self.matrix[row, col])

@@ -10,7 +10,8 @@ and Cohen's κ with a person's label column; with two or more annotator columns 
 (Krippendorff's α among the annotators, each annotator's Cohen's κ against the model and the others:
 core.predict.review.annotator_agreement). Keys 1..K (1..9) set the current row's label in the labels' id order, named
 in the info line and the Label box's tooltip ("1 = -1, 2 = 1"), or the drop-down does; R marks
-it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
+it reviewed (Shift+R un-marks); a key or R moves to the next row; every change is saved to
+``<predictions>.review.json`` at once (explorer.core.predict.review), so
 reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source`` + the class probabilities;
 "Fine-tune on reviewed rows" fills the launcher (:func:`fill_launcher`): the training file plus the rows a person
 reviewed, corrected or confirmed (core.predict.review.finetune_data). What the page decides and says about the
@@ -519,9 +520,15 @@ class PredictionsView(QWidget):
                     self.select_next_row()   # reviewing down the list with the keys alone, as labelling tools do
                 return True
             if event.key() == Qt.Key.Key_R:
+                # R accepts the row (reviewed, the label shown kept) and moves on like a label key, so a reviewer's
+                # "r r 2 r" lands on four rows; pressed on a reviewed row it never un-marks it: Shift+R does
                 i = self.current_row()
-                if i is not None:
-                    self.mark_reviewed(i, i not in self.review.reviewed)
+                if i is None:
+                    return True
+                if event.modifiers() == Qt.KeyboardModifier.ShiftModifier:
+                    self.mark_reviewed(i, False)
+                elif self.mark_reviewed(i, True):
+                    self.select_next_row()
                 return True
         return super().eventFilter(obj, event)
 
@@ -538,9 +545,12 @@ class PredictionsView(QWidget):
         if self.model is not None and idx.isValid() and idx.row() + 1 < self.model.rowCount():
             self.view.selectRow(idx.row() + 1)
 
-    def mark_reviewed(self, file_row: int | None, on: bool = True) -> None:
+    def mark_reviewed(self, file_row: int | None, on: bool = True) -> bool:
+        """Row ``file_row`` reviewed (``on``) or not, saved at once; returns whether it was done (False: no row, or
+        refused and said)."""
         if file_row is not None and self.review is not None:
-            self._changed(file_row, self.state.mark_reviewed(file_row, on))
+            return self._changed(file_row, self.state.mark_reviewed(file_row, on))
+        return False
 
     def _changed(self, file_row: int, refused: str) -> bool:
         """After a review action on ``file_row``: saved and shown (True), or ``refused``'s reason said (False)."""

@@ -2,8 +2,9 @@
 
 Renders what the inspector child's ``tag`` op returns (explorer.core.tagging.forward: TaggedText, TokenHead):
 the sentence with its predicted entities highlighted by type, a heat strip of every word's tag
-probabilities (words x tags, the softmax of each word's first piece), and for a chosen word piece the head
-written out: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
+probabilities (words x tags, the softmax of each word's first piece), and for the word chosen (a click or Up / Down
+on its row of the strip, or the Word box, counted from 1) the head of its first piece written out from the result
+held, with no new forward pass: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
 logits; and the attention views of the same sentence (the QA pages' AttentionView with the sentence's block
 names: layer / head / rollout, word pieces or merged words, the head view, flow per layer, layers x heads),
 from the ``attention`` the ``tag`` op returns (explorer.core.tagging.forward.TagAttention). Model loads and
@@ -68,13 +69,16 @@ class TagView(ModelPage):
         self.sentence = QLineEdit(DEFAULT_SENTENCE)
         self.sentence.setPlaceholderText(f"a sentence, e.g. {DEFAULT_SENTENCE}")
         self.sentence.returnPressed.connect(self.run)
-        self.token = QSpinBox(minimum=-1, maximum=511, value=-1, specialValueText="first word")
-        self.token.setToolTip("the word piece whose head arithmetic is written out (0 = [CLS])")
-        self.token.valueChanged.connect(lambda _v: self.result is not None and self.run())
+        # the word whose arithmetic is written out, counted from 1 as the map's rows; shown from the result held (the
+        # logits and T_i are there), never a new forward pass; a click on a row of the map or Up / Down there sets it
+        self.word = QSpinBox(minimum=1, maximum=1, value=1)
+        self.word.setToolTip("the word (1 = the first, as the rows of the map) whose head arithmetic is written out, "
+                             "from its first word piece; a click on a row of the map, or Up / Down there, chooses it")
+        self.word.valueChanged.connect(lambda v: self.show_word(v - 1))
         run = QPushButton("Tag")
         run.clicked.connect(self.run)
         row = QHBoxLayout()
-        for w in (QLabel("Sentence"), self.sentence, QLabel("Piece"), self.token, run):
+        for w in (QLabel("Sentence"), self.sentence, QLabel("Word"), self.word, run):
             row.addWidget(w)
         self.marked = QLabel()
         self.marked.setTextFormat(Qt.TextFormat.RichText)
@@ -82,6 +86,9 @@ class TagView(ModelPage):
         from .label_axis import EveryLabelAxis
 
         self.heat = TokenHeatmap(cmap="viridis", colorbar_label="P(tag)", bottom_axis=EveryLabelAxis())
+        self.heat.setFocusPolicy(Qt.FocusPolicy.StrongFocus)   # a click focuses it: Up / Down then step the words
+        self.heat.clicked.connect(lambda r, _c: self.word.setValue(r + 1))
+        self.heat.row_step.connect(lambda step: self.word.setValue(self.word.value() + step))
         self.text = QPlainTextEdit(readOnly=True)
         font = QFont("monospace")
         font.setStyleHint(QFont.StyleHint.TypeWriter)
@@ -144,7 +151,8 @@ class TagView(ModelPage):
             self._status(f"Type a sentence to tag, e.g. {DEFAULT_SENTENCE}")
             return
         shown = self.attention_view.result
-        data = {"slot": self.slot, "text": text, "token": self.token.value(), "max_seq_length": self.max_seq_length,
+        # the child writes out the first word's head (its W and b serve every word: show_word)
+        data = {"slot": self.slot, "text": text, "token": -1, "max_seq_length": self.max_seq_length,
                 # another piece of the same sentence: its attention is on screen already
                 "attention": shown is None or getattr(shown, "text", None) != text}
         if self.attention_budget is not None:
@@ -171,6 +179,30 @@ class TagView(ModelPage):
         self.run()
 
     # -- rendering -------------------------------------------------------------------------
+    def show_word(self, word: int) -> None:
+        """Word ``word``'s (0-based) row highlighted and its head written out: logits from its first piece's T_i with
+        the head's W and b, all in the result held (no forward pass)."""
+        from explorer.core.tagging.forward import first_piece_of_word, piece_head
+
+        if self.result is None or self.result.get("head") is None:
+            return
+        tagged, head = self.result["tagged"], self.result["head"]
+        if not 0 <= word < len(tagged.words):
+            return
+        self.heat.chosen_row = word
+        self.heat.highlight_row(word)
+        piece = first_piece_of_word(tagged, word)
+        if piece is None:
+            lines = [f"word {word + 1} {tagged.words[word]!r} is past the first window of {self.max_seq_length} "
+                     "pieces: its tags come from a later window, whose T_i is not kept here"]
+        else:
+            lines = head_lines(piece_head(tagged, head.W, head.b, piece), word=(word + 1, tagged.words[word]))
+        self.text.setPlainText("\n".join(lines))
+        fm = self.text.fontMetrics()
+        self.text.setMinimumWidth(max(map(fm.horizontalAdvance, lines)) + 2 * self.text.frameWidth()
+                                  + 2 * int(self.text.document().documentMargin()) + 4   # + the cursor
+                                  + self.text.verticalScrollBar().sizeHint().width())
+
     def show_result(self, res: dict) -> None:
         """Render {"tagged": TaggedText, "head": TokenHead, "attention": TagAttention | None}."""
         if self.result is None or self.result["tagged"].text != res["tagged"].text:
@@ -181,14 +213,10 @@ class TagView(ModelPage):
         self.marked.setText(highlighted_html(tagged.text, tagged.entities, tagged.tag_names))
         rows = [f"{w} ({t})" for w, t in zip(tagged.words, tagged.tags)]
         self.heat.set_matrix(tagged.probabilities, rows, list(tagged.tag_names), levels=(0.0, 1.0))
-        chosen = tagged.piece_words[head.index] if head is not None else -1
-        if chosen is not None and chosen >= 0:
-            self.heat.highlight_row(int(chosen))
-        self.text.setPlainText("\n".join(head_lines(head) if head is not None else []))
-        fm, lines = self.text.fontMetrics(), self.text.toPlainText().splitlines() or [""]
-        self.text.setMinimumWidth(max(map(fm.horizontalAdvance, lines)) + 2 * self.text.frameWidth()
-                                  + 2 * int(self.text.document().documentMargin()) + 4   # + the cursor
-                                  + self.text.verticalScrollBar().sizeHint().width())
+        self.word.blockSignals(True)   # the word chosen stays where the new sentence has it; shown just below
+        self.word.setMaximum(max(1, len(tagged.words)))
+        self.word.blockSignals(False)
+        self.show_word(self.word.value() - 1)
         attention = res.get("attention")
         if attention is not None or getattr(self.attention_view.result, "text", None) != tagged.text:
             self.attention_view.window = 0

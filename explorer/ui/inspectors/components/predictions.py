@@ -203,14 +203,15 @@ class ReviewState:
         t, r = self.table, self.review
         errors = sum(bool(v) for v in t.column("error"))
         tau = f", τ {r.tau:+.2f}" if prediction_spec(r).answers_with_tau and r.tau is not None else ""
-        keys = f"keys {html.escape(review_keys(self.choices()))} set the label, " if self.choices() else ""
+        keys = f"keys {html.escape(review_keys(self.choices()))} set the label and " if self.choices() else ""
         how = prediction_spec(r).uncertainty if r.head is not None else None
         first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
         if "suspect_rank" in t.columns:
             first = "most suspect label first (R takes the model's label, 1..K sets another)"
         return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
-                f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed.")
+                f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed, {'each ' if keys else ''}moving to the "
+                "next row; Shift+R un-marks.")
 
     def file_notes(self) -> list[str]:
         """Plain sentences about the predicted file as a whole, shown over the table in amber (found once per

@@ -47,9 +47,11 @@ def highlighted_html(text: str, entities, tag_names: list[str]) -> str:
     return "".join(out)
 
 
-def head_lines(head, digits: int = 4) -> list[str]:
-    """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check."""
-    lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
+def head_lines(head, digits: int = 4, word: tuple[int, str] | None = None) -> list[str]:
+    """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check. ``word``:
+    (its number from 1, as the map's rows count, the word) whose first piece ``head`` is, said on the first line."""
+    lines = [f"word {word[0]} {word[1]!r}, its first piece:"] if word is not None else []
+    lines += [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
              f"(T_i: {head.T.shape[0]}; W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
     width = max([len(n) for n in head.tag_names] + [3])
     cols = digits + 4   # a signed number and one space: sign, a digit, the point (wider ones push the row)
