@@ -217,6 +217,13 @@ def test_k_label_names_name_classes_numbered_one_to_k(tmp_path):
     assert load_classification(str(zero_based), text_columns=["description"], label_names=names).labels == [0, 3]
 
 
+def test_no_column_named_like_a_text_names_the_guess_from_the_values_and_how_to_take_it(tmp_path):
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_numbered_from_one(tmp_path / "ag.csv")))
+    assert ("column description holds the longest texts, the guess shown for --text-columns; to read it: "
+            "--text-columns=description") in str(exc.value)
+
+
 def test_a_dev_file_numbered_from_one_without_the_last_class_maps_as_the_training_data(tmp_path):
     """With 4 label names a dev file holding only 1..3 reads as ids 1..3 alone; checked against the training data
     (numbered 1..4) its label 1 is still the first name."""

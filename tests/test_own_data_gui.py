@@ -50,6 +50,12 @@ def test_the_preview_reads_classes_numbered_from_one_and_says_so(tmp_path):
     assert res["class_ids"][:4] == [0, 1, 2, 3]   # the first row, labelled 1, is World
 
 
+def test_the_message_for_a_file_without_a_text_named_column_names_the_previews_guess(tmp_path):
+    res = preview_data(str(_numbered_from_one(tmp_path / "ag.csv")), "single")
+    assert not res["ok"] and "description" in ", ".join(res["guess"]["text_columns"])
+    assert "the guess shown for “Text columns”; to read it: type description in “Text columns”" in res["error"]
+
+
 def test_preview_of_an_own_table_has_header_rows_guess_and_classes(tmp_path):
     p = _stance(tmp_path / "s.txt", [("yes", "FAVOR")] * 30 + [("no", "AGAINST")] * 2)
     res = preview_data(str(p), "single", n_records=3, options={"dev_fraction": 0.1})

@@ -34,10 +34,12 @@ from explorer.core.data.table import (
     Table,
     check_field_count,  # noqa: F401 - re-exported (older callers)
     guess_columns,
+    guess_columns_from_values,
     label_by_values,
     read_table,
     require_labels,
     resolve_column,
+    spread_rows,
 )
 
 KNOWN_SINGLE = ("sentence", "text", "sentence1", "#1 String", "review", "content")
@@ -176,12 +178,12 @@ def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_colum
                 (list(guess.text_columns) or None)
             if names is None:
                 raise ClassificationDataError(f"{where}: no sentence-pair columns found among {header}; "
-                                              "give the two names with --text-columns")
+                                              "give the two names with --text-columns" + _text_hint(table, pair))
         else:
             names = next(([c] for c in KNOWN_SINGLE if c in header), None) or (list(guess.text_columns) or None)
             if names is None:
                 raise ClassificationDataError(f"{where}: no sentence column found among {header}; "
-                                              "give its name with --text-columns")
+                                              "give its name with --text-columns" + _text_hint(table, pair))
         texts = [header.index(n) for n in names]
     if label_column:
         label = resolve_column(table, label_column, "label column", "--label-column")
@@ -201,6 +203,18 @@ def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_colum
         label = header.index(name)
     ident = resolve_column(table, id_column, "id column", "--id-column") if id_column else None
     return texts, label, ident
+
+
+def _text_hint(table: Table, pair: bool) -> str:
+    """The text column(s) the launcher's preview guesses from the values (explorer.core.data.table.preview_of: the
+    longest texts), named with the way to take them: never read unasked, as a label guessed from its values."""
+    rows = [list(table.rows[i][1]) for i in spread_rows(len(table.rows), GUESS_ROWS)]
+    guess = guess_columns_from_values(table.columns, rows, texts=(2, 2) if pair else (1, 1))
+    if not guess.text_columns:
+        return ""
+    names = ",".join(guess.text_columns)
+    take = f"--text-columns={names}" if " " not in names else "--text-columns"
+    return f" ({guess.basis.split('; ')[0]}, the guess shown for --text-columns; to read it: {take})"
 
 
 def _parse_label(where: str, value, regression: bool):
