@@ -192,6 +192,7 @@ def test_score_like_labels_are_refused_with_a_pointer_to_regression(tmp_path, la
     with pytest.raises(ClassificationDataError, match="--task regression") as exc:
         load_classification(str(p))
     assert why in str(exc.value) and "s.tsv line" in str(exc.value) and "column 2 'score'" in str(exc.value)
+    assert ("is not an integer" in str(exc.value)) == (labels[0] == "0.5")   # 5.0 is a whole number, said so
 
 
 def _numbered_from_one(path: Path) -> Path:

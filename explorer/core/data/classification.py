@@ -250,10 +250,11 @@ def _label_text(value) -> str | None:
     return str(value)
 
 
-def _scale_error(at: str, value: str, detail: str) -> ClassificationDataError:
+def _scale_error(at: str, value: str, detail: str, what: str = "is not an integer") -> ClassificationDataError:
+    """``what`` says what the value is ("is not an integer" for 2.5; a whole number written 5.0 is one)."""
     return ClassificationDataError(
-        f"{at}: label {value!r} is not an integer: the labels look like scores ({detail}); for scores use "
-        "--task regression; for classes give integer ids 0..K-1 or names")
+        f"{at}: label {value!r} {what}: the labels look like scores ({detail}); for scores use "
+        "--task regression; for classes write integers (0..K-1, or 1..K) or names")
 
 
 def _negative_fix(distinct: list[float]) -> str:
@@ -312,7 +313,8 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         dotted = next((k for k, v in enumerate(values) if not re.match(r"^[+-]?\d+$", v)), None)
         if dotted is not None and len(distinct) > 2:
             raise _scale_error(at(dotted), values[dotted], f"whole numbers written as {values[dotted]}, "
-                               f"{len(distinct)} values from {lo:g} to {hi:g}")
+                               f"{len(distinct)} values from {lo:g} to {hi:g}",
+                               "is a whole number written with a decimal point")
         ids = [int(x) for x in nums]
         neg = next((k for k, y in enumerate(ids) if y < 0), None)
         if neg is not None:
