@@ -184,8 +184,8 @@ class ClassificationTask(Task):
                 dev_examples = dev_examples.relabel(names, numbered_from=train_examples.numbered_from)
             elif dev_examples.raw_labels and all(r.lstrip("+-").isdigit() for r in dev_examples.raw_labels):
                 # integer ids on both sides: a dev file without a 0 (read alone as classes 1..K) keeps the ids
-                k = self.num_labels(train_examples, config)
-                dev_examples = replace(dev_examples.relabel([str(i) for i in range(k)]), label_names=None)
+                dev_examples = replace(dev_examples, labels=[int(r) for r in dev_examples.raw_labels],
+                                       label_names=None, numbered_from=0)
             elif dev_examples.label_names:
                 k = next(i for i, n in enumerate(dev_examples.raw_labels) if not n.lstrip("+-").isdigit())
                 raise ClassificationDataError(
