@@ -205,6 +205,8 @@ def test_integer_labels_numbered_from_one_are_classes_named_by_their_numbers(tmp
     d = load_classification(str(_numbered_from_one(tmp_path / "ag.csv")), text_columns=["description"])
     assert d.label_names == ["1", "2", "3", "4"] and d.num_labels == 4 and d.labels[:4] == [0, 1, 2, 3]
     assert d.class_counts() == {"1": 3, "2": 3, "3": 3, "4": 3}
+    ones = load_classification(str(_write(tmp_path / "ones.csv", "label,text\n1,a\n1,b\n")))
+    assert ones.labels == [1, 1] and ones.label_names is None   # only 1s: ids of a 0/1 column without its 0s
     assert any("labels 1..4 have no 0: read as 4 classes named 1..4" in m and "--task regression" in m
                for m in d.problems)
 

@@ -13,7 +13,7 @@ Labels (classification): integer ids 0..K-1, or names (``AGAINST``, ``neutral``)
 sorted order unless ``label_names`` gives the order (the model's id2label). Surrounding whitespace is
 stripped and reported; names that differ only by case are reported. A column that looks like scores
 (non-integers, whole numbers written ``5.0``) is refused with a pointer to regression. Integers 1..K with no 0
-are K classes named "1".."K" (a note says so), or, with K ``label_names``, label i+1 is name i. With
+are K classes named "1".."K" (K >= 2; a note says so), or, with K ``label_names``, label i+1 is name i. With
 ``regression=True`` (``num_labels`` 1, e.g. STS-B) labels are floats. Empty texts and missing labels are
 listed with their lines and refused, or skipped with ``skip_invalid`` and counted; duplicate rows are counted.
 Every problem raises :class:`ClassificationDataError` naming the
@@ -320,11 +320,13 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         if neg is not None:
             raise ClassificationDataError(f"{at(neg)}: label {ids[neg]} is negative (labels must be 0..K-1; "
                                           "-1 marks unlabeled test rows in GLUE files)" + _negative_fix(distinct))
-        if lo >= 1:
+        if lo >= 1 and hi >= 2:
             return _numbered_from_one(ids, column)
         if hi >= 5 and len(distinct) >= 6:
             notes.append(("warning", (f"column {column!r}: labels 0..{int(hi)} are read as {int(hi) + 1} classes; if "
                            f"they are scores on a 0-{int(hi)} scale, use --task regression")))
+        if lo >= 1:   # every label 1: ids of a 0/1 column whose rows here hold no 0
+            notes.append(("warning", f"column {column!r}: no example has label 0 (class 0 is never trained)"))
         return ids, None, notes
     names = sorted(set(values))
     by_case: dict[str, list[str]] = {}
