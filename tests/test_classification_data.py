@@ -64,7 +64,7 @@ def test_known_names_are_detected(tmp_path):
     assert load_classification(str(p)).texts_a == ["fine"]
     p.write_text("premise\thypothesis\tgold_label\na\tb\t2\n", encoding="utf-8")
     d = load_classification(str(p), pair=True)
-    assert (d.texts_a, d.texts_b, d.labels) == (["a"], ["b"], [2])
+    assert (d.texts_a, d.texts_b, d.class_names()[d.labels[0]]) == (["a"], ["b"], "2")
 
 
 def test_a_label_column_without_a_usual_name_is_named_as_the_likely_one_never_trained_on_unasked(tmp_path):

@@ -186,13 +186,81 @@ def test_whitespace_and_case_of_labels(tmp_path):
 
 
 @pytest.mark.parametrize("labels, why", [(["0.5", "3.8", "2"], "values from 0.5 to 3.8"),
-                                         (["5.0", "3.0", "1.0"], "whole numbers written as 5.0"),
-                                         (["1", "7", "4", "2"], "a 1-7 rating scale")])
+                                         (["5.0", "3.0", "1.0"], "whole numbers written as 5.0")])
 def test_score_like_labels_are_refused_with_a_pointer_to_regression(tmp_path, labels, why):
     p = _write(tmp_path / "s.tsv", "text\tscore\n" + "".join(f"t{i}\t{y}\n" for i, y in enumerate(labels)))
     with pytest.raises(ClassificationDataError, match="--task regression") as exc:
         load_classification(str(p))
     assert why in str(exc.value) and "s.tsv line" in str(exc.value) and "column 2 'score'" in str(exc.value)
+    assert ("is not an integer" in str(exc.value)) == (labels[0] == "0.5")   # 5.0 is a whole number, said so
+
+
+def _numbered_from_one(path: Path) -> Path:
+    """A table as AG News writes it: header label,title,description and classes numbered 1..4."""
+    return _write(path, "label,title,description\n" + "".join(f"{1 + i % 4},t{i},words of row {i}\n"
+                                                               for i in range(12)))
+
+
+def test_integer_labels_numbered_from_one_are_classes_named_by_their_numbers(tmp_path):
+    d = load_classification(str(_numbered_from_one(tmp_path / "ag.csv")), text_columns=["description"])
+    assert d.label_names == ["1", "2", "3", "4"] and d.num_labels == 4 and d.labels[:4] == [0, 1, 2, 3]
+    assert d.class_counts() == {"1": 3, "2": 3, "3": 3, "4": 3}
+    ones = load_classification(str(_write(tmp_path / "ones.csv", "label,text\n1,a\n1,b\n")))
+    assert ones.labels == [1, 1] and ones.label_names is None   # only 1s: ids of a 0/1 column without its 0s
+    assert any("labels 1..4 have no 0: read as 4 classes named 1..4" in m and "--task regression" in m
+               for m in d.problems)
+
+
+def test_k_label_names_name_classes_numbered_one_to_k(tmp_path):
+    names = ["World", "Sports", "Business", "Sci/Tech"]
+    d = load_classification(str(_numbered_from_one(tmp_path / "ag.csv")), text_columns=["description"],
+                            label_names=names)
+    assert d.label_names == names and [names[y] for y in d.labels[:4]] == names   # a row labelled 1 is World
+    zero_based = _write(tmp_path / "z.csv", "label,description\n0,a\n3,b\n")
+    assert load_classification(str(zero_based), text_columns=["description"], label_names=names).labels == [0, 3]
+
+
+def test_no_column_named_like_a_text_names_the_guess_from_the_values_and_how_to_take_it(tmp_path):
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_numbered_from_one(tmp_path / "ag.csv")))
+    assert ("column description holds the longest texts, the guess shown for --text-columns; to read it: "
+            "--text-columns=description") in str(exc.value)
+
+
+def test_a_dev_file_numbered_from_one_without_the_last_class_maps_as_the_training_data(tmp_path):
+    """With 4 label names a dev file holding only 1..3 reads as ids 1..3 alone; checked against the training data
+    (numbered 1..4) its label 1 is still the first name."""
+    from explorer.core.training.tasks import get_task
+
+    names = ["World", "Sports", "Business", "Sci/Tech"]
+    train = load_classification(str(_numbered_from_one(tmp_path / "ag.csv")), text_columns=["description"],
+                                label_names=names)
+    dev = load_classification(str(_write(tmp_path / "d.csv", "label,text\n1,a\n3,b\n")), label_names=names)
+    dev = get_task("single").check_data(train, dev, TrainConfig(task="single", train="x", dev="y"))
+    assert [names[y] for y in dev.labels] == ["World", "Business"]
+
+
+def test_a_dev_file_without_label_zero_keeps_the_integer_ids_of_zero_based_training_data(tmp_path):
+    from explorer.core.training.tasks import get_task
+
+    train = load_classification(str(_write(tmp_path / "t.csv", "label,text\n0,a\n1,b\n2,c\n")))
+    dev = load_classification(str(_write(tmp_path / "d.csv", "label,text\n1,a\n2,b\n")))
+    dev = get_task("single").check_data(train, dev, TrainConfig(task="single", train="x", dev="y"))
+    assert dev.labels == [1, 2] and dev.label_names is None
+
+
+def test_a_head_without_names_scores_a_dev_file_without_label_zero_by_its_integer_ids(tmp_path):
+    """A checkpoint with LABEL_0..LABEL_2 and a dev file holding only 1 and 2 (read alone as classes named 1..2):
+    Classify: dev set keeps the file's integers as the head's ids."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.dev_scoring import classes_as_model
+    from explorer.core.training.tasks import get_task
+
+    model = SimpleNamespace(config=SimpleNamespace(num_labels=3, id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}))
+    dev = load_classification(str(_write(tmp_path / "d.csv", "label,text\n1,a\n2,b\n")))
+    out = classes_as_model(model, get_task("single"), dev)
+    assert out.labels == [1, 2] and out.label_names is None
 
 
 def test_a_dev_label_never_seen_in_training_names_it_and_its_line(tmp_path):
@@ -439,6 +507,21 @@ def test_own_data_flags_parse():
         config_from_args(p.parse_args(["--train", "x", "--class-weights", "lots"])).validate()
     with pytest.raises(ValueError, match="dev_fraction must be in"):
         config_from_args(p.parse_args(["--train", "x", "--dev-fraction", "1.5"])).validate()
+
+
+def test_a_table_numbered_from_one_trains_a_head_with_those_classes(models, tmp_path):
+    data = _numbered_from_one(tmp_path / "ag.csv")
+    base = COMMON + ["--model", models["cls2"], "--train", data, "--text-columns", "description", "--new-head",
+                     "--dev-fraction", 0.25, "--output-dir", tmp_path, "--save-checkpoints"]
+    rc, ev = _run(base + ["--run-id", "n"])
+    assert rc == 0, ev[-1]
+    assert next(e for e in ev if e["event"] == "started")["label_names"] == ["1", "2", "3", "4"]
+    cfg = json.loads((tmp_path / "n" / "checkpoints" / "last" / "config.json").read_text())
+    assert cfg["id2label"] == {"0": "1", "1": "2", "2": "3", "3": "4"}
+    rc, ev = _run(base + ["--run-id", "w", "--label-names", "World,Sports,Business,Sci/Tech"])
+    assert rc == 0, ev[-1]
+    cfg = json.loads((tmp_path / "w" / "checkpoints" / "last" / "config.json").read_text())
+    assert cfg["id2label"] == {"0": "World", "1": "Sports", "2": "Business", "3": "Sci/Tech"}
 
 
 def test_label_names_name_integer_ids_in_train_and_dev(tmp_path):

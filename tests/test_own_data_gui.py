@@ -32,6 +32,30 @@ def test_class_distribution_warns_on_imbalance_and_thin_classes():
     assert class_distribution_warnings({"a": 50, "b": 40}, 0.1) == []
 
 
+def _numbered_from_one(path):
+    """A table as AG News writes it: header label,title,description and classes numbered 1..4."""
+    path.write_text("label,title,description\n" + "".join(f"{1 + i % 4},t{i},some words of row {i}\n"
+                                                            for i in range(12)), encoding="utf-8")
+    return path
+
+
+def test_the_preview_reads_classes_numbered_from_one_and_says_so(tmp_path):
+    p = _numbered_from_one(tmp_path / "ag.csv")
+    res = preview_data(str(p), "single", text_columns=["description"])
+    assert res["ok"] and res["class_counts"] == {"1": 3, "2": 3, "3": 3, "4": 3} and res["counts"]["labels"] == 4
+    assert any("read as 4 classes named 1..4" in m and "the regression task" in m for m in res["problems"])
+    res = preview_data(str(p), "single", text_columns=["description"],
+                       options={"label_names": ["World", "Sports", "Business", "Sci/Tech"]})
+    assert res["ok"] and res["class_counts"] == {"World": 3, "Sports": 3, "Business": 3, "Sci/Tech": 3}
+    assert res["class_ids"][:4] == [0, 1, 2, 3]   # the first row, labelled 1, is World
+
+
+def test_the_message_for_a_file_without_a_text_named_column_names_the_previews_guess(tmp_path):
+    res = preview_data(str(_numbered_from_one(tmp_path / "ag.csv")), "single")
+    assert not res["ok"] and "description" in ", ".join(res["guess"]["text_columns"])
+    assert "the guess shown for “Text columns”; to read it: type description in “Text columns”" in res["error"]
+
+
 def test_preview_of_an_own_table_has_header_rows_guess_and_classes(tmp_path):
     p = _stance(tmp_path / "s.txt", [("yes", "FAVOR")] * 30 + [("no", "AGAINST")] * 2)
     res = preview_data(str(p), "single", n_records=3, options={"dev_fraction": 0.1})

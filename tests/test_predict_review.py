@@ -59,6 +59,15 @@ def test_agreement_macro_f1_averages_the_labels_that_occur_not_every_class_of_th
     assert a.labels == ["neg", "pos", "a", "b", "c"] and a.confusion.shape == (5, 5)
 
 
+def test_gold_numbered_from_one_names_classes_as_the_training_data_read_them():
+    """A gold column numbered 1..4 with no 0 beside a head named World..Sci/Tech (trained on such a file): label 1
+    is World, as the training data read it; a column with a 0 keeps ids 0..K-1."""
+    names = ["World", "Sports", "Business", "Sci/Tech"]
+    assert gold_as_names(["1", "4", "3", ""], names) == ["World", "Sci/Tech", "Business", ""]
+    assert gold_as_names(["0", "1", "3"], names) == ["World", "Sports", "Sci/Tech"]
+    assert gold_as_names(["1", "4"], ["1", "2", "3", "4"]) == ["1", "4"]
+
+
 def test_agreement_and_gold_names():
     gold = gold_as_names(["0", "1", "1", "0", ""], ["neg", "pos"])
     assert gold == ["neg", "pos", "pos", "neg", ""]

@@ -12,10 +12,11 @@ explorer.core.data.table.guess_columns); otherwise the error lists the columns p
 Labels (classification): integer ids 0..K-1, or names (``AGAINST``, ``neutral``), which become classes in
 sorted order unless ``label_names`` gives the order (the model's id2label). Surrounding whitespace is
 stripped and reported; names that differ only by case are reported. A column that looks like scores
-(non-integers, whole numbers written ``5.0``, or a 1-based rating scale such as 1-5 or 1-7) is refused with
-a pointer to regression. With ``regression=True`` (``num_labels`` 1, e.g. STS-B) labels are floats. Empty
-texts and missing labels are listed with their lines and refused, or skipped with ``skip_invalid`` and
-counted; duplicate rows are counted. Every problem raises :class:`ClassificationDataError` naming the
+(non-integers, whole numbers written ``5.0``) is refused with a pointer to regression. Integers 1..K with no 0
+are K classes named "1".."K" (K >= 2; a note says so), or, with K ``label_names``, label i+1 is name i. With
+``regression=True`` (``num_labels`` 1, e.g. STS-B) labels are floats. Empty texts and missing labels are
+listed with their lines and refused, or skipped with ``skip_invalid`` and counted; duplicate rows are counted.
+Every problem raises :class:`ClassificationDataError` naming the
 file, the line (1-based, header = line 1), the column and what was wrong.
 """
 
@@ -33,10 +34,12 @@ from explorer.core.data.table import (
     Table,
     check_field_count,  # noqa: F401 - re-exported (older callers)
     guess_columns,
+    guess_columns_from_values,
     label_by_values,
     read_table,
     require_labels,
     resolve_column,
+    spread_rows,
 )
 
 KNOWN_SINGLE = ("sentence", "text", "sentence1", "#1 String", "review", "content")
@@ -84,6 +87,7 @@ class ClassificationData:
     raw_labels: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     loss_weights: list[float] | None = None   # per-class cross-entropy weights (training data; set by the run)
+    numbered_from: int = 0   # the integer the file writes class id 0 as: 1 for classes numbered 1..K, else 0
 
     def __len__(self) -> int:
         return len(self.texts_a)
@@ -121,8 +125,9 @@ class ClassificationData:
             return self
         return self.subset(list(range(n)))
 
-    def relabel(self, names: list[str], what: str = "dev") -> ClassificationData:
-        """These examples with class ids by ``names`` (the training data's id2label), matched by name.
+    def relabel(self, names: list[str], what: str = "dev", numbered_from: int = 0) -> ClassificationData:
+        """These examples with class ids by ``names`` (the training data's id2label), matched by name; an integer
+        label that is no name is the id ``label - numbered_from`` (the training data's ``numbered_from``).
 
         Raises:
             ClassificationDataError: a label the names do not have, naming it and its line.
@@ -135,13 +140,13 @@ class ClassificationData:
             if raw in index:
                 ids.append(index[raw])
             elif (self.label_names is None or list(self.label_names) == list(names)) and _INT.match(raw) \
-                    and int(float(raw)) < len(names):
-                ids.append(int(float(raw)))   # integer ids on both sides (label_names naming the ids)
+                    and 0 <= int(float(raw)) - numbered_from < len(names):
+                ids.append(int(float(raw)) - numbered_from)   # integer ids on both sides (label_names naming them)
             else:
                 raise ClassificationDataError(
                     f"{self.source} line {self.lines[k] if self.lines else k + 1}, column {self.columns[2]!r}: "
                     f"{what} label {raw!r} never occurs in the training data (its labels: {', '.join(names)})")
-        return replace(self, labels=ids, label_names=list(names))
+        return replace(self, labels=ids, label_names=list(names), numbered_from=numbered_from)
 
 
 def _split_hub(source: str, default_split: str) -> tuple[str, str | None, str]:
@@ -173,12 +178,12 @@ def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_colum
                 (list(guess.text_columns) or None)
             if names is None:
                 raise ClassificationDataError(f"{where}: no sentence-pair columns found among {header}; "
-                                              "give the two names with --text-columns")
+                                              "give the two names with --text-columns" + _text_hint(table, pair))
         else:
             names = next(([c] for c in KNOWN_SINGLE if c in header), None) or (list(guess.text_columns) or None)
             if names is None:
                 raise ClassificationDataError(f"{where}: no sentence column found among {header}; "
-                                              "give its name with --text-columns")
+                                              "give its name with --text-columns" + _text_hint(table, pair))
         texts = [header.index(n) for n in names]
     if label_column:
         label = resolve_column(table, label_column, "label column", "--label-column")
@@ -198,6 +203,18 @@ def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_colum
         label = header.index(name)
     ident = resolve_column(table, id_column, "id column", "--id-column") if id_column else None
     return texts, label, ident
+
+
+def _text_hint(table: Table, pair: bool) -> str:
+    """The text column(s) the launcher's preview guesses from the values (explorer.core.data.table.preview_of: the
+    longest texts), named with the way to take them: never read unasked, as a label guessed from its values."""
+    rows = [list(table.rows[i][1]) for i in spread_rows(len(table.rows), GUESS_ROWS)]
+    guess = guess_columns_from_values(table.columns, rows, texts=(2, 2) if pair else (1, 1))
+    if not guess.text_columns:
+        return ""
+    names = ",".join(guess.text_columns)
+    take = f"--text-columns={names}" if " " not in names else "--text-columns"
+    return f" ({guess.basis.split('; ')[0]}, the guess shown for --text-columns; to read it: {take})"
 
 
 def _parse_label(where: str, value, regression: bool):
@@ -233,10 +250,11 @@ def _label_text(value) -> str | None:
     return str(value)
 
 
-def _scale_error(at: str, value: str, detail: str) -> ClassificationDataError:
+def _scale_error(at: str, value: str, detail: str, what: str = "is not an integer") -> ClassificationDataError:
+    """``what`` says what the value is ("is not an integer" for 2.5; a whole number written 5.0 is one)."""
     return ClassificationDataError(
-        f"{at}: label {value!r} is not an integer: the labels look like scores ({detail}); for scores use "
-        "--task regression; for classes give integer ids 0..K-1 or names")
+        f"{at}: label {value!r} {what}: the labels look like scores ({detail}); for scores use "
+        "--task regression; for classes write integers (0..K-1, or 1..K) or names")
 
 
 def _negative_fix(distinct: list[float]) -> str:
@@ -251,6 +269,16 @@ def _negative_fix(distinct: list[float]) -> str:
     return f". If these are classes, name them in order: --label-names={names}"
 
 
+def _numbered_from_one(ids: list[int], column: str) -> tuple[list[int], list[str], list[tuple[str, str]]]:
+    """Integer labels 1..K with no 0 (AG News, DBpedia, review stars): K classes named by their numbers, so class
+    id i is the label i+1 and the model's id2label shows "1".."K" without an empty class 0."""
+    k = max(ids)
+    names = [str(i) for i in range(1, k + 1)]
+    note = (f"column {column!r}: labels 1..{k} have no 0: read as {k} classes named 1..{k}; "
+            "if they are scores on a rating scale, use --task regression")
+    return [y - 1 for y in ids], names, [("warning", note)]
+
+
 def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str
                ) -> tuple[list[int], list[str] | None, list[tuple[str, str]]]:
     """Class ids for stripped label strings: (ids, names or None for integer ids, notes).
@@ -261,8 +289,12 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         index = {n: i for i, n in enumerate(label_names)}
         if all(v in index for v in values):
             return [index[v] for v in values], list(label_names), notes
-        if all(_INT.match(v) and 0 <= int(float(v)) < len(label_names) for v in values):
-            return [int(float(v)) for v in values], list(label_names), notes   # names for integer ids
+        if all(_INT.match(v) for v in values):
+            ints = [int(float(v)) for v in values]
+            if min(ints) >= 1 and max(ints) == len(label_names):   # classes numbered 1..K: name i+1 is names[i]
+                return [y - 1 for y in ints], list(label_names), notes
+            if all(0 <= y < len(label_names) for y in ints):
+                return ints, list(label_names), notes   # names for integer ids 0..K-1
         k = next(k for k, v in enumerate(values) if v not in index)
         raise ClassificationDataError(f"{at(k)}: label {values[k]!r} is not one of the label names "
                                       f"({', '.join(label_names)})")
@@ -281,19 +313,19 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         dotted = next((k for k, v in enumerate(values) if not re.match(r"^[+-]?\d+$", v)), None)
         if dotted is not None and len(distinct) > 2:
             raise _scale_error(at(dotted), values[dotted], f"whole numbers written as {values[dotted]}, "
-                               f"{len(distinct)} values from {lo:g} to {hi:g}")
+                               f"{len(distinct)} values from {lo:g} to {hi:g}",
+                               "is a whole number written with a decimal point")
         ids = [int(x) for x in nums]
         neg = next((k for k, y in enumerate(ids) if y < 0), None)
         if neg is not None:
             raise ClassificationDataError(f"{at(neg)}: label {ids[neg]} is negative (labels must be 0..K-1; "
                                           "-1 marks unlabeled test rows in GLUE files)" + _negative_fix(distinct))
-        if lo >= 1 and hi >= 4:
-            k = ids.index(int(hi))
-            raise _scale_error(at(k), values[k], f"a {int(lo)}-{int(hi)} rating scale with no class 0")
+        if lo >= 1 and hi >= 2:
+            return _numbered_from_one(ids, column)
         if hi >= 5 and len(distinct) >= 6:
             notes.append(("warning", (f"column {column!r}: labels 0..{int(hi)} are read as {int(hi) + 1} classes; if "
                            f"they are scores on a 0-{int(hi)} scale, use --task regression")))
-        if lo >= 1:
+        if lo >= 1:   # every label 1: ids of a 0/1 column whose rows here hold no 0
             notes.append(("warning", f"column {column!r}: no example has label 0 (class 0 is never trained)"))
         return ids, None, notes
     names = sorted(set(values))
@@ -362,6 +394,7 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
         labels, names, label_notes = _class_ids(raw, lines, at, list(label_names) if label_names else None, label_name)
         if hub_names and names is None:
             names = list(hub_names)
+        numbered_from = int(bool(labels) and all(_INT.match(r) and int(float(r)) == y + 1 for r, y in zip(raw, labels)))
         notes.extend((lvl, f"{table.path}: {msg}") for lvl, msg in label_notes)
     if stripped:
         notes.append(("info", (f"{table.path}: {len(stripped)} label{'s' if len(stripped) != 1 else ''} had spaces "
@@ -372,7 +405,7 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
     return ClassificationData(a, b, labels, source, (col[0], col[1] if pair else "",
                                                      table.columns[label_col] if table.has_header else str(label_col + 1)),
                               label_names=names, regression=regression, problems=problems, lines=lines, row_ids=ids,
-                              raw_labels=raw, notes=notes)
+                              raw_labels=raw, notes=notes, numbered_from=0 if regression else numbered_from)
 
 
 def _open_table(source: str, split: str, no_header: bool, encoding: str,

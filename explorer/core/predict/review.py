@@ -236,12 +236,16 @@ def current_labels(table: PredictionTable, review: Review) -> list[str]:
 
 
 def gold_as_names(values: list[str], names: list[str]) -> list[str]:
-    """Gold labels as class names: ids 0..K-1 become names[id]; names stay; "" stays ""."""
+    """Gold labels as class names: ids 0..K-1 become names[id], and a column numbered 1..K with no 0 (K names, as
+    explorer.core.data.classification reads one) names[id - 1]; names stay; "" stays ""."""
+    ints = [int(v) for v in (str(x).strip() for x in values) if v.lstrip("-").isdigit()]
+    first = 1 if ints and names and min(ints) >= 1 and max(ints) == len(names) \
+        and not any(str(y) in names for y in ints) else 0
     out = []
     for v in values:
         v = str(v).strip()
-        if v.lstrip("-").isdigit() and names and 0 <= int(v) < len(names) and v not in names:
-            out.append(names[int(v)])
+        if v.lstrip("-").isdigit() and names and 0 <= int(v) - first < len(names) and v not in names:
+            out.append(names[int(v) - first])
         elif v.endswith(".0") and v[:-2].isdigit() and names and int(v[:-2]) < len(names):
             out.append(names[int(v[:-2])])
         else:

@@ -5,6 +5,7 @@ for the forward passes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,8 @@ def classes_as_model(model, t, data):
     id2label = getattr(model.config, "id2label", None) or {}
     head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
     if all(h == f"LABEL_{c}" for c, h in enumerate(head)):
+        if getattr(data, "numbered_from", 0):   # a head without names takes the file's integers as its ids
+            return replace(data.relabel([str(c) for c in range(len(head))]), label_names=None)
         return data
     return data.relabel(head, "dev")
 

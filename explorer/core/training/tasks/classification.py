@@ -13,6 +13,7 @@ and its row ids written to ``dev_split.csv`` in the run folder, which later star
 
 from __future__ import annotations
 
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -180,7 +181,11 @@ class ClassificationTask(Task):
         names = self.label_names(train_examples)
         if dev_examples is not None and not train_examples.regression and not dev_examples.regression:
             if names:
-                dev_examples = dev_examples.relabel(names)
+                dev_examples = dev_examples.relabel(names, numbered_from=train_examples.numbered_from)
+            elif dev_examples.raw_labels and all(r.lstrip("+-").isdigit() for r in dev_examples.raw_labels):
+                # integer ids on both sides: a dev file without a 0 (read alone as classes 1..K) keeps the ids
+                dev_examples = replace(dev_examples, labels=[int(r) for r in dev_examples.raw_labels],
+                                       label_names=None, numbered_from=0)
             elif dev_examples.label_names:
                 k = next(i for i, n in enumerate(dev_examples.raw_labels) if not n.lstrip("+-").isdigit())
                 raise ClassificationDataError(
