@@ -280,16 +280,19 @@ def test_a_faster_past_run_of_another_length_does_not_speed_up_the_estimate():
     assert "same-length" in plan.eval_preview_tip(cfg) and "short-fast" not in plan.eval_preview_tip(cfg)
 
 
-def test_the_train_cap_note_says_a_tables_stratified_rows_and_other_files_first_examples():
-    """A table's cap keeps a stratified random N (scores: a random N) with the run's seed; SQuAD, CoNLL and SWAG
-    files keep their first N questions, sentences and examples; no cap, no note."""
+def test_the_train_cap_note_says_which_rows_and_questions_a_cap_keeps():
+    """A table's cap keeps a stratified random N (scores: a random N) with the run's seed; a SQuAD file's cap a
+    random N of its questions stratified by answerable / unanswerable; CoNLL and SWAG files keep their first N
+    sentences and examples; no cap, no note."""
     from explorer.core.specs.tasks import train_cap_note
 
     assert train_cap_note("single", 1500, 42, 10_314).startswith(
         "Train cap 1,500: the run trains on a stratified random 1,500 of the 10,314 training rows (each class in its "
         "share, seed 42)")
     assert "a random 10 of the training rows (seed 3)" in train_cap_note("regression", 10, 3)
-    assert train_cap_note("squad_v2", 100, 1).endswith("the first 100 questions of the training file.")
+    assert train_cap_note("squad_v2", 100, 1) == (
+        "Train cap 100: the run trains on a random 100 of the training questions, drawn across the articles and "
+        "stratified by answerable / unanswerable (each in its share, seed 1).")
     assert "first 5 sentences" in train_cap_note("ner", 5, 1) and "first 5 examples" in train_cap_note("swag", 5, 1)
     assert train_cap_note("single", 0, 1) == ""
 

@@ -168,3 +168,51 @@ def test_every_real_squad_file_loads_and_gold_scores_100(real_data):
         if path.parent.name == "squad_v2.0" and path.name == "dev-subset.json":
             assert (report.n_questions, report.n_impossible) == (4033, 1999)
             assert out["HasAns_total"] == 2034 and out["NoAns_total"] == 1999
+
+
+def articles_answerable_first(n_first: int = 30, n_other: int = 20, unanswerable_every: int = 4) -> dict:
+    """A v2.0 file whose first article holds ``n_first`` answerable questions only; a second article holds
+    ``n_other`` questions, every ``unanswerable_every``-th of them unanswerable."""
+    def qa(qid, impossible):
+        if impossible:
+            return {"id": qid, "question": "Where did Ada die?", "answers": [], "is_impossible": True}
+        return {"id": qid, "question": "Where was Ada born?", "is_impossible": False,
+                "answers": [{"text": "London", "answer_start": 25}]}
+
+    first = [qa(f"a{i}", False) for i in range(n_first)]
+    other = [qa(f"b{i}", i % unanswerable_every == 0) for i in range(n_other)]
+    return {"version": "v2.0", "data": [{"title": "Ada", "paragraphs": [{"context": CTX, "qas": first}]},
+                                        {"title": "Bob", "paragraphs": [{"context": CTX, "qas": other}]}]}
+
+
+def test_a_train_cap_on_squad_keeps_the_files_share_of_unanswerable_questions_across_articles(tmp_path):
+    """The file's first 20 questions (its first article) hold no unanswerable one; a Train cap of 20 draws across
+    the articles, stratified by answerable / unanswerable: 20 × 5 / 50 = 2 of them, the same for the same seed,
+    and the run's log says how many of the questions, and how many unanswerable ones, it keeps."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks.qa import QATask
+
+    path = str(write(tmp_path, articles_answerable_first()))
+    config = TrainConfig(task="squad_v2", train=path, train_cap=20, seed=3)
+    ds = QATask("squad_v2").load(config, "train")
+    assert len(ds) == 20 and sum(ds["is_impossible"]) == 2
+    assert any(i.startswith("a") for i in ds["id"]) and any(i.startswith("b") for i in ds["id"])
+    assert list(QATask("squad_v2").load(config, "train")["id"]) == list(ds["id"])   # reproducible
+    assert ("info", "20 of 50 questions (2 unanswerable) used: Train cap (a random subset stratified by "
+                    "answerable / unanswerable, seed 3)") in ds.notes
+    assert QATask("squad_v2").started_info(ds, config) == {"train_unanswerable": 2}
+
+
+def test_a_squad_v2_run_on_no_unanswerable_question_is_warned_in_its_log(tmp_path):
+    """SQuAD v2.0 training data with no unanswerable question never trains the no-answer score: the run's log
+    warns, as the τ on dev set page warns for a SQuAD v1.1 checkpoint; a run that has some is not warned."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks.qa import QATask
+
+    none = str(write(tmp_path, articles_answerable_first(n_other=0), "none.json"))
+    ds = QATask("squad_v2").load(TrainConfig(task="squad_v2", train=none), "train")
+    warnings = [m for level, m in ds.notes if level == "warning"]
+    assert len(warnings) == 1 and "this run was trained on no unanswerable question" in warnings[0]
+    assert "no-answer score was never trained" in warnings[0]
+    some = str(write(tmp_path, articles_answerable_first(), "some.json"))
+    assert not QATask("squad_v2").load(TrainConfig(task="squad_v2", train=some), "train").notes

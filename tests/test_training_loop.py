@@ -69,6 +69,19 @@ def test_pair_classification(files, tmp_path):
     assert set(ev[-1]["metrics"]) >= {"accuracy", "f1", "matthews_corrcoef", "loss"}
 
 
+def test_a_capped_squad_v2_run_logs_and_records_the_unanswerable_questions_it_trains_on(files, tmp_path):
+    """A Train cap on SQuAD v2.0 data keeps the file's share of unanswerable questions (14 of 42, 12 unanswerable:
+    4): the run's log says so where it reads the data and where it tokenizes them, and its started event records
+    the count (the τ on dev set page warns for a run that records 0)."""
+    rc, ev = run(["--model", files["qa"], "--task", "squad_v2", "--train", files["sq2"], "--dev", files["sq2"],
+                  "--train-cap", 14, "--dev-cap", 2, "--max-steps", 1, "--batch-size", 8, "--seed", 5,
+                  "--output-dir", tmp_path, "--run-id", "capped"])
+    assert rc == EXIT_OK, ev[-1]
+    logs = [e["message"] for e in ev if e["event"] == "log"]
+    assert any(m.startswith("14 of 42 questions (4 unanswerable) used: Train cap") for m in logs), logs
+    assert "tokenizing 14 training questions (4 unanswerable)" in logs
+    assert next(e for e in ev if e["event"] == "started")["train_unanswerable"] == 4
+
 def test_qa_v2_end_to_end_with_watch_and_checkpoints(files, tmp_path):
     from explorer.core.models.loading import load_model
     from explorer.core.qa.probe import probe

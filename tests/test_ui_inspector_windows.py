@@ -110,6 +110,35 @@ def test_a_squad_v1_checkpoint_is_warned_that_tau_is_uncalibrated(dev_view, tiny
     assert not dev_view.head_note.isVisibleTo(dev_view)
 
 
+
+def test_a_squad_v2_checkpoint_trained_on_no_unanswerable_question_is_warned_as_a_v1_one(dev_view, tiny_qa,
+                                                                                          tmp_path):
+    """A SQuAD v2.0 run whose training questions held no unanswerable one (its ``started`` event records 0) never
+    learnt a no-answer score either: the page warns for its checkpoint as for a SQuAD v1.1 one; a v2.0 run that
+    trained on some, or one that does not record the count, is not warned."""
+    import dataclasses
+
+    from explorer.ui.inspectors.components.dev_tau import no_answer_training_note
+
+    for name, started in (("none", {"train_unanswerable": 0}), ("some", {"train_unanswerable": 44}),
+                          ("unrecorded", {})):
+        run = tmp_path / name
+        (run / "checkpoints" / "best").mkdir(parents=True)
+        (run / "config.json").write_text(json.dumps({"task": "squad_v2"}), encoding="utf-8")
+        (run / "events.jsonl").write_text(json.dumps({"event": "started", "run_id": name, "time": 1.0,
+                                                      "config": {"task": "squad_v2"},
+                                                      **started}) + "\n", encoding="utf-8")
+    none, some, unrecorded = (str(tmp_path / n / "checkpoints" / "best") for n in ("none", "some", "unrecorded"))
+    assert no_answer_training_note(none) == (
+        "Warning: this checkpoint was trained on no unanswerable question. Its no-answer score was never trained, "
+        "so τ here is uncalibrated and its no-answer figures (HasAns / NoAns trade-off, the best τ) mean little; "
+        "use a model trained with unanswerable questions (SQuAD v2.0) for them.")
+    assert no_answer_training_note(some) == "" and no_answer_training_note(unrecorded) == ""
+    dev_view.set_model(dataclasses.replace(tiny_qa, path=none, head_initialised=False))
+    assert dev_view.head_note.isVisibleTo(dev_view) and "no unanswerable question" in dev_view.head_note.text()
+    dev_view.set_model(dataclasses.replace(tiny_qa, path=some, head_initialised=False))
+    assert not dev_view.head_note.isVisibleTo(dev_view)
+
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
     from explorer.ui.inspectors import InspectorHub
     from helpers import save_tiny_model

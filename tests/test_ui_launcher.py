@@ -545,7 +545,7 @@ def test_clearing_dev_data_replaces_a_note_that_named_it(qtbot, tmp_path):
 
 def test_the_train_cap_fields_tooltip_says_which_rows_the_cap_keeps(qtbot, tmp_path):
     """A table's Train cap keeps a stratified random N of its rows, seeded by the run: the field's tooltip says so
-    with the seed, under the field's own help; a SQuAD run's cap keeps its first N questions."""
+    with the seed, under the field's own help."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     sst2 = str(write_file(tmp_path / "train.tsv", "sentence\tlabel\na fine film\t1\na dull film\t0\n"))

@@ -248,3 +248,59 @@ def test_the_class_bars_cut_a_long_class_name_as_every_table_does_and_keep_it_wh
     assert long in preview.summary.toolTip() and "short" not in preview.summary.toolTip()
     preview._done(preview._token, dict(res, class_counts={"short": 1}))
     assert preview.summary.toolTip() == ""
+
+
+def _squad_v2_file(path, n_first: int, n_other: int):
+    """A v2.0 file: a first article of ``n_first`` answerable questions, then ``n_other`` questions of which every
+    4th is unanswerable."""
+    import json
+
+    ctx = "Ada Lovelace was born in London in 1815."
+
+    def qa(qid, impossible):
+        answers = [] if impossible else [{"text": "London", "answer_start": 25}]
+        return {"id": qid, "question": "Where was Ada born?", "answers": answers, "is_impossible": impossible}
+
+    data = {"version": "v2.0", "data": [
+        {"title": "Ada", "paragraphs": [{"context": ctx, "qas": [qa(f"a{i}", False) for i in range(n_first)]}]},
+        {"title": "Bob", "paragraphs": [{"context": ctx, "qas": [qa(f"b{i}", i % 4 == 0) for i in range(n_other)]}]}]}
+    return str(write_file(path, json.dumps(data)))
+
+
+def test_a_squad_train_cap_says_how_many_questions_and_unanswerable_ones_the_run_uses(qtbot, tmp_path):
+    """The training data's summary counts the whole file; with a Train cap the preview also says the capped set's
+    counts (drawn across articles, stratified by answerable / unanswerable, as the run draws them), and follows
+    the cap; without a cap the line is gone."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    train = _squad_v2_file(tmp_path / "train.json", 30, 20)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="squad_v2", train=train, train_cap=20, seed=3))
+    answer_train_preview(w, train, "squad_v2")
+    assert "50 questions (5 unanswerable)" in w.train_preview.summary.text()
+    assert not w.train_preview.cap_line.isHidden()
+    assert w.train_preview.cap_line.text() == "20 of 50 questions (2 unanswerable) used: Train cap"
+    w.editors["train_cap"].set(40)
+    assert w.train_preview.cap_line.text() == "40 of 50 questions (4 unanswerable) used: Train cap"
+    assert "unanswerable question" not in w.problem.text()
+    w.editors["train_cap"].set(0)
+    assert w.train_preview.cap_line.isHidden()
+
+
+def test_a_squad_v2_run_on_no_unanswerable_question_is_warned_before_launch(qtbot, tmp_path):
+    """SQuAD v2.0 training data without an unanswerable question: the launcher warns on its problem line that the
+    run never trains its no-answer score (Launch stays enabled); a file with some gets no such warning."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    none = _squad_v2_file(tmp_path / "none.json", 12, 0)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="squad_v2", train=none))
+    answer_train_preview(w, none, "squad_v2")
+    assert "this run will be trained on no unanswerable question (the training file has none)" in w.problem.text()
+    assert "never trained" in w.problem.text()
+    some = _squad_v2_file(tmp_path / "some.json", 12, 8)
+    w.editors["train"].set(some)
+    answer_train_preview(w, some, "squad_v2")
+    assert "unanswerable question" not in w.problem.text()

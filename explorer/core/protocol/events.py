@@ -56,6 +56,7 @@ class StartedEvent(_Event, total=False):
     label_names: list               # classification: class names in id order (id2label)
     class_counts: dict              # classification: training examples per class name
     class_weights: dict             # classification with class_weights: loss weight per class name
+    train_unanswerable: int         # SQuAD: unanswerable training questions (0: the model never learns to abstain)
     dev_baseline: dict              # the trivial predictor's dev metrics, computed where the data is (name,
                                     # metrics, detail: explorer.core.metrics.baselines.Baseline.to_dict); absent: none
 

@@ -324,8 +324,9 @@ def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0)
 def train_cap_note(task: str, cap: int, seed: int, n_rows: int = 0) -> str:
     """Which training examples a Train cap of ``cap`` keeps, in one sentence ("" without a cap): a table's a
     seeded random ``cap`` of its rows (stratified by class for one class per row: core.data.sample.capped_rows),
-    taken before any dev rows are held out of them; a SQuAD file's first questions, a CoNLL file's first
-    sentences, a SWAG file's first examples. ``n_rows``: the training rows the file holds, 0 when not known yet."""
+    taken before any dev rows are held out of them; a SQuAD file's questions stratified by answerable /
+    unanswerable (core.qa.abstain_training.capped_questions); a CoNLL file's first sentences, a SWAG file's first
+    examples. ``n_rows``: the training rows the file holds, 0 when not known yet."""
     if cap <= 0:
         return ""
     facts = find_task_facts(task)
@@ -338,7 +339,10 @@ def train_cap_note(task: str, cap: int, seed: int, n_rows: int = 0) -> str:
         how, share = ("a stratified random", "each class in its share, ") if by_class else ("a random", "")
         return (f"Train cap {cap:,}: the run trains on {how} {cap:,}{of} ({share}seed {seed}), in the file's "
                 "order; any dev rows are held out of them.")
-    what = {"squad": "questions", "conll": "sentences", "swag": "examples"}.get(kind, "examples")
+    if kind == "squad":
+        return (f"Train cap {cap:,}: the run trains on a random {cap:,} of the training questions, drawn across "
+                f"the articles and stratified by answerable / unanswerable (each in its share, seed {seed}).")
+    what = {"conll": "sentences", "swag": "examples"}.get(kind, "examples")
     return f"Train cap {cap:,}: the run trains on the first {cap:,} {what} of the training file."
 
 

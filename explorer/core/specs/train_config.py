@@ -263,8 +263,8 @@ class TrainConfig:
         'every dev row at every evaluation; the run then evaluates less often.'))
     train_cap: int = setting(0, "train on N training examples; 0 = all. Tables: a stratified random N of the rows "
                              "(each class in its share; seed: split_seed, else seed), taken before any dev rows "
-                             "are held out of them; SQuAD, CoNLL and SWAG: the first N questions, sentences or "
-                             "examples", label="Train cap", group=DATA,
+                             "are held out of them; SQuAD: a random N of the questions stratified by answerable / "
+                             "unanswerable (same seed); CoNLL and SWAG: the first N sentences or examples", label="Train cap", group=DATA,
                              kind="int", lo=0, step=100, special="all", rank=1)
     mixed_precision: str = setting("auto", "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX "
                                    "CPUs, else fp32)", label="Precision", group=OUTPUT, kind="choice", rank=1,

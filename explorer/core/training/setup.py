@@ -390,7 +390,7 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
     loaded = load_for_training(source, task, head["num_labels"], config, writer, id2label=head["id2label"],
                                new_head=head["new_head"])
     task.configure_model(loaded.model, train_ex, config)
-    writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
+    writer.emit("log", level="info", message=f"tokenizing {task.training_examples_line(train_ex)}")
     train_feats = task.featurize(train_ex, loaded.tokenizer, config, train=True)
     if len(train_feats) == 0:
         raise TrainingDataError(f"{config.train}: no training rows after tokenization")

@@ -168,7 +168,10 @@ def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=Non
     if version == "v1.1" and report.n_impossible:
         problems.insert(0, f"note: {report.n_impossible} unanswerable questions (SQuAD v2.0 data); "
                            "choose the SQuAD v2.0 task to train the no-answer decision")
+    # one "0" / "1" per question in the run's order: the launcher counts the questions a Train cap keeps
+    impossible = "".join("1" if x else "0" for x in ds["is_impossible"]) if train and len(ds) else ""
     return {"ok": True, "kind": "squad", "summary": summary, "answer_check": report.answer_check(),
+            "impossible": impossible,
             "answers_changed": bool(report.n_misaligned), "counts": counts, "problems": problems[:50],
             "n_problems": len(problems), "records": records, "error": ""}
 

@@ -289,6 +289,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.watch.setEnabled(is_qa_task(cfg.task))
         self.dev_preview.set_empty_note(self.form.plan.no_dev_note(cfg))
         set_field_note(self.editors["train_cap"], self.form.plan.cap_note(cfg))   # which rows the cap keeps
+        self.train_preview.set_cap_line(self.form.plan.squad_cap_line(cfg))   # the questions a SQuAD cap keeps
         self.command.setPlainText(self.form.command(cfg))
         self.banner.show_text(*with_note(self.form.banner(cfg), self.run_on.note))   # a Run on host gone
         gate = self.form.gate
@@ -315,12 +316,14 @@ class LauncherPanel(ConfigFiles, QWidget):
     def _show_eval_note(self, cfg: TrainConfig) -> None:
         """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the
         field in amber with the reason, and the sentence on the problem line when nothing blocks the launch (it
-        does not block it)."""
+        does not block it), after a SQuAD v2.0 run's training questions without an unanswerable one
+        (RunPlan.abstain_warning)."""
         note = self.form.plan.eval_note(cfg)
         mark_invalid(self.editors["eval_every"], note, "warning")
         no_dev = self.form.plan.no_dev_warning(cfg)   # a run that is never evaluated: Dev fraction in amber too
         mark_invalid(self.editors["dev_fraction"], no_dev, "warning")
-        note = (note or no_dev).rstrip(".")
+        abstain = self.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
+        note = ". ".join(n.rstrip(".") for n in (abstain, note or no_dev) if n)
         if note and not self.problem.text():
             self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>")
 

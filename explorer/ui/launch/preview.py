@@ -152,6 +152,9 @@ class DataPreview(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cap_line = QLabel()   # which part of the data a Train cap keeps (set_cap_line), under the summary
+        self.cap_line.setWordWrap(True)
+        self.cap_line.hide()
         self.problems = QLabel()
         self.problems.setObjectName("errorLabel")
         self.problems.setWordWrap(True)
@@ -175,6 +178,7 @@ class DataPreview(QWidget):
         notes_lay = QVBoxLayout(notes)
         notes_lay.setContentsMargins(0, 0, 0, 0)
         notes_lay.addWidget(self.summary)
+        notes_lay.addWidget(self.cap_line)
         notes_lay.addWidget(self.problems)
         self.notes = scrolling(notes, horizontal=False)
         lay = QVBoxLayout(self)
@@ -188,6 +192,16 @@ class DataPreview(QWidget):
         if not text.startswith(self._lead or "\0"):
             self._lead = ""
         self.summary.setText(text)
+        self._fit_summary()
+
+    def set_cap_line(self, text: str) -> None:
+        """Show (or with "" hide) what part of the data the run trains on under the summary ("600 of 4,719
+        questions (44 unanswerable) used: Train cap"), while the data shown can be used."""
+        text = text if self.result is not None and self.result.get("ok") else ""
+        if text == self.cap_line.text() and self.cap_line.isHidden() == (not text):
+            return
+        self.cap_line.setText(text)
+        self.cap_line.setVisible(bool(text))
         self._fit_summary()
 
     def lead_height(self, width: int) -> int:
@@ -211,6 +225,8 @@ class DataPreview(QWidget):
         """Pixels the wrapped summary and problems need at the panel's width now."""
         width = self._notes_width()
         need = self.summary.heightForWidth(width) + self.summary.fontMetrics().lineSpacing() // 2
+        if not self.cap_line.isHidden():
+            need += self.cap_line.heightForWidth(width) + 6
         if not self.problems.isHidden():
             need += self.problems.heightForWidth(width) + 6
         return need

@@ -108,6 +108,40 @@ class RunPlan:
 
         return train_cap_note(cfg.task, cfg.train_cap, cfg.dev_split_seed(), self.train_rows())
 
+    def _squad_counts(self, cfg: TrainConfig) -> tuple[int, int, int] | None:
+        """(questions, questions the Train cap keeps, unanswerable ones among them) of the checked SQuAD training
+        file (core.qa.abstain_training.capped_counts, as the run draws them); None while unknown or not SQuAD."""
+        from explorer.core.qa.abstain_training import capped_counts
+
+        res = self.train_result or {}
+        flags = res.get("impossible") if res.get("ok") and res.get("kind") == "squad" else ""
+        if not flags:
+            return None
+        return capped_counts(flags, int(cfg.train_cap or 0), cfg.dev_split_seed())
+
+    def squad_cap_line(self, cfg: TrainConfig) -> str:
+        """'600 of 4,719 questions (44 unanswerable) used: Train cap' under the training data's summary while a
+        Train cap keeps part of a SQuAD file; "" otherwise."""
+        from explorer.core.qa.abstain_training import cap_line
+
+        counts = self._squad_counts(cfg)
+        if counts is None or counts[1] >= counts[0]:
+            return ""
+        return cap_line(*counts)
+
+    def abstain_warning(self, cfg: TrainConfig) -> str:
+        """The warning for a SQuAD v2.0 run whose training questions (those its Train cap keeps) hold no
+        unanswerable one (core.qa.abstain_training.launch_warning); "" otherwise."""
+        from explorer.core.qa.abstain_training import launch_warning
+        from explorer.core.specs.tasks import find_task_facts
+
+        facts = find_task_facts(cfg.task)
+        counts = self._squad_counts(cfg)
+        if facts is None or facts.squad_version != "v2.0" or counts is None or counts[2] > 0:
+            return ""
+        in_file = sum(1 for x in (self.train_result or {}).get("impossible", "") if x == "1")
+        return launch_warning(in_file, int(cfg.train_cap or 0))
+
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
         start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates

@@ -88,6 +88,10 @@ class Task:
     def num_examples(self, examples) -> int:
         return len(examples)
 
+    def training_examples_line(self, examples) -> str:
+        """What the run's "tokenizing …" log line says it tokenizes: '600 training examples'."""
+        return f"{self.num_examples(examples)} training examples"
+
     def num_labels(self, train_examples, config) -> int | None:
         """num_labels for the model head (None when the head has a fixed size)."""
         return None

@@ -20,6 +20,8 @@ import numpy as np
 import torch
 
 from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, load_training_squad
+from explorer.core.qa.abstain_training import (TRAIN_UNANSWERABLE_KEY, cap_line, capped_questions,
+                                               no_abstain_warning)
 from explorer.core.qa.decoding import decode_predictions, write_official_files
 from explorer.core.qa.windows import collate_qa, prepare_qa_features
 from explorer.core.qa.scores import evaluate_decodings
@@ -44,13 +46,33 @@ class QATask(Task):
             ds, report = load_training_squad(source, split="train")
         else:
             ds, report = load_squad(source, split="validation")
+        notes = []
         if cap and cap < len(ds):
-            ds = ds.select(range(cap))
+            if split == "train":   # a stratified sample across articles: the first questions may hold no unanswerable
+                total = len(ds)
+                ds = ds.select(capped_questions(ds["is_impossible"], cap, config.dev_split_seed()))
+                notes.append(("info", f"{cap_line(total, len(ds), sum(ds['is_impossible']))} (a random subset "
+                                      f"stratified by answerable / unanswerable, seed {config.dev_split_seed()})"))
+            else:
+                ds = ds.select(range(cap))
+        if split == "train" and self.version == "v2.0" and not any(ds["is_impossible"]):
+            notes.append(("warning", no_abstain_warning("v2.0", 0, subject="this run")))
         ds.load_report = report  # read by tasks.base.load_note for the run's log event
+        ds.notes = notes         # the run's log events (training.setup._emit_notes)
         if self.version == "v1.1" and report.n_impossible:
             raise SquadDataError(f"{source}: {report.n_impossible} unanswerable questions (SQuAD 2.0 data) "
                                  f"but the task is {self.name}; use --task squad_v2")
         return ds
+
+    def training_examples_line(self, examples) -> str:
+        """'600 training questions (44 unanswerable)': how many of them teach the no-answer score."""
+        n, k = len(examples), int(sum(examples["is_impossible"]))
+        return f"{n:,} training questions ({k:,} unanswerable)"
+
+    def started_info(self, train_examples, config) -> dict:
+        """The unanswerable training questions, for the run's ``started`` event: the τ on dev set page warns for a
+        checkpoint of a run that trained on none (explorer.core.qa.abstain_training)."""
+        return {TRAIN_UNANSWERABLE_KEY: int(sum(train_examples["is_impossible"]))}
 
     def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
         feats = prepare_qa_features(list(examples["question"]), list(examples["context"]), tokenizer,

@@ -21,11 +21,14 @@ _question_counts: dict[tuple, int] = {}
 
 
 def no_answer_training_note(checkpoint: str) -> str:
-    """A warning when the checkpoint's training task had no unanswerable questions (SQuAD v1.1): its score_diff
-    was never taught to tell answerable from unanswerable, so a τ chosen on it is uncalibrated. The task comes from
-    the checkpoint's run (its config.json), else from the known hub checkpoints; "" when the task is unknown or
-    it trained with no-answer questions."""
+    """A warning when the checkpoint never saw an unanswerable training question: its training task had none
+    (SQuAD v1.1), or its run's training questions held none (SQuAD v2.0 data without any, or none kept by a Train
+    cap; the count its run recorded). Its score_diff was never taught to tell answerable from unanswerable, so a
+    τ chosen on it is uncalibrated (explorer.core.qa.abstain_training.no_abstain_warning). The task comes from the
+    checkpoint's run (its config.json), else from the known hub checkpoints; "" when the task is unknown or it
+    trained with no-answer questions."""
     from explorer.core.models.checkpoint_windows import run_task_of
+    from explorer.core.qa.abstain_training import checkpoint_train_unanswerable, no_abstain_warning
     from explorer.core.specs.hub_checkpoints import preset_for
     from explorer.core.specs.tasks import find_task_facts
 
@@ -35,12 +38,11 @@ def no_answer_training_note(checkpoint: str) -> str:
     if task is None and preset_for(checkpoint) is not None:
         task = preset_for(checkpoint).task
     facts = find_task_facts(task or "")
-    if facts is None or not facts.is_qa or facts.has_no_answer:
+    if facts is None or not facts.is_qa:
         return ""
-    return (f"Warning: this checkpoint was fine-tuned on {facts.label}, where every question has an answer. Its "
-            "no-answer score was never trained, so τ here is uncalibrated and its no-answer figures (HasAns / NoAns "
-            "trade-off, the best τ) mean little; use a model trained with unanswerable questions (SQuAD v2.0) for "
-            "them.")
+    version = facts.squad_version if facts.has_no_answer else "v1.1"
+    return no_abstain_warning(version, checkpoint_train_unanswerable(checkpoint), facts.label,
+                              subject="this checkpoint")
 
 
 def run_dev(checkpoint: str):
