@@ -104,6 +104,7 @@ class LaunchForm:
         self.dev_named = ""                # the last dev file set (the one a cleared Dev data held)
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
+        self.guessed: dict[str, Any] = {}     # picker -> the value the guess put in (guessed again on a task switch)
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
         self.no_header_tick = NoHeaderTick()   # No header row ticked for a file whose first line is data
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
