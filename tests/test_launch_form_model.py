@@ -298,6 +298,12 @@ def test_a_task_switch_guesses_the_guessed_columns_again_and_names_typed_ones_th
     assert form.fill_guess({"basis": "the values", "text_columns": ["6"], "label_column": "1"})   # guessed again
     assert form.get("text_columns") == ["6"] and form.get("label_column") == "1"
 
+    loaded = _form(tmp_path, task="regression", train=_table(tmp_path, "stsb.tsv"), no_header=True)
+    loaded.fill_guess({"basis": "the values", "text_columns": ["6", "7"], "label_column": "5"})
+    loaded.load(TrainConfig(task="regression", train=loaded.get("train"), no_header=True, text_columns=["6", "7"]))
+    loaded.edit("task", "single")   # a loaded config's columns are not a guess: kept, and named
+    assert loaded.get("text_columns") == ["6", "7"] and "text columns 6, 7, but Single sentence" in loaded.note
+
     typed = _form(tmp_path, task="regression", train=_table(tmp_path, "mine.tsv"), no_header=True)
     typed.edit("text_columns", ["6", "7"])
     typed.edit("task", "single")

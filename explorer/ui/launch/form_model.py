@@ -138,6 +138,7 @@ class LaunchForm:
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
+        self.guessed.clear()   # the columns now are the config's, not a guess
         self.base = config
         for spec in FIELDS:
             self.set(spec.name, getattr(config, spec.name))
@@ -316,6 +317,7 @@ class LaunchForm:
         also names the settings kept from before (kept_settings.kept_note)."""
         self._reset_caps(previous)
         self.f1_offer.forget(self)
+        self.guessed.clear()   # the previous file's guesses: never taken for this file's on a task switch
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
             self.parked.pop(n, None)
         defaults = TrainConfig()
