@@ -286,6 +286,32 @@ def test_columns_guessed_from_a_headerless_file_are_filled_once_per_file(tmp_pat
     assert not headed.fill_guess({"basis": "", "text_columns": ["text"], "label_column": "label"})  # by names: the run's
 
 
+def test_a_task_switch_guesses_the_guessed_columns_again_and_names_typed_ones_that_no_longer_fit(tmp_path):
+    """Regression on a headerless STS-B file guessed Text columns 6, 7 and Label column 5: back to Single sentence
+    they are cleared and guessed again for it (the launch refused two text columns for a single-sentence task);
+    text columns the user typed stay, and the Kept from before line names them with the fix."""
+    form = _form(tmp_path, task="regression", train=_table(tmp_path, "stsb.tsv"), no_header=True)
+    assert form.fill_guess({"basis": "the values", "text_columns": ["6", "7"], "label_column": "5"})
+    form.edit("task", "single")
+    assert form.get("text_columns") == [] and form.get("label_column") == ""
+    assert not {"text_columns", "label_column"} & form.edited
+    assert form.fill_guess({"basis": "the values", "text_columns": ["6"], "label_column": "1"})   # guessed again
+    assert form.get("text_columns") == ["6"] and form.get("label_column") == "1"
+
+    loaded = _form(tmp_path, task="regression", train=_table(tmp_path, "stsb.tsv"), no_header=True)
+    loaded.fill_guess({"basis": "the values", "text_columns": ["6", "7"], "label_column": "5"})
+    loaded.load(TrainConfig(task="regression", train=loaded.get("train"), no_header=True, text_columns=["6", "7"]))
+    loaded.edit("task", "single")   # a loaded config's columns are not a guess: kept, and named
+    assert loaded.get("text_columns") == ["6", "7"] and "text columns 6, 7, but Single sentence" in loaded.note
+
+    typed = _form(tmp_path, task="regression", train=_table(tmp_path, "mine.tsv"), no_header=True)
+    typed.edit("text_columns", ["6", "7"])
+    typed.edit("task", "single")
+    assert typed.get("text_columns") == ["6", "7"]
+    assert "Kept from before: text columns 6, 7, but Single sentence" in typed.note
+    assert "reads 1 text column: choose 1 under Text columns" in typed.note
+
+
 def test_a_label_column_found_by_its_values_under_a_header_is_filled_and_said(tmp_path):
     """A header whose label column has no usual name ("Text", "Emotion"): the preview's guess by the values fills
     Label column (not the texts, which the header names) and the banner says why; the launch no longer stops at

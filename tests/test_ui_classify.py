@@ -205,6 +205,27 @@ def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
     assert "F1 (%) 100.00 of class pos" in two and two.count("macro F1 (%) 100.00") == 1
 
 
+def test_the_dev_page_heading_names_what_a_regression_head_shows(qtbot):
+    """A regression model's dev page says Pearson, Spearman, MSE, predicted against gold and the largest errors,
+    not accuracy and a confusion matrix it never shows; a classifier's report brings the classifier heading back."""
+    from explorer.core.classify.dev_report import regression_dev_report
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    kind = ["regression"]
+    dev = ClassifyDevView(lambda: None, lambda: kind[0])
+    qtbot.addWidget(dev)
+    dev.show()
+    heading = dev.top_line.text()
+    assert "Pearson" in heading and "largest errors" in heading
+    assert "accuracy" not in heading and "confusion" not in heading
+    rep = regression_dev_report(np.array([1.0, 2.0, 3.5]), [1.0, 2.5, 3.0], ["a", "b", "c"])
+    dev.show_report(rep, "regression")
+    assert "Pearson" in dev.top_line.text()
+    kind[0] = "single"
+    dev.show_report(dev_report(np.array([[1.0, 0], [0, 1.0]]), [0, 1], ["x", "y"]), "single")
+    assert "confusion matrix" in dev.top_line.text()
+
+
 def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
     """After the stance checkpoint is opened, Classify shows none of the SST-2 model's result (its two
     LABEL_0/LABEL_1 rows, its gold "1 (FAVOR)"): a new model clears the result and classifies the same input

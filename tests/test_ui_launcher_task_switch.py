@@ -3,7 +3,7 @@
 where the user typed nothing, files chosen for other data or labels are cleared or named in the banner, and the
 label count, column layout, caps and run name of the previous file or launch do not carry over."""
 
-from helpers import shown_launcher, write_file
+from helpers import STSB_SEVEN_FIELD_ROWS, shown_launcher, write_file
 
 from explorer.core.specs.train_config import TrainConfig
 
@@ -316,3 +316,19 @@ def test_a_task_change_clears_the_greyed_values_and_the_previous_run_name(qtbot,
     assert w.launch() and launched[0][0].run_id == "my stsb run"
     w.editors["task"].set("pair")                    # the launched run's name is not the next task's
     assert w.config().run_id == ""
+
+
+def test_columns_guessed_for_regression_are_guessed_again_for_single_sentence(qtbot, tmp_path):
+    """A headerless STS-B file read for Regression gets Text columns 6, 7 guessed; back to Single sentence the
+    preview guesses one text column for it, and the launch no longer refuses two text columns."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stsb = str(write_file(tmp_path / "stsb" / "train.csv", STSB_SEVEN_FIELD_ROWS))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="regression", train=stsb, no_header=True))
+    w.refresh_previews()
+    qtbot.waitUntil(lambda: w.editors["text_columns"].get() == ["6", "7"], timeout=90_000)
+    w.editors["task"].set("single")
+    qtbot.waitUntil(lambda: len(w.editors["text_columns"].get() or []) == 1, timeout=90_000)
+    assert "6, 7" not in w.command.toPlainText()

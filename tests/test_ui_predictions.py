@@ -921,3 +921,27 @@ def test_a_file_whose_first_line_names_its_columns_is_read_with_its_header_for_a
     assert summary.rows == 12 and list(summary.text_columns) == ["text"]
     dialog.set_data(str(bare))
     assert dialog.no_header.isChecked()
+
+
+def test_a_taggers_predictions_offer_no_row_label_and_say_where_tags_are_checked(qtbot, tmp_path):
+    """A CoNLL-style tagger's predictions have one tag per word: the page shows no Label box and no "1 = O,
+    2 = B-LOC …" keys (a row label does not fit a tagger) and says where a sentence's tags are checked."""
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.inspectors.predictions_view import PredictionsView
+
+    cols = ["text", "entities", "words", "tags", "error"]
+    rows = [{"text": "Anna lives in Paris", "entities": "PER: Anna; LOC: Paris", "words": "Anna Lives in Paris",
+             "tags": "B-PER O O B-LOC", "error": ""},
+            {"text": "it rains", "entities": "", "words": "it rains", "tags": "O O", "error": ""}]
+    path = write_table(tmp_path / "ner.csv", cols, rows)
+    review = Review.from_summary({"out": str(path), "kind": "ner", "input_columns": ["text"], "text_columns": ["text"],
+                                  "label_names": ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]})
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(load_predictions(path), review)
+    page.show()
+    assert not page.label_box.isVisible() and not page.side.label_title.isVisible()
+    assert "1 = O" not in page.info.text() and "1 = O" not in page.label_box.toolTip()
+    assert "one tag per word" in page.info.text() and "Tag page" in page.info.text()
+    assert page.reviewed_box.isVisible()   # R still marks a row reviewed

@@ -99,6 +99,7 @@ class PredictionSpec:
         uncertainty: what "least certain first" sorts by (:class:`Uncertainty`).
         answers_with_tau: a QA decision (answer iff score_diff > τ): τ is shown and saved with the review.
         calibrated: the probabilities may be temperature-scaled by the run's calibration.json.
+        tags_per_word: a tag per word (a tagger), no label per row: the page offers no row label to set.
     """
 
     kind: str
@@ -112,6 +113,7 @@ class PredictionSpec:
     uncertainty: Uncertainty = Uncertainty.NONE
     answers_with_tau: bool = False
     calibrated: bool = False
+    tags_per_word: bool = False
 
     def output_columns(self, label_names: list[str] | tuple[str, ...] = ()) -> list[str]:
         """The prediction columns for a head with these class names, ``error`` last."""
@@ -274,7 +276,7 @@ TOKEN_CLASSIFICATION = HeadSpec(
     metric_family="entity-level precision / recall / F1, seqeval strict IOB2 (explorer.core.metrics.tagging)",
     pages=("Tag", "Explain"), words="token-classification", architecture_words="token-classification",
     model_words="a token-classification (tagging) model", use="use bert-explorer predict", one_class_unit="dev token",
-    prediction=PredictionSpec(kind="ner", columns=("entities", "words", "tags")))
+    prediction=PredictionSpec(kind="ner", columns=("entities", "words", "tags"), tags_per_word=True))
 
 # In order: the first head of an architecture is the one a checkpoint that records nothing more is read as.
 _HEADS: tuple[HeadSpec, ...] = (QA, SINGLE_LABEL, REGRESSION, MULTI_LABEL, MULTIPLE_CHOICE, TOKEN_CLASSIFICATION)

@@ -27,7 +27,8 @@ from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
                                       WIDE_TITLE_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
                                       confusion_titles, dev_example, error_rows,
-                                      example_rows, label_rows, loading_line, model_line, multilabel_metrics, per_class_table,
+                                      example_rows, label_rows, loading_line, model_line, multilabel_metrics,
+                                      page_heading, per_class_table,
                                       per_class_tips, regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
@@ -100,12 +101,9 @@ class ClassifyDevView(QWidget):
         for table in (self.boundary, self.mistakes):
             table.cellClicked.connect(lambda r, _c, table=table: self._clicked(table, r))
         layout = QVBoxLayout(self)
-        # one line at 1280x800 (the tables get the height); what other heads show is in its tooltip
-        top_line = header("Dev-set accuracy, F1, MCC, per-class figures and confusion matrix; click an example to "
-                          "open it in Classify.")
-        top_line.setToolTip("A regression head: Pearson, Spearman, MSE and predicted against gold; multi-label: "
-                            "micro / macro F1 and a row per label. Shares in percent, as in the curves.")
-        layout.addWidget(top_line)
+        # one line at 1280x800 (the tables get the height), saying what this model's head shows (_say_model)
+        self.top_line = header("")
+        layout.addWidget(self.top_line)
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
@@ -173,7 +171,11 @@ class ClassifyDevView(QWidget):
 
     def _say_model(self) -> None:
         """Before a table is shown, the status line says which model Score dev set uses: the one loaded in
-        Classify (it never asks for a model while one is loaded there), the one loading, else how to get one."""
+        Classify (it never asks for a model while one is loaded there), the one loading, else how to get one.
+        The heading names what the shown report's head, else the loaded model's head, shows."""
+        text, tip = page_heading(self._kind if self.report is not None else self.get_kind())
+        self.top_line.setText(text)
+        self.top_line.setToolTip(tip)
         if self.report is None and not self._job.running:   # a table, or one on its way, says more
             self.status.setText(loading_line(self._loading, self.prefill.prefilled_for == self._loading
                                              and bool(self.prefill.settings)) if self._loading
@@ -275,6 +277,7 @@ class ClassifyDevView(QWidget):
         ``data`` name the model and dev file it is of (shown above the tables)."""
         self.report, self._kind = rep, kind
         self.source.show(model, data)
+        self._say_model()   # the heading of this report's kind
         name = report_kind(rep)
         self.scatter.setVisible(name == REGRESSION)
         self.lists.boundary_box.setVisible(name == CLASSIFIER)

@@ -107,7 +107,8 @@ class ReviewPane(QWidget):
         self.annotator_note.setWordWrap(True)
         sv = QVBoxLayout(self)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Label"))
+        self.label_title = QLabel("Label")
+        row.addWidget(self.label_title)
         row.addWidget(self.label_box, 1)
         row.addWidget(self.reviewed_box)
         sv.addLayout(row)
@@ -120,8 +121,12 @@ class ReviewPane(QWidget):
         sv.addWidget(self.annotator_note)
         sv.addWidget(self.annotator_table, 3)
 
-    def set_file(self, choices: list[str], annotator_columns: list[str], ticked: list[str]) -> None:
-        """A new file: its labels in the label box, its possible annotator columns (``ticked`` ones checked)."""
+    def set_file(self, choices: list[str], annotator_columns: list[str], ticked: list[str], *,
+                 per_word: bool = False) -> None:
+        """A new file: its labels in the label box, its possible annotator columns (``ticked`` ones checked); a
+        tagger's file (``per_word``: a tag per word) has no row label, so no Label box."""
+        self.label_title.setVisible(not per_word)
+        self.label_box.setVisible(not per_word)
         self.annotator_list.blockSignals(True)
         self.annotator_list.clear()
         for c in annotator_columns:

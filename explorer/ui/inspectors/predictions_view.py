@@ -317,7 +317,8 @@ class PredictionsView(QWidget):
             widget.blockSignals(False)
         if review.person_column:
             self.person.setCurrentText(saved_name(review.person_column))
-        self.side.set_file(self._choices(), self.state.person_choices(), review.annotator_columns)
+        self.side.set_file(self._choices(), self.state.person_choices(), review.annotator_columns,
+                           per_word=prediction_spec(review).tags_per_word)
         self.sort_least_certain()
         fit_columns(self.view)   # short cells and titles whole, text columns elided but readable
         self.fit_text_columns()

@@ -104,6 +104,7 @@ class LaunchForm:
         self.dev_named = ""                # the last dev file set (the one a cleared Dev data held)
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
+        self.guessed: dict[str, Any] = {}     # picker -> the value the guess put in (guessed again on a task switch)
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
         self.no_header_tick = NoHeaderTick()   # No header row ticked for a file whose first line is data
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
@@ -137,6 +138,7 @@ class LaunchForm:
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
+        self.guessed.clear()   # the columns now are the config's, not a guess
         self.base = config
         for spec in FIELDS:
             self.set(spec.name, getattr(config, spec.name))
@@ -315,6 +317,7 @@ class LaunchForm:
         also names the settings kept from before (kept_settings.kept_note)."""
         self._reset_caps(previous)
         self.f1_offer.forget(self)
+        self.guessed.clear()   # the previous file's guesses: never taken for this file's on a task switch
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
             self.parked.pop(n, None)
         defaults = TrainConfig()

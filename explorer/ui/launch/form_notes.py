@@ -48,9 +48,11 @@ def guessed_columns(form, guess: dict, type_in) -> str:
     filled: list[str] = []
     if texts and not headed and not form.values["text_columns"]:
         type_in("text_columns", texts)
+        form.guessed["text_columns"] = list(texts)
         filled.append(f"Text columns {', '.join(texts)}")
     if label and not form.values["label_column"]:
         type_in("label_column", label)
+        form.guessed["label_column"] = label
         filled.append(f"Label column {label}")
     form.guessed_for = train
     if not filled:

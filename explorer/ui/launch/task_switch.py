@@ -60,7 +60,42 @@ def switch_task(form, task: str) -> None:
                            f"{stale[-1]} cleared" if stale else ""),
                         cleared, old_facts.label if old_facts else old, kept_files)
     form.kept_note = kept_note(form.values, form.edited)   # the other settings the new task keeps, named
+    misfit = _columns_for_new_task(form, new_facts)
+    if misfit:
+        form.kept_note = (f"{form.kept_note}; " if form.kept_note else "Kept from before: ") + misfit
     form._compose_note()
+
+
+def text_column_range(facts) -> tuple[int, int]:
+    """(fewest, most) text columns a task reads: a pair task 2, regression and multi-label 1 or 2, else 1."""
+    if facts is not None and facts.pair:
+        return 2, 2
+    return (1, 2) if facts is not None and facts.takes_pairs else (1, 1)
+
+
+def _columns_for_new_task(form, new_facts) -> str:
+    """Text / label columns the data preview guessed for the previous task (not typed since) are cleared and
+    guessed again for the new one (a regression's two texts and score column are not a single-sentence task's);
+    typed text columns of a count the new task does not read stay, and the returned words name them with the fix
+    ("" when they fit)."""
+    regained = False
+    for name in ("text_columns", "label_column"):
+        value = form.values[name]
+        if value and form.guessed.get(name) == value:   # still the guess: guessed again for this task
+            form.set(name, getattr(TrainConfig(), name))
+            form.edited.discard(name)
+            form.guessed.pop(name)
+            regained = True
+    if regained:
+        form.guessed_for = None   # the data check guesses this file's columns again, for the new task
+    texts = [c for c in form.values["text_columns"] or [] if c]
+    fewest, most = text_column_range(new_facts)
+    if not texts or fewest <= len(texts) <= most:
+        return ""
+    label = new_facts.label if new_facts is not None else form.task
+    want = str(fewest) if fewest == most else f"{fewest} or {most}"
+    return html.escape(f"text columns {', '.join(texts)}, but {label} reads {want} text column"
+                       f"{'' if most == 1 else 's'}: choose {want} under Text columns")
 
 
 def _drop_preset_settings(form) -> None:

@@ -4,6 +4,8 @@ tooltip, the status as listed and its colour. explorer.ui.runs.dock.RunsModel se
 
 from __future__ import annotations
 
+import math
+
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
 from explorer.ui.runs.baseline_cells import BaselineCells
@@ -13,7 +15,7 @@ from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.names import effective_setting
-from explorer.ui.runs.state import RunState, format_seconds, undefined_best_text
+from explorer.ui.runs.state import DEV_PREFIX, RunState, format_seconds, undefined_best_text
 from explorer.ui.runs.step_zero import untrained_note
 
 __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
@@ -111,7 +113,8 @@ class RunCells:
             best = s.best_metric()
             if best is None:
                 return s.best_cell_text() or undefined_best_text(s, short=True)
-            return sample_mark(s.evals + s.rescorings, best[2]) + s.best_cell_text()   # "≈": a dev sample's figure
+            return (sample_mark(s.evals + s.rescorings, best[2]) + s.best_cell_text()   # "≈": a dev sample's figure
+                    + (ONE_EVALUATION if only_evaluation(s) else ""))
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -164,6 +167,9 @@ class RunCells:
             mark = sample_mark(s.evals + s.rescorings, best[2]) if best else ""
             rows = f"{mark}: {rows}" if mark and rows else rows   # what the cell's mark means
             untrained = untrained_note(s)   # a step-0 figure above the best: never a candidate
+            if best and only_evaluation(s):
+                rows = (f"the only evaluation so far (step {best[2]}): the best of one, replaced by a later "
+                        "evaluation that scores better" + (f"\n{rows}" if rows else ""))
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")
                     + (f"\nnote: {_whose(s)} {note}" if note else "")
@@ -213,6 +219,20 @@ class RunCells:
     def group_size(self, row: GroupRow) -> int:
         """The bytes on disk of a group's listed members."""
         return sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
+
+
+ONE_EVALUATION = " (1 eval)"   # after a Best dev figure that is the only evaluation of a run still training
+
+
+def only_evaluation(s: RunState) -> bool:
+    """A run still training whose Best dev figure is its only scored evaluation after training began (the step-0
+    evaluation of the untrained model is never a best): "best" of one, so the cell says it (a negative Pearson
+    read as the best the run did)."""
+    name = s.primary_metric()
+    if not s.is_live or name is None or DEV_PREFIX + name not in s.series:
+        return False
+    series = s.series[DEV_PREFIX + name]
+    return sum(1 for x, y in zip(series.x.tolist(), series.y.tolist()) if x > 0 and math.isfinite(y)) == 1
 
 
 def _whose(s: RunState) -> str:

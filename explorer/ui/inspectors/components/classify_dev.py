@@ -96,6 +96,24 @@ def model_line(loaded) -> str:
             "press Score dev set.")
 
 
+def page_heading(kind: str) -> tuple[str, str]:
+    """The page's one-line heading and its tooltip for a model of task ``kind``: what this page shows for that
+    head (a regression head has no accuracy or confusion matrix: Pearson, Spearman, MSE, predicted against gold
+    and the largest errors)."""
+    facts = find_task_facts(kind)
+    if facts is not None and facts.is_regression:
+        return ("Dev-set Pearson, Spearman and MSE, predicted against gold and the largest errors; click an "
+                "example to open it in Classify.",
+                "Each dot is a dev row: its gold score across, the model's prediction up; on the line = predicted "
+                "exactly. The largest errors list the rows furthest from it.")
+    if facts is not None and facts.is_multilabel:
+        return ("Dev-set micro / macro F1, subset accuracy and a row per label; click an example to open it in "
+                "Classify.", "Shares in percent, as in the curves.")
+    return ("Dev-set accuracy, F1, MCC, per-class figures and confusion matrix; click an example to open it in "
+            "Classify.", "A regression head: Pearson, Spearman, MSE and predicted against gold; multi-label: "
+            "micro / macro F1 and a row per label. Shares in percent, as in the curves.")
+
+
 def loading_line(source: str, found: bool) -> str:
     """While Classify loads ``source``: what the page filled in from its run (``found``) and that Score dev set
     waits for the model (a press did nothing while the page still asked for a model)."""

@@ -47,6 +47,8 @@ def uncertainty_header(review) -> str:
     return how.value if how not in (Uncertainty.MARGIN, Uncertainty.NONE) else ""
 
 
+TAGS_NOTE = ("a tagger: one tag per word (the tags column), no label per row to set here; see a sentence's tags word "
+             "by word in the Tag page, and score them against gold tags in Tag: dev set")
 KEYED = 9   # the digit keys 1..9 set a label; a tenth class and on only through the Label drop-down
 
 
@@ -136,7 +138,10 @@ class ReviewState:
 
     # -- labels ---------------------------------------------------------------------------------------------------
     def choices(self) -> list[str]:
-        """The labels a row may get: the endings' numbers (SWAG) or the head's labels."""
+        """The labels a row may get: the endings' numbers (SWAG) or the head's labels; none for a tagger (a tag per
+        word, not a label per row: its tag names are no row's label)."""
+        if prediction_spec(self.review).tags_per_word:
+            return []
         choices = prediction_spec(self.review).choices
         if choices:
             return [str(k) for k in range(choices)]
@@ -204,13 +209,16 @@ class ReviewState:
         errors = sum(bool(v) for v in t.column("error"))
         tau = f", τ {r.tau:+.2f}" if prediction_spec(r).answers_with_tau and r.tau is not None else ""
         keys = f"keys {html.escape(review_keys(self.choices()))} set the label and " if self.choices() else ""
+        each = "each " if keys else ""
+        if prediction_spec(r).tags_per_word:
+            keys, each = f"{TAGS_NOTE}; ", ""
         how = prediction_spec(r).uncertainty if r.head is not None else None
         first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
         if "suspect_rank" in t.columns:
             first = "most suspect label first (R takes the model's label, 1..K sets another)"
         return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
-                f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed, {'each ' if keys else ''}moving to the "
+                f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed, {each}moving to the "
                 "next row; Shift+R un-marks.")
 
     def file_notes(self) -> list[str]:
