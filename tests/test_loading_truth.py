@@ -101,8 +101,8 @@ def test_training_run_logs_the_answer_check(tmp_path):
                          "--batch-size", "2", "--output-dir", str(tmp_path / "runs"), "--run-id", "r"])
     events = list(iter_events(buf.getvalue().splitlines()))
     assert rc == EXIT_OK, events[-1]
-    logs = [e for e in events if e["event"] == "log" and "answer" in e["message"]]
-    assert len(logs) == 1 and logs[0]["level"] == "warning"
+    logs = [e for e in events if e["event"] == "log" and e["level"] == "warning" and "answer" in e["message"]]
+    assert len(logs) == 1
     assert "1 answer repaired, 1 dropped (1 question left without an answer, dropped)" in logs[0]["message"]
     started = next(e for e in events if e["event"] == "started")
     assert started["num_train_examples"] == 2

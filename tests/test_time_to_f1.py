@@ -24,7 +24,7 @@ def test_command_is_the_fast_cpu_preset_with_overrides(tmp_path):
     assert cmd[1:4] == ["-m", "explorer", "train"]
     assert flags["--time-budget-minutes"] == "30.0" and flags["--batch-size"] == "16"
     assert flags["--max-seq-length"] == "256" and flags["--learning-rate"] == "0.0002"   # the override
-    assert flags["--save-every"] == "50" and flags["--run-id"] == "r"
+    assert flags["--save-every"] == "50" and flags["--run-name"] == "r"
 
 
 def test_snapshots_and_curve(tmp_path):

@@ -102,10 +102,12 @@ class ScreenKeeper(QObject):
         if area is None or area.isEmpty() or not window.isWindow() or not window.isVisible():
             return False
         frame = window.frameGeometry()
-        extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()
-        width = min(window.width(), max(1, area.width() - extra_w))
-        height = min(window.height(), max(1, area.height() - extra_h))
-        shrunk = (width, height) != (window.width(), window.height())
+        # QWidget's own size: a dialog may name a field of its own "width" (the class shares' interval width box)
+        size = QWidget.size(window)
+        extra_w, extra_h = frame.width() - size.width(), frame.height() - size.height()
+        width = min(size.width(), max(1, area.width() - extra_w))
+        height = min(size.height(), max(1, area.height() - extra_h))
+        shrunk = (width, height) != (size.width(), size.height())
         if shrunk:
             window.resize(width, height)
             frame = window.frameGeometry()
