@@ -191,28 +191,3 @@ def test_a_hidden_axis_takes_the_view_range_when_shown(qtbot):
     assert right.range != [3.0, 4.0]            # not followed while hidden
     p.plot.showAxis("right")
     assert right.range == [3.0, 4.0]
-
-
-def test_label_sizes_are_kept_per_font(pair):
-    """Tick labels measured once are measured again in another font: the specs stay pyqtgraph's after the tick
-    font grows (a size kept per text alone would keep the small font's rects)."""
-    from PySide6.QtGui import QFont
-
-    plain, measured = pair
-    for w in pair:
-        w.getPlotItem().getViewBox().setRange(xRange=(0, 101_000), yRange=(0.5, 5.2), padding=0)
-    _settle(pair)
-    before = _specs(measured.getPlotItem().getAxis("left"))
-    assert before == _specs(plain.getPlotItem().getAxis("left"))
-    big = QFont()
-    big.setPointSize(17)
-    for w in pair:
-        for name in ("left", "bottom"):
-            w.getPlotItem().getAxis(name).setStyle(tickFont=big)
-    _settle(pair)
-    for name in ("bottom", "left"):
-        want = _specs(plain.getPlotItem().getAxis(name))
-        assert _specs(measured.getPlotItem().getAxis(name)) == want and want[1]
-    after = _specs(measured.getPlotItem().getAxis("left"))
-    assert [r[2] for r in after[1]] != [r[2] for r in before[1]] or \
-        [r[0][3] for r in after[1]] != [r[0][3] for r in before[1]]   # the labels did change size

@@ -90,24 +90,6 @@ def test_the_view_bounds_follow_the_new_points(plot):
     assert item.curve.boundingRect().bottom() >= 45.0
 
 
-def test_only_a_curve_that_paints_itself_announces_a_view_change(plot):
-    """A view change makes a curve that paints itself announce its new bounding rect (Qt then asks for it); the
-    line of a curve its CurveLayer paints has no contents for Qt, and announces nothing."""
-    from explorer.ui.curves.items import CurveLayer, FastCurve
-
-    own, taken = FastCurve(pen="r"), FastCurve(pen="b")
-    layer = CurveLayer(plot.getViewBox())
-    plot.addItem(layer, ignoreBounds=True)
-    for item in (own, taken):
-        plot.addItem(item)
-    assert layer.add(taken)
-    calls = []
-    for item in (own, taken):
-        item.curve.prepareGeometryChange = lambda item=item: calls.append(item)
-        item.curve.viewTransformChanged()
-    assert calls == [own]
-
-
 def test_dots_have_the_pixels_of_pyqtgraphs_symbols(qtbot):
     """Dev dots (one drawPixmapFragments call) look exactly like PlotDataItem's symbol="o" dots."""
     from explorer.ui.curves.items import FastCurve

@@ -7,10 +7,8 @@ panel every plot's x axis shows the same steps over the same width, so :class:`M
 specs of the last few (range, size, style) combinations shared by all its axes (five of six x axes reuse
 the first one's) and caches label sizes per font and tick values per range. Each level of tick marks is
 one array of lines drawn with one ``drawLines`` (:class:`TickLevel`), not a pair of points and a ``drawLine``
-per tick: a new y range (six per full redraw of the Curves page) lays out ~40 ticks per axis. A tick label's
-size is kept per font and text (the two numbers its rect is made of). The specs are drawn straight onto the
-plot's painter with pyqtgraph's drawing calls, not recorded into a QPicture and replayed (recording cost twice
-the drawing, and each replay decodes the picture again): the same pixels (tests).
+per tick: a new y range (six per full redraw of the Curves page) lays out ~40 ticks per axis. The specs are
+drawn as pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tests).
 """
 
 from __future__ import annotations
@@ -22,11 +20,10 @@ import pyqtgraph as pg
 from typing import NamedTuple
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen, QPicture, QPolygonF
+from PySide6.QtGui import QColor, QPainter, QPen, QPicture
 
 _SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
-_LABELS: dict[tuple, tuple[float, float]] = {}   # ((font key, dpi), text) -> a tick label's width, height x 0.8
-_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on)
+_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on[, picture])
 _TICKS: dict[tuple, list] = {}     # tickValues' arguments and what else it reads -> its tick levels
 _MAX_SIZES, _MAX_SPECS = 4096, 64
 _MEASURE_RECT = QRectF(0, 0, 100, 100)   # the rect pyqtgraph measures a tick label in
@@ -62,33 +59,17 @@ class _MeasuringPainter:
         self._p.setFont(font)
         self._font = None
 
-    def _font_key(self) -> tuple:
+    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
         if self._font is None:
             dev = self._p.device()
             self._font = (self._p.font().key(), dev.logicalDpiX() if dev is not None else 0)
-        return self._font
-
-    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
-        key = (self._font_key(), int(flags), rect.width(), rect.height(), text)
+        key = (self._font, int(flags), rect.width(), rect.height(), text)
         hit = _SIZES.get(key)
         if hit is None:
             if len(_SIZES) >= _MAX_SIZES:
                 _SIZES.clear()
             hit = _SIZES[key] = QRectF(self._p.boundingRect(rect, flags, text))
         return QRectF(hit)   # a copy: the caller resizes it
-
-    def label_size(self, text: str) -> tuple[float, float]:
-        """(width, height x 0.8) of a tick label: its bounding rect as pyqtgraph measures it (centred in a
-        100 x 100 rect) with the height cut as pyqtgraph cuts it, kept per font, resolution and text (the
-        numbers a label's spec is made of, without a QRectF per label and per axis)."""
-        key = (self._font_key(), text)
-        hit = _LABELS.get(key)
-        if hit is None:
-            if len(_LABELS) >= _MAX_SIZES:
-                _LABELS.clear()
-            r = self.boundingRect(_MEASURE_RECT, _CENTER, text)
-            hit = _LABELS[key] = (r.width(), r.height() * 0.8)
-        return hit
 
 
 class MeasuredAxis(pg.AxisItem):
@@ -156,8 +137,8 @@ class MeasuredAxis(pg.AxisItem):
             span = (bounds.topLeft() + QPointF(-1.0, 1.0), bounds.topRight() + QPointF(1.0, 1.0))
             tick_start = tick_stop = bounds.top()
             tick_dir, axis = 1, 1
-        points = self.mapToDevice(QPolygonF(span))   # both ends at once: the device transform found once
-        if points is None:
+        points = [self.mapToDevice(pt) for pt in span]
+        if None in points:
             return None
         length = pg.Point(points[1] - points[0]).length()
         if length == 0:
@@ -224,34 +205,39 @@ class MeasuredAxis(pg.AxisItem):
         """(text specs, the last drawn level's text size across the axis): _lean_specs' second half."""
         st = self.style
         text_offset = st["tickTextOffset"][axis]
-        last_size2 = 0
-        specs = []
+        size2 = last_size2 = 0
+        all_rects, specs = [], []
         flags = _TEXT_FLAGS[left]
         br = self.boundingRect()
         offset = max(0, st["tickLength"]) + text_offset
-        along, across = [], []   # every measured label's size along and across the axis, all levels so far
         for i in range(min(len(levels), st["maxTextLevel"] + 1)):
             spacing, values = levels[i]
             strings = self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing)
             if len(strings) == 0:
                 continue
-            sizes = [None if x is None else p.label_size(s) for x, s in zip(positions[i], strings)]
-            for wh in sizes:
-                if wh is not None:
-                    along.append(wh[1] if axis == 0 else wh[0])
-                    across.append(wh[0] if axis == 0 else wh[1])
-            size2 = max(across) if across else 0
-            # the summed size along the axis decides only whether a level after the first is drawn (np.sum:
-            # pyqtgraph's sum, to the last bit)
-            if i > 0:
-                size = float(np.sum(along)) if along else 0.0
-                if any(len(specs) >= n and size / length >= limit for n, limit in st["textFillLimits"]):
-                    break
-            last_size2 = size2
-            for x, s, wh in zip(positions[i], strings, sizes):
-                if wh is None:
+            rects = []
+            for j, s in enumerate(strings):
+                if positions[i][j] is None:
+                    rects.append(None)
                     continue
-                w, h = wh
+                r = p.boundingRect(_MEASURE_RECT, _CENTER, s)
+                r.setHeight(r.height() * 0.8)
+                rects.append(r)
+                all_rects.append(r)
+            if all_rects:
+                along = [r.height() for r in all_rects] if axis == 0 else [r.width() for r in all_rects]
+                across = [r.width() for r in all_rects] if axis == 0 else [r.height() for r in all_rects]
+                size, size2 = np.sum(along), np.max(across)
+            else:
+                size = size2 = 0
+            if i > 0 and any(len(specs) >= n and float(size) / length >= limit for n, limit in st["textFillLimits"]):
+                break
+            last_size2 = size2
+            for j, s in enumerate(strings):
+                r = rects[j]
+                if r is None:
+                    continue
+                x, h, w = positions[i][j], r.height(), r.width()
                 rect = (QRectF(tick_stop - offset - w, x - (h / 2), w, h) if left
                         else QRectF(x - w / 2., tick_stop + offset, w, h))
                 if br & rect != rect:
@@ -312,8 +298,6 @@ class MeasuredAxis(pg.AxisItem):
                 self.textWidth, self.textHeight, self.labelText, self.labelUnits)
 
     def _make_specs(self, widget):
-        """The draw specs for the current range, size and style: shared ones of the same key, else computed
-        (measured on a QPicture device, as pyqtgraph measures) and shared."""
         key = self._spec_key(widget)
         self._shared_key = key
         hit = _SPECS.get(key) if key is not None else None
@@ -341,11 +325,17 @@ class MeasuredAxis(pg.AxisItem):
         return specs
 
     def paint(self, p, opt, widget):  # noqa: D102 - pyqtgraph API
-        if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag, None when stale)
-            self._specs = self._make_specs(widget)   # (axis, ticks, texts) drawn at each paint
-            self.picture = True
-        if self._specs is not None:
-            self.drawPicture(p, *self._specs)
+        if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag)
+            specs = self._specs = self._make_specs(widget)   # (axis, ticks, texts) last drawn
+            key = self._shared_key
+            hit = _SPECS.get(key) if key is not None else None
+            if hit is not None and len(hit) > 2 and hit[0] is specs:   # recorded by an axis of the same specs
+                self.picture = hit[2]
+            else:
+                self.picture = self._record(specs)
+                if hit is not None and hit[0] is specs:
+                    _SPECS[key] = (*hit[:2], self.picture)
+        self.picture.play(p)
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):  # noqa: N802,N803 - pyqtgraph API
         """pyqtgraph's ``AxisItem.drawPicture``, with each :class:`TickLevel` of lean specs drawn by one
@@ -367,3 +357,17 @@ class MeasuredAxis(pg.AxisItem):
         p.setClipRect(self.boundingRect().toAlignedRect())
         for rect, flags, text in textSpecs:
             p.drawText(rect, int(flags), text)
+
+    def _record(self, specs) -> QPicture:
+        """The specs drawn into a picture as pyqtgraph does (recorded once, replayed at each paint: the same
+        pixels), shared with the axes of the same specs (the x axes of the Curves plots)."""
+        picture = QPicture()
+        painter = QPainter(picture)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            if specs is not None:
+                self.drawPicture(painter, *specs)
+        finally:
+            painter.end()
+        return picture

@@ -44,13 +44,12 @@ class CurvesHeader:
     def update_legend(self) -> None:
         """Write the legend strip and the run notes, unless nothing they show changed (most live ticks)."""
         # the notes follow the evaluations (a step-0 figure above the best, a dev sample's points beside all rows')
-        entries = self.model.legend_entries()   # made once: the key compares them, the strip shows them
-        key = ([rich for _plain, rich in entries], self.legend.width(),
-               getattr(self.model.focus_run(), "eval_plan", ""), tuple(len(s.evals) for s in self.model.runs))
+        key = (self.model.legend_key(), self.legend.width(), getattr(self.model.focus_run(), "eval_plan", ""),
+               tuple(len(s.evals) for s in self.model.runs))
         if key == self._legend_key:
             return
         self._legend_key = key
-        text, tip = (NO_RUN_LEGEND, "") if not self.model.runs else self.legend.fit(entries)
+        text, tip = (NO_RUN_LEGEND, "") if not self.model.runs else self.legend_parts()
         if text != self.legend.text():
             self.legend.setText(text)
         self.legend.setToolTip(tip)

@@ -112,11 +112,9 @@ class _BoundsKeepingCurve(pg.PlotCurveItem):
     they depend on the points and pens alone (setData / setPen clear them), only the pixel padding
     around them depends on the view. pyqtgraph recomputes both on every range change."""
 
-    layer_drawn = False   # its CurveLayer paints it (CurveLayer.add gave it ItemHasNoContents); read per view change
-
     def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
         self._boundingRect = None
-        if not self.layer_drawn:
+        if not self.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents:
             # announced only for a curve that paints itself: Qt asks for the new bounding rect at once
             # (pyqtgraph's data bounds and pixel padding), which a curve drawn by its CurveLayer never needs
             self.prepareGeometryChange()
@@ -161,7 +159,6 @@ class CurveLayer(pg.GraphicsObject):
                 or pen is None or pen.widthF() > 1.0 or c.opts["compositionMode"] is not None):
             return False
         c.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        c.layer_drawn = True
         if curve.dots is not None:   # drawn right after its line, as the curve's child was: the same stacking
             curve.dots.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
         curve.layer = self
