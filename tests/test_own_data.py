@@ -135,6 +135,28 @@ def test_a_byte_not_in_the_given_encoding_is_named_on_its_line_counted_by_cr(tmp
         read_table(p, encoding="utf-8")
 
 
+def test_old_mac_line_ends_are_found_when_quoted_texts_hold_more_line_feeds_than_there_are_rows(tmp_path):
+    """Rows ended by a bare CR whose quoted reviews hold more LFs than the file has rows (a restaurant review
+    table: 10,000 CRs, 16,751 LFs inside its reviews): the line ends are counted outside quotes, so the file reads
+    as its rows, not as one header line of thousands of columns. The same rows ended by LF stay LF rows (each on
+    the line where it starts), a lone CR in a quoted text kept as text."""
+    review = '"Great food.\nSlow service.\nWould come back.\nReally."'
+    rows = [f"Cafe {i},{review},{1 + i % 5}" for i in range(6)]
+    p = tmp_path / "reviews.csv"
+    p.write_bytes(("Restaurant,Review,Rating\r" + "\r".join(rows) + "\r").encode("utf-8"))
+    t = read_table(p)
+    assert t.columns == ["Restaurant", "Review", "Rating"]
+    assert [line for line, _ in t.rows] == [2, 3, 4, 5, 6, 7]
+    assert t.rows[0][1][1] == "Great food.\nSlow service.\nWould come back.\nReally."
+    assert any("old Mac line ends (CR) read as line ends" in n for n in t.notes)
+    lf = tmp_path / "lf.csv"
+    lf.write_bytes(("Restaurant,Review,Rating\n" + "\n".join(rows).replace("Really.", "Really\r.") + "\n")
+                   .encode("utf-8"))
+    t = read_table(lf)
+    assert [line for line, _ in t.rows] == [2, 6, 10, 14, 18, 22]
+    assert t.rows[0][1][1] == "Great food.\nSlow service.\nWould come back.\nReally\r."
+
+
 def test_a_lone_cr_in_a_file_of_lf_lines_stays_text_and_a_mostly_cr_file_splits(tmp_path):
     lf = tmp_path / "lf.csv"
     lf.write_bytes(b"text,label\nwarm\rfilm,pos\ndull\rplot\rtoo,neg\n")
