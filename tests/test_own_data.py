@@ -199,6 +199,39 @@ def test_empty_text_and_missing_label_are_listed_or_skipped(tmp_path):
     assert any("2 rows skipped" in m for _, m in d.notes) and any("1 duplicate row" in m for _, m in d.notes)
 
 
+def test_labels_of_another_kind_than_the_column_are_listed_or_skipped(tmp_path):
+    rows = [("great food", "5"), ("slow", "2"), ("ok", "3"), ("meh", "Like"), ("fine", "4"), ("nice", "3.5"),
+            ("bad", "1"), ("good", "4")]
+    p = _write(tmp_path / "r.csv", "Review,Rating\n" + "".join(f"{t},{y}\n" for t, y in rows))
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(p), label_column="Rating")
+    msg = str(exc.value)
+    assert msg.startswith("2 of 8 labels: not a whole number, while most labels are (")
+    assert "r.csv line 5, column 2 'Rating': 'Like'" in msg and "r.csv line 7, column 2 'Rating': '3.5'" in msg
+    assert "--skip-invalid" in msg
+    d = load_classification(str(p), label_column="Rating", skip_invalid=True)
+    assert d.texts_a == ["great food", "slow", "ok", "fine", "bad", "good"] and d.lines == [2, 3, 4, 6, 8, 9]
+    assert d.label_names == ["1", "2", "3", "4", "5"] and d.labels == [4, 1, 2, 3, 0, 3] and d.numbered_from == 1
+    assert any(m.endswith("2 rows skipped (label not a whole number, while most labels are) on lines 5, 7 "
+                          "(first: 'Like')") for _, m in d.notes)
+    # the launcher's preview names the box that skips them, and with it ticked counts what is left
+    from explorer.ui.launch.data_preview import preview_data
+
+    out = preview_data(str(p), "single", n_records=5, label_column="Rating")
+    assert not out["ok"] and "“Skip invalid rows”" in out["error"] and "'Like'" in out["error"]
+    out = preview_data(str(p), "single", n_records=5, label_column="Rating", options={"skip_invalid": True})
+    assert out["ok"] and out["counts"]["examples"] == 6 and out["counts"]["labels"] == 5
+
+
+def test_a_label_that_is_not_one_of_the_label_names_is_skipped_with_skip_invalid(tmp_path):
+    p = _write(tmp_path / "n.csv", "text,label\na,pos\nb,neg\nc,postive\nd,pos\n")
+    with pytest.raises(ClassificationDataError, match="n.csv line 4, column 2 'label': 'postive'"):
+        load_classification(str(p), label_names=["neg", "pos"])
+    d = load_classification(str(p), label_names=["neg", "pos"], skip_invalid=True)
+    assert d.texts_a == ["a", "b", "d"] and d.labels == [1, 0, 1]
+    assert any("1 row skipped (label not one of the label names" in m and "on line 4 " in m for _, m in d.notes)
+
+
 def test_whitespace_and_case_of_labels(tmp_path):
     p = _write(tmp_path / "l.tsv", "text\tlabel\na\t FAVOR \nb\tFavor\nc\tAGAINST\n")
     d = load_classification(str(p))

@@ -36,6 +36,7 @@ from explorer.core.data.table import (
     guess_columns,
     guess_columns_from_values,
     label_by_values,
+    lines_text,
     read_table,
     require_labels,
     resolve_column,
@@ -279,6 +280,32 @@ def _numbered_from_one(ids: list[int], column: str) -> tuple[list[int], list[str
     return [y - 1 for y in ids], names, [("warning", note)]
 
 
+_KIND_WORDS = {"whole numbers": "not a whole number, while most labels are",
+               "names": "not one of the label names, while most labels are"}
+
+
+def _label_kind(values: list[str], label_names: list[str] | None) -> str:
+    """What most labels are: "whole numbers" (1, 2, 5.0), "names" (of ``label_names``, when given) or "" (neither
+    holds for more than half of them, or the labels are free names)."""
+    half = len(values) / 2
+    if label_names and sum(v in set(label_names) for v in values) > half:
+        return "names"
+    return "whole numbers" if sum(bool(_INT.match(v)) for v in values) > half else ""
+
+
+def _off_kind_labels(values: list[str], label_names: list[str] | None) -> list[int]:
+    """Positions of the labels that are not of the kind most labels are (core.data.classification._label_kind):
+    a "Like" or a half star "3.5" among star ratings 1..5, a typo among the label names. A column of names without
+    ``label_names`` has no off kind (any name is a class)."""
+    kind = _label_kind(values, label_names)
+    if kind == "names":
+        names = set(label_names or [])
+        return [k for k, v in enumerate(values) if v not in names and not _INT.match(v)]
+    if kind == "whole numbers":
+        return [k for k, v in enumerate(values) if not _INT.match(v)]
+    return []
+
+
 def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str
                ) -> tuple[list[int], list[str] | None, list[tuple[str, str]]]:
     """Class ids for stripped label strings: (ids, names or None for integer ids, notes).
@@ -387,6 +414,20 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
 
     def at(k: int) -> str:
         return table.where(lines[k], label_col)
+    off = [] if regression else _off_kind_labels(raw, label_names)
+    if off and not skip_invalid:
+        shown = ", ".join(f"{at(k)}: {raw[k]!r}" for k in off[:3]) + (f" and {len(off) - 3} more" if len(off) > 3 else "")
+        raise ClassificationDataError(f"{len(off)} of {len(raw):,} labels: "
+                                      f"{_KIND_WORDS[_label_kind(raw, label_names)]} ({shown}); fix them, or skip "
+                                      "such rows with --skip-invalid")
+    if off:
+        keep = sorted(set(range(len(raw))) - set(off))
+        notes.append(("warning", (f"{table.path}: {len(off)} row{'s' if len(off) != 1 else ''} skipped (label "
+                                  f"{_KIND_WORDS[_label_kind(raw, label_names)]}) on line"
+                                  f"{'s' if len(off) != 1 else ''} {lines_text([lines[k] for k in off], 10)} (first: "
+                                  f"{raw[off[0]]!r})")))
+        a, raw, lines, ids = ([xs[k] for k in keep] for xs in (a, raw, lines, ids))
+        b = [b[k] for k in keep] if b is not None else None
     if regression:
         labels: list = [_parse_label(at(k), v, True) for k, v in enumerate(raw)]
         names = None

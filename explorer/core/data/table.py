@@ -185,7 +185,7 @@ def decode_bytes(data: bytes, path: str, encoding: str = "", *, keep_bad: bool =
     if bad_lines:
         many = len(bad_lines) != 1
         notes.append(f"UTF-8 but for {len(bad_lines)} line{'s' if many else ''} with bytes that are not UTF-8 "
-                     f"(line{'s' if many else ''} {_lines(bad_lines, 10)})")
+                     f"(line{'s' if many else ''} {lines_text(bad_lines, 10)})")
         return data.decode("utf-8-sig", errors), "UTF-8", notes
     from charset_normalizer import from_bytes
 
@@ -491,7 +491,7 @@ def not_utf8_error(path, line: int, byte: int, n_rows: int, lines: list[int], mo
     return ClassificationDataError(
         f"{path} line {line}: byte {byte:#04x} is not UTF-8 text; {n_rows} row{'s' if many else ''} "
         f"{'hold' if many else 'holds'} bytes that are not UTF-8 (line{'s' if len(lines) != 1 else ''} "
-        f"{_lines(lines, 10)})"
+        f"{lines_text(lines, 10)})"
         + (" while the rest of the file is UTF-8, so no other encoding would read the file right" if mostly else "")
         + f": skip {'those rows' if many else 'that row'} with --skip-invalid, or fix "
         f"{'those lines' if len(lines) != 1 else 'that line'} in the file"
@@ -501,7 +501,7 @@ def not_utf8_error(path, line: int, byte: int, n_rows: int, lines: list[int], mo
 def not_utf8_skipped(n_rows: int, lines: list[int]) -> str:
     """"6 rows skipped: bytes that are not UTF-8 on lines 2342, 10787, ..." (the note of every reader)."""
     return (f"{n_rows} row{'s' if n_rows != 1 else ''} skipped: bytes that are not UTF-8 on "
-            f"line{'s' if len(lines) != 1 else ''} {_lines(lines, 10)}")
+            f"line{'s' if len(lines) != 1 else ''} {lines_text(lines, 10)}")
 
 
 def _not_utf8_lines(data: bytes) -> list[int]:
@@ -636,12 +636,12 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
         n_long = sum(v for k, v in counts.items() if k > width)
         notes.append(f"{n_long} row{'s' if n_long != 1 else ''} {'have' if n_long != 1 else 'has'} more fields "
                      f"than the {width} most rows have ({shape}); the extra fields are not read, lines "
-                     f"{_lines(long_rows)}{_more(n_long, long_rows)}")
+                     f"{lines_text(long_rows)}{_more(n_long, long_rows)}")
     if short_rows:
         n_short = sum(v for k, v in counts.items() if k < width)
         notes.append(f"{n_short} row{'s' if n_short != 1 else ''} {'have' if n_short != 1 else 'has'} fewer fields "
                      f"than the {width} most rows have ({shape}); the values they lack are missing, lines "
-                     f"{_lines(short_rows)}{_more(n_short, short_rows)}")
+                     f"{lines_text(short_rows)}{_more(n_short, short_rows)}")
     return Table(where, kind, columns, not no_header, rows, n_rows, enc, notes, dict(counts), long_rows, short_rows)
 
 
@@ -677,7 +677,8 @@ def _more(total: int, shown: list[int]) -> str:
     return f" ({total - len(shown)} more not listed)" if total > len(shown) else ""
 
 
-def _lines(lines: list[int], k: int = 5) -> str:
+def lines_text(lines: list[int], k: int = 5) -> str:
+    """"12, 40, 97" or "12, 40, 97, 120, 133 and 134 more": the first ``k`` of the 1-based ``lines``."""
     shown = ", ".join(str(n) for n in lines[:k])
     return shown + (f" and {len(lines) - k} more" if len(lines) > k else "")
 

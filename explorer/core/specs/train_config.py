@@ -333,7 +333,8 @@ class TrainConfig:
     label_names: list[str] = setting([], "classification: the class names in id order (id2label); empty = the "
                                      "labels' names sorted", label="Label names", group=DATA, kind="columns",
                                      applies="table", rank=8)
-    skip_invalid: bool = setting(False, "classification: skip rows with an empty text, a missing label or "
+    skip_invalid: bool = setting(False, "classification: skip rows with an empty text, a missing label, "
+                                 "a label of another kind than most (a 'Like' among ratings 1..5) or "
                                  "bytes that are not UTF-8 (counted) instead of refusing the file; tagging: read an I- tag after O as the start of an "
                                  "entity, as conlleval does (counted), instead of refusing the file",
                                  label="Skip invalid rows", group=DATA, kind="bool", applies="table conll", rank=9)
