@@ -224,12 +224,12 @@ def test_labels_of_another_kind_than_the_column_are_listed_or_skipped(tmp_path):
 
 
 def test_a_label_that_is_not_one_of_the_label_names_is_skipped_with_skip_invalid(tmp_path):
-    p = _write(tmp_path / "n.csv", "text,label\na,pos\nb,neg\nc,postive\nd,pos\n")
+    p = _write(tmp_path / "n.csv", "text,label\na,pos\nb,neg\nc,postive\nd,pos\ne,1\nf,neg\n")
     with pytest.raises(ClassificationDataError, match="n.csv line 4, column 2 'label': 'postive'"):
         load_classification(str(p), label_names=["neg", "pos"])
     d = load_classification(str(p), label_names=["neg", "pos"], skip_invalid=True)
-    assert d.texts_a == ["a", "b", "d"] and d.labels == [1, 0, 1]
-    assert any("1 row skipped (label not one of the label names" in m and "on line 4 " in m for _, m in d.notes)
+    assert d.texts_a == ["a", "b", "d", "f"] and d.labels == [1, 0, 1, 0]
+    assert any("2 rows skipped (label not one of the label names" in m and "on lines 4, 6 " in m for _, m in d.notes)
 
 
 def test_whitespace_and_case_of_labels(tmp_path):

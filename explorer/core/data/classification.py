@@ -300,7 +300,7 @@ def _off_kind_labels(values: list[str], label_names: list[str] | None) -> list[i
     kind = _label_kind(values, label_names)
     if kind == "names":
         names = set(label_names or [])
-        return [k for k, v in enumerate(values) if v not in names and not _INT.match(v)]
+        return [k for k, v in enumerate(values) if v not in names]
     if kind == "whole numbers":
         return [k for k, v in enumerate(values) if not _INT.match(v)]
     return []
