@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QTabBar
 from test_predict_review import _classification_predictions
 
 from explorer.ui.inspectors.predictions_view import PredictDialog, PredictionsView, fill_launcher
+from explorer.ui.inspectors.predictions_columns import TEXT_WANTED_PX
 
 TEXTS = ["a good model", "the worst year", "fine city", "bad river", "good answer", "a bad question",
          "the first passage", "worst name", "what a city", "the model of the year"]
@@ -454,7 +455,7 @@ def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_te
         text = m.headers.index("text")
         assert view.columnWidth(text) >= MIN_TEXT_COLUMN
         # the text readable, not 115 px of it at 1280x800: the side pane goes under the table when both do not fit
-        assert view.columnWidth(text) >= page.TEXT_WANTED_PX, (size, view.columnWidth(text))
+        assert view.columnWidth(text) >= TEXT_WANTED_PX, (size, view.columnWidth(text))
         assert m.data(m.index(0, text), Qt.ItemDataRole.ToolTipRole) == table.column("text")[m.file_row(0)]
 
 
