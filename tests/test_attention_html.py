@@ -5,6 +5,7 @@ layer picker, a small head and a hover change the picture, and the page makes no
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
 import re
@@ -129,6 +130,11 @@ def test_probe_cli_writes_the_page(tmp_path, capsys):
     np.testing.assert_allclose(w.sum(-1), 1.0, atol=1e-3)
     assert set(attention_page_data(w, data["tokens"]).keys()) <= set(data)
     assert "wrote the attention of window 1" in capsys.readouterr().err
+    # the printed report is on the page too: the answer's arithmetic, the τ inequality and the block flow per layer
+    report = html.unescape(re.search(r'<pre id="report">(.*?)</pre>', text, re.S).group(1))
+    for part in ("null_score = S.C + E.C = ", "score_diff = best_non_null_score - null_score = ", "tau = +0.00: ",
+                 "attention block flow, mean over 4 heads"):
+        assert part in report, part
     bad = parser.parse_args(["--model", str(folder), "--question", QUESTION, "--passage", PASSAGE, "--html",
                              str(out), "--no-flow"])
     assert probe_cmd.run(bad) == 2

@@ -139,6 +139,7 @@ def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
     assert data["tokens"] == list(win.tokens)
     w = decode_weights(data["weights"], (data["layers"], data["heads"], data["seq"], data["seq"]))
     np.testing.assert_allclose(w, view.result.attention[view.window].attentions, atol=1e-4)
+    assert '<pre id="report">' in page and "score_diff = best_non_null_score - null_score" in page   # the probe's report
 
 
 def test_attention_export_says_where_it_saved_in_the_status_bar(qtbot, tmp_path):

@@ -75,8 +75,10 @@ def attention_page_data(attentions, tokens: Sequence[str], blocks: Sequence[str]
 
 
 def attention_html(attentions, tokens: Sequence[str], blocks: Sequence[str] | None = None, *,
-                   title: str = "", layer: int = 1, head: int = 0) -> str:
+                   title: str = "", layer: int = 1, head: int = 0, report: str = "") -> str:
     """The whole page (a str of HTML5) for one window's attention; arguments as :func:`attention_page_data`.
+    ``report``: plain text shown above the views as written (the probe's answer, span scores, null_score,
+    score_diff, the τ inequality and the block flow per layer: explorer.core.qa.probe_text.render_text); "" for none.
 
     The data goes into a ``<script type="application/json">`` element (``<`` escaped, so no token closes
     it); the page's script, its style and the data are all inline.
@@ -84,8 +86,9 @@ def attention_html(attentions, tokens: Sequence[str], blocks: Sequence[str] | No
     data = attention_page_data(attentions, tokens, blocks, title=title, layer=layer, head=head)
     payload = json.dumps(data, ensure_ascii=True).replace("<", "\\u003c")
     heading = html.escape(title or "Attention")
+    shown = f'<pre id="report">{html.escape(report)}</pre>' if report else ""
     return (_PAGE.replace("@TITLE@", heading).replace("@STYLE@", _STYLE).replace("@SCRIPT@", _SCRIPT)
-            .replace("@DATA@", payload))
+            .replace("@REPORT@", shown).replace("@DATA@", payload))
 
 
 def write_attention_html(path: str | Path, attentions, tokens: Sequence[str], blocks: Sequence[str] | None = None,
@@ -114,6 +117,7 @@ _PAGE = """<!DOCTYPE html>
 <style>@STYLE@</style></head>
 <body>
 <h1>@TITLE@</h1>
+@REPORT@
 <div id="controls">
  <label>layer <select id="layer"></select></label>
  <label>head <select id="head"></select></label>
@@ -134,6 +138,7 @@ body { font-family: sans-serif; font-size: 13px; margin: 12px; color: #222; back
 h1 { font-size: 16px; margin: 0 0 8px 0; } h2 { font-size: 13px; margin: 4px 0; }
 #controls { margin-bottom: 8px; } #controls label { margin-right: 12px; }
 #readout { color: #555; }
+#report { font: 12px monospace; background: #f6f6f6; padding: 6px; margin: 0 0 8px 0; overflow-x: auto; }
 #views { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 #headview text { font-size: 12px; cursor: default; dominant-baseline: middle; }
 #headview text.hover { font-weight: bold; fill: #c0392b; }

@@ -180,7 +180,8 @@ class AttentionView(QWidget):
 
     def export_html(self, path: str) -> None:
         """The shown window's attention (all layers and heads, word pieces as tokens) as one interactive HTML
-        page (explorer.core.attention.html_export), opened at the layer and head shown. Written now; the Export
+        page (explorer.core.attention.html_export), opened at the layer and head shown, with the probe's report
+        (answer, span scores, null_score, score_diff, τ, block flow: core.qa.probe_text.render_text) above it. Written now; the Export
         button writes it off the GUI thread (:meth:`html_job`: a 384-token BERT-base window takes seconds).
 
         Raises:
@@ -194,6 +195,7 @@ class AttentionView(QWidget):
         import functools
 
         from explorer.core.attention.html_export import write_attention_html
+        from explorer.core.qa.probe_text import render_text
 
         if self.result is None or not self.result.attention:
             raise ValueError("there is no attention to export; probe first")
@@ -205,7 +207,8 @@ class AttentionView(QWidget):
         win = self.result.windows[self.window]
         return functools.partial(write_attention_html, path, weights, list(win.tokens), list(win.blocks),
                                  title=export_title(self.result, self.window),
-                                 layer=max(self.layer.currentIndex(), 0) + 1, head=max(self.head.currentIndex(), 0))
+                                 layer=max(self.layer.currentIndex(), 0) + 1, head=max(self.head.currentIndex(), 0),
+                                 report=render_text(self.result))
 
     # ----------------------------------------------------------------------------------- internals
     @staticmethod

@@ -1,0 +1,70 @@
+"""The human-readable report of a probe (explorer.core.qa.probe.ProbeResult): the answer, the n-best spans with
+S·T_i + E·T_j, null_score = S·C + E·C, score_diff and the τ inequality (Devlin et al. 2019, §4.3), the block flow
+per layer, the by-hand check. What ``bert-explorer probe`` prints and what its ``--html`` page and the Attention
+page's export show above the views."""
+
+from __future__ import annotations
+
+
+def render_text(result, *, top: int = 5, per_head: bool = False, special_label: str = "[CLS]/[SEP]") -> str:
+    """The human-readable report of a ProbeResult (what `bert-explorer probe` prints). Windows, layers and
+    heads are numbered from 1, as in the app."""
+    from explorer.core.attention.flow import BLOCKS, flow_table_lines
+
+    lines = [f"Q: {result.question}"]
+    d = result.decision()
+    if d.answer:
+        best = result.nbest[0]
+        lines.append(f'answer: "{best.text}"  (window {best.window_index + 1} of {len(result.windows)}, tokens {best.start_token}..'
+                     f'{best.end_token}, chars {best.start_char}..{best.end_char})')
+    else:
+        lines.append("answer: (no answer)" + (f'  best span "{result.nbest[0].text}" loses to the null score'
+                                               if result.nbest else "  (no valid span)"))
+    lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}):")
+    for rank, c in enumerate(result.nbest[:top], 1):
+        lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {c.start_logit:.2f} + {c.end_logit:.2f} = {c.score:.2f}'
+                     f"  (window {c.window_index + 1}, tokens {c.start_token}..{c.end_token})")
+    lines.append(f"null_score = S.C + E.C = {result.null_start_logit:.2f} + {result.null_end_logit:.2f} = "
+                 f"{result.null_score:.2f}  (window {result.decoding.null_window + 1}; minimum over "
+                 f"{len(result.windows)} window{'s' if len(result.windows) != 1 else ''})")
+    if result.nbest:
+        b = result.nbest[0]
+        lines.append(f"best span score = S.T_i + E.T_j = {b.start_logit:.2f} + {b.end_logit:.2f} = {b.score:.2f}")
+    else:
+        lines.append("best span score = -inf (no valid span in the passage)")
+    lines.append(f"score_diff = best_non_null_score - null_score = {result.score_diff:+.2f}")
+    lines.append(f"tau = {d.tau:+.2f}: {d.inequality}")
+    other = result.other_rule_answer()
+    if other is not None:
+        rule, text, diff = other
+        lines.append(f"decode rule {result.decode_rule}; under {rule} the answer differs: "
+                     f"{repr(text) if text else 'no answer'} (score_diff {diff:+.2f})")
+    if result.attention:
+        w = result.best_window.index
+        att = result.attention[w]
+        lines.append(f"attention block flow, mean over {att.num_heads} heads (window {w + 1}; share of each "
+                     "from-token's attention, averaged over the block's tokens):")
+        lines.extend(flow_table_lines(att.flow_mean, special_label=special_label))
+        if per_head:
+            lines.append("per head: question -> passage / passage -> question / question -> special")
+            for layer in range(att.num_layers):
+                cells = "  ".join(f"h{h + 1}: {att.flow[layer, h, 0, 1]:.2f}/{att.flow[layer, h, 1, 0]:.2f}/"
+                                  f"{att.flow[layer, h, 0, 2]:.2f}" for h in range(att.num_heads))
+                lines.append(f"layer {layer + 1:2d}: {cells}")
+            lines.append(f"per question token, share of attention to {' / '.join(BLOCKS)} "
+                         "(mean over layers and heads):")
+            win = result.windows[w]
+            for i, (t, blk) in enumerate(zip(win.tokens, win.blocks)):
+                if blk == "question":
+                    s = att.token_share[i]
+                    lines.append(f"  {t:>12s}  {s[0]:.3f} / {s[1]:.3f} / {s[2]:.3f}")
+    elif getattr(result, "attention_note", ""):
+        lines.append(f"attention: not available ({result.attention_note})")
+    if result.byhand_max_abs_diff is not None:
+        lines.append(f"by-hand check: |T_i.W[k] + b[k] - model logit| max = {result.byhand_max_abs_diff:.1e} "
+                     "(S = qa_outputs row 0 vs start_logits, E = row 1 vs end_logits, all windows)")
+    else:
+        lines.append(f"by-hand check: not available ({result.byhand_note})")
+    lines.append(f"windows: {len(result.windows)}; tokens: {', '.join(str(len(w)) for w in result.windows)}; "
+                 f"{result.seconds * 1000:.0f} ms")
+    return "\n".join(lines)
