@@ -603,3 +603,21 @@ def test_the_task_list_opens_below_its_box(qtbot, tmp_path):
     box_bottom = combo.mapToGlobal(combo.rect().bottomLeft()).y()
     assert popup.geometry().top() >= box_bottom - 2, (popup.geometry(), box_bottom)
     combo.hidePopup()
+
+
+def test_a_short_time_budget_at_2e5_is_named_under_the_form_with_a_link_that_takes_1e4(qtbot, tmp_path):
+    """2,000 rows, batch 32 and a 2.5-minute Time budget at the bundled encoder's measured speed fit too few steps
+    to leave chance at 2e-5: the problem line says so before Launch (Launch stays enabled) and its link sets the
+    learning rate to 1e-4, after which the note is gone."""
+    rows = "".join(f"text {i}\t{i % 2}\n" for i in range(2000))
+    train = str(write_file(tmp_path / "train.tsv", "sentence\tlabel\n" + rows))
+    w = shown_launcher(qtbot, tmp_path)
+    w.set_config(TrainConfig(task="single", model="bundled:minilm", train=train, output_dir=str(tmp_path / "runs"),
+                             batch_size=32, epochs=3.0, time_budget_minutes=2.5))
+    w.form.plan.train_rate = lambda: 15.0
+    qtbot.waitUntil(lambda: w.train_preview.result is not None and w.train_preview.result.get("ok"), timeout=90000)
+    w._changed()
+    assert "predicts one class" in w.problem.text() and w.launch_btn.isEnabled()
+    assert w.config().learning_rate is None
+    w.problem.linkActivated.emit("use-small-table-rate")
+    assert w.config().learning_rate == 1e-4 and "predicts one class" not in w.problem.text()
