@@ -118,6 +118,42 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
     assert batch.get() == before[1] + 1                      # the arrows and keys still change it
 
 
+def test_the_wheel_over_any_closed_drop_down_or_number_box_of_the_form_scrolls_the_form(qtbot, tmp_path):
+    """Every drop-down and number box in the launcher's scrollable form, the column pickers filled from a file and the
+    Run on picker included, keeps its value under the wheel while it is not focused, and the form scrolls instead:
+    scrolling over the Label column turned it to another column."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox
+
+    header = "\t".join(["email", "Spam", "Pictures", "Count"])
+    rows = "".join(f"mail number {i} with some words\t{'spam' if i % 2 else 'ham'}\tp{i}\t{i}\n" for i in range(20))
+    train = str(write_file(tmp_path / "mail.tsv", header + "\n" + rows))
+    w = shown_launcher(qtbot, tmp_path, width=820)
+    w.resize(820, 400)   # short: the form scrolls
+    w.set_config(TrainConfig(task="single", train=train, output_dir=str(tmp_path / "runs")))
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
+    scroll = w.form_view
+    boxes = [b for b in scroll.widget().findChildren(QComboBox) + scroll.widget().findChildren(QAbstractSpinBox)
+             if b.isVisibleTo(scroll.widget()) and b.isEnabled()]
+    assert any(b is w.editors["label_column"].widget or w.editors["label_column"].widget.isAncestorOf(b)
+               for b in boxes)
+
+    def value(box):
+        return box.currentIndex() if isinstance(box, QComboBox) else box.text()
+
+    for box in boxes:
+        box.clearFocus()
+        bar = scroll.verticalScrollBar()
+        bar.setValue(0)
+        before = value(box)
+        ev = QWheelEvent(QPointF(5, 5), QPointF(box.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                         Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(box, ev)
+        assert value(box) == before, box.objectName() or type(box).__name__
+        assert bar.maximum() == 0 or bar.value() > 0, "the form did not scroll"
+
+
 def test_the_wheel_never_turns_a_probe_setting(qtbot):
     """Scrolling the probe panel never turns n_best_size (from 20 to 17)."""
     from PySide6.QtCore import QPoint, QPointF, Qt
