@@ -541,8 +541,9 @@ def test_launch_warns_when_the_output_disk_is_short_of_the_runs_checkpoints(qtbo
 
 
 def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_path):
-    """No dev file and a Dev fraction of 0: the Evaluation line and the line beside Launch say the run is never
-    evaluated and keeps no best checkpoint, and Dev fraction is amber with the reason; a share above 0 clears it."""
+    """No dev file and a Dev fraction of 0: the line beside Launch says the run is never evaluated and keeps no best
+    checkpoint, once (the Evaluation line above it does not repeat it), and Dev fraction is amber with the reason;
+    a share above 0 clears it."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     train = write_file(tmp_path / "own.tsv", "sentence\tlabel\n" + "".join(f"row {i}\t{i % 2}\n" for i in range(40)))
@@ -552,10 +553,26 @@ def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_pat
     said = "No dev file and Dev fraction 0: the run will not be evaluated"
     qtbot.waitUntil(lambda: said in w.problem.text(), timeout=5000)
     assert w.problem.text().startswith("<span") and "Note: " + said in w.problem.text()
-    assert w.eval_plan.text().startswith(said) and said in w.editors["dev_fraction"].widget.toolTip()
+    assert said not in w.eval_plan.text() and said in w.editors["dev_fraction"].widget.toolTip()
     w.editors["dev_fraction"].set(0.2)
     qtbot.waitUntil(lambda: said not in w.problem.text(), timeout=5000)
     assert said not in w.editors["dev_fraction"].widget.toolTip()
+
+
+def test_squad_v2_without_a_dev_file_says_it_is_never_evaluated_once(qtbot, tmp_path):
+    """SQuAD v2.0 holds out no dev split: without a dev file the sentence that the run is never evaluated shows
+    once under the form (the line beside Launch), not also grey on the Evaluation line."""
+    from PySide6.QtWidgets import QLabel
+
+    from helpers import write_tiny_squad
+
+    squad = str(write_tiny_squad(tmp_path / "train.json"))
+    w = shown_launcher(qtbot, tmp_path)
+    w.set_config(TrainConfig(task="squad_v2", train=squad, dev="", output_dir=str(tmp_path / "runs")))
+    said = "No dev file: the run will not be evaluated"
+    qtbot.waitUntil(lambda: said in w.problem.text(), timeout=90000)
+    shown = [lab for lab in w.findChildren(QLabel) if said in lab.text() and lab.isVisibleTo(w)]
+    assert shown == [w.problem]
 
 
 def test_clearing_dev_data_replaces_a_note_that_named_it(qtbot, tmp_path):

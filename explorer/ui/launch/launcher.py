@@ -311,26 +311,32 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.problem.setText(f"Cannot launch yet: {check.problem}" if check.problem else "")
         self.launch_btn.setEnabled(not check.problem)
         self.grid_btn.setEnabled(not check.problem)
-        self._show_eval_note(cfg)
+        said = self._show_eval_note(cfg)
         plan = self.form.plan   # the tooltip also says which past run its rates come from
-        self.eval_plan.set_texts(plan.eval_summary(cfg), plan.eval_preview(cfg), plan.eval_preview_tip(cfg))
+        if said and said == plan.eval_summary(cfg):   # a run never evaluated: said once, on the problem line
+            self.eval_plan.set_texts("")
+        else:
+            self.eval_plan.set_texts(plan.eval_summary(cfg), plan.eval_preview(cfg), plan.eval_preview_tip(cfg))
 
-    def _show_eval_note(self, cfg: TrainConfig) -> None:
+    def _show_eval_note(self, cfg: TrainConfig) -> str:
         """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the
         field in amber with the reason, and the sentence on the problem line when nothing blocks the launch (it
         does not block it), after a SQuAD v2.0 run's training questions without an unanswerable one
-        (RunPlan.abstain_warning)."""
+        (RunPlan.abstain_warning). Returns the no-dev sentence when the problem line says it (the Evaluation line
+        then does not say it again), else ""."""
         note = self.form.plan.eval_note(cfg)
         mark_invalid(self.editors["eval_every"], note, "warning")
         no_dev = self.form.plan.no_dev_warning(cfg)   # a run that is never evaluated: Dev fraction in amber too
         mark_invalid(self.editors["dev_fraction"], no_dev, "warning")
         abstain = self.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
         short = self.form.plan.short_run_warning(cfg)   # a Time budget too short to leave chance at 2e-5
+        said = "" if note else no_dev
         note = ". ".join(n.rstrip(".") for n in (short, abstain, note or no_dev) if n)
-        if note and not self.problem.text():
-            offer = (f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>"
-                     if short else "")
-            self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>{offer}")
+        if not note or self.problem.text():
+            return ""
+        offer = f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>" if short else ""
+        self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>{offer}")
+        return said
 
     def _problem_link(self, href: str) -> None:
         """A link on the problem line: the short run's learning rate taken, as if typed."""
