@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from explorer.core.runs import status as run_status
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.models.speed import builtin_rate, same_model
@@ -253,7 +254,8 @@ class RunPlan:
             rate_from=source.run_id if source is not None else "",
             rate_settings=self._other_settings(source, cfg) if source is not None else "",
             rough_rate=0.0 if source is not None else rates_of(rough)[0] if rough is not None else builtin_rate(cfg.model),
-            rough_from=self._named(rough) if rough is not None else "")
+            rough_from=self._named(rough) if rough is not None else "",
+            busy=next((s.run_id for s in everyone if s.status == run_status.RUNNING), ""))
 
     def train_rate(self) -> float:
         """Training rows/s of the form's run: the latest past run of the same model (or architecture), task,
