@@ -319,3 +319,27 @@ def test_a_checkpoint_of_the_bundled_encoder_is_estimated_as_the_bundled_encoder
     plan = _estimate_plan(cfg, [first])
     assert "(estimate from the rates of past run first)" in plan.eval_preview(cfg)
     assert plan.train_rate() == 29.0
+
+
+def test_the_whole_run_time_says_it_assumes_the_machine_alone_while_a_run_trains():
+    """The estimate comes from rates a run measured with the machine to itself (said 2:04, took 6:20 beside another
+    run): while a run of this machine is training, the time reads "alone" and the line says which run trains and to
+    expect longer (the tooltip names the run), without a guessed factor; a finished run changes nothing."""
+    from explorer.ui.launch.eval_plan_preview import eval_plan_summary
+
+    cfg = TrainConfig(task="single", train="t.tsv", dev="d.tsv", epochs=1, batch_size=16, eval_every=21,
+                      max_seq_length=128)
+    alike = _timed_run("alike", cfg.model, "single", 128, 40.0, 200.0)
+    plan = _estimate_plan(cfg, [alike])
+    quiet = plan.eval_summary(cfg)
+    assert "whole run about" in quiet and "alone" not in quiet and "training now" not in quiet
+    going = RunState(run_id="busy-run", status=run_status.RUNNING, config={"model": cfg.model, "task": "single"})
+    plan.past_runs = lambda: [alike, going]
+    busy = plan.eval_summary(cfg)
+    time = quiet.split("whole run about ")[1].split(" ")[0]
+    assert f"whole run about {time} alone (estimate" in busy and busy.endswith("A run is training now: expect longer.")
+    assert len(busy) <= 160, busy   # two lines at most at 1280x800
+    assert plan.eval_preview(cfg).endswith("Run busy-run is training now: expect longer.")
+    rough = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
+                             share=0.2, rough_rate=3.0, busy="busy-run")
+    assert " alone (rough)" in eval_plan_summary(rough) and "training now" in eval_plan_summary(rough)

@@ -648,3 +648,25 @@ def test_the_small_table_rate_is_for_the_bundled_encoder_only(tmp_path):
     assert form.get("learning_rate") == 1e-4
     form.edit("model", "bert-base-uncased")            # back to a model it was not measured on: the task's rate
     assert form.get("learning_rate") is None and "Learning rate" not in form.note
+
+
+def test_a_time_budget_of_few_steps_at_2e5_warns_that_the_run_predicts_one_class(tmp_path):
+    """A big table under a short Time budget at the task's 2e-5 trains too few steps to leave chance on the bundled
+    encoder: the plan warns with the step estimate, keeps the task's rate (no silent change for a big table), and
+    says nothing at 1e-4 or when the budget fits enough steps."""
+    from explorer.ui.launch.small_table import SHORT_RUN_STEPS
+
+    form = _form(tmp_path, task="single", model="bundled:minilm", train=_table(tmp_path, "train.tsv"),
+                 batch_size=32, epochs=3.0, time_budget_minutes=2.5)
+    _checked(form, 9810)
+    form.plan.train_rate = lambda: 15.0   # rows/s: 2.5 min x 60 x 15 / 32 = 70 steps
+    per_epoch, planned = form.plan.planned_steps()
+    assert planned == 70 < SHORT_RUN_STEPS and per_epoch == 307
+    note = form.plan.short_run_warning(form.config())
+    assert note.startswith("In 2:30 about 70 steps (0.2 epoch): at lr 2e-5") and "predicts one class" in note
+    assert "1e-4" in note and form.get("learning_rate") is None
+    form.edit("learning_rate", 1e-4)
+    assert form.plan.short_run_warning(form.config()) == ""
+    form.edit("learning_rate", None)
+    form.values["time_budget_minutes"] = 30.0   # 843 steps: long enough
+    assert form.plan.short_run_warning(form.config()) == ""

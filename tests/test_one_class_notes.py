@@ -103,3 +103,33 @@ def test_a_live_run_is_advised_only_once_its_one_class_evaluations_persist():
     assert live(events([10, 20])).one_class_note().startswith("predicts only 'O'")   # two in a row
     assert live(events([45])).one_class_note().startswith("predicts only 'O'")       # past a third of the steps
     assert RunState.from_events("r", events([10], ended=True)).one_class_note().startswith("predicts only 'O'")
+
+
+def _stuck_classifier_events(run_id: str) -> list[dict]:
+    """A finished single-sentence run whose evaluations predicted '5' for all 100 dev rows (39 of them are '5')."""
+    per_class = {"5": {"precision": 0.39, "recall": 1.0, "f1": 0.56, "support": 39},
+                 "1": {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 61}}
+    metrics = {"accuracy": 0.39, "mcc": 0.0, "per_class": per_class}
+    return [{"event": "started", "run_id": run_id, "time": 0.0, "steps_total": 60,
+             "config": {"task": "single", "learning_rate": 2e-5}},
+            {"event": "eval", "run_id": run_id, "time": 5.0, "step": 30, "metrics": metrics},
+            {"event": "eval", "run_id": run_id, "time": 9.0, "step": 60, "metrics": metrics},
+            {"event": "finished", "run_id": run_id, "time": 10.0, "step": 60}]
+
+
+def test_the_runs_list_and_the_end_message_mark_a_run_that_predicts_one_class():
+    """A figure that is the majority rate is marked in the Best dev cell ("39.00% acc · one class"), the Curves
+    sentence in its tooltip, and said in the run's end message: the same decision (RunState.one_class_note)."""
+    from explorer.core.runs import status as run_status
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.status_texts import ended_message
+
+    stuck = RunState.from_events("sst-a", _stuck_classifier_events("sst-a"))
+    note = stuck.one_class_note()
+    assert note.startswith("predicts only '5' for every dev row: try a larger learning rate")
+    cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
+    col = COLUMNS.index("Best dev")
+    assert cells.text(stuck, col).endswith(" · one class") and "acc" in cells.text(stuck, col)
+    assert note in cells.tooltip(stuck, col)
+    assert ended_message("sst-a", run_status.FINISHED, stuck) == f"sst-a: {run_status.FINISHED} — {note}"

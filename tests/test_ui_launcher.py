@@ -118,6 +118,42 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
     assert batch.get() == before[1] + 1                      # the arrows and keys still change it
 
 
+def test_the_wheel_over_any_closed_drop_down_or_number_box_of_the_form_scrolls_the_form(qtbot, tmp_path):
+    """Every drop-down and number box in the launcher's scrollable form, the column pickers filled from a file and the
+    Run on picker included, keeps its value under the wheel while it is not focused, and the form scrolls instead:
+    scrolling over the Label column turned it to another column."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox
+
+    header = "\t".join(["email", "Spam", "Pictures", "Count"])
+    rows = "".join(f"mail number {i} with some words\t{'spam' if i % 2 else 'ham'}\tp{i}\t{i}\n" for i in range(20))
+    train = str(write_file(tmp_path / "mail.tsv", header + "\n" + rows))
+    w = shown_launcher(qtbot, tmp_path, width=820)
+    w.resize(820, 400)   # short: the form scrolls
+    w.set_config(TrainConfig(task="single", train=train, output_dir=str(tmp_path / "runs")))
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
+    scroll = w.form_view
+    boxes = [b for b in scroll.widget().findChildren(QComboBox) + scroll.widget().findChildren(QAbstractSpinBox)
+             if b.isVisibleTo(scroll.widget()) and b.isEnabled()]
+    assert any(b is w.editors["label_column"].widget or w.editors["label_column"].widget.isAncestorOf(b)
+               for b in boxes)
+
+    def value(box):
+        return box.currentIndex() if isinstance(box, QComboBox) else box.text()
+
+    for box in boxes:
+        box.clearFocus()
+        bar = scroll.verticalScrollBar()
+        bar.setValue(0)
+        before = value(box)
+        ev = QWheelEvent(QPointF(5, 5), QPointF(box.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                         Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(box, ev)
+        assert value(box) == before, box.objectName() or type(box).__name__
+        assert bar.maximum() == 0 or bar.value() > 0, "the form did not scroll"
+
+
 def test_the_wheel_never_turns_a_probe_setting(qtbot):
     """Scrolling the probe panel never turns n_best_size (from 20 to 17)."""
     from PySide6.QtCore import QPoint, QPointF, Qt
@@ -505,8 +541,9 @@ def test_launch_warns_when_the_output_disk_is_short_of_the_runs_checkpoints(qtbo
 
 
 def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_path):
-    """No dev file and a Dev fraction of 0: the Evaluation line and the line beside Launch say the run is never
-    evaluated and keeps no best checkpoint, and Dev fraction is amber with the reason; a share above 0 clears it."""
+    """No dev file and a Dev fraction of 0: the line beside Launch says the run is never evaluated and keeps no best
+    checkpoint, once (the Evaluation line above it does not repeat it), and Dev fraction is amber with the reason;
+    a share above 0 clears it."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     train = write_file(tmp_path / "own.tsv", "sentence\tlabel\n" + "".join(f"row {i}\t{i % 2}\n" for i in range(40)))
@@ -516,10 +553,26 @@ def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_pat
     said = "No dev file and Dev fraction 0: the run will not be evaluated"
     qtbot.waitUntil(lambda: said in w.problem.text(), timeout=5000)
     assert w.problem.text().startswith("<span") and "Note: " + said in w.problem.text()
-    assert w.eval_plan.text().startswith(said) and said in w.editors["dev_fraction"].widget.toolTip()
+    assert said not in w.eval_plan.text() and said in w.editors["dev_fraction"].widget.toolTip()
     w.editors["dev_fraction"].set(0.2)
     qtbot.waitUntil(lambda: said not in w.problem.text(), timeout=5000)
     assert said not in w.editors["dev_fraction"].widget.toolTip()
+
+
+def test_squad_v2_without_a_dev_file_says_it_is_never_evaluated_once(qtbot, tmp_path):
+    """SQuAD v2.0 holds out no dev split: without a dev file the sentence that the run is never evaluated shows
+    once under the form (the line beside Launch), not also grey on the Evaluation line."""
+    from PySide6.QtWidgets import QLabel
+
+    from helpers import write_tiny_squad
+
+    squad = str(write_tiny_squad(tmp_path / "train.json"))
+    w = shown_launcher(qtbot, tmp_path)
+    w.set_config(TrainConfig(task="squad_v2", train=squad, dev="", output_dir=str(tmp_path / "runs")))
+    said = "No dev file: the run will not be evaluated"
+    qtbot.waitUntil(lambda: said in w.problem.text(), timeout=90000)
+    shown = [lab for lab in w.findChildren(QLabel) if said in lab.text() and lab.isVisibleTo(w)]
+    assert shown == [w.problem]
 
 
 def test_clearing_dev_data_replaces_a_note_that_named_it(qtbot, tmp_path):
@@ -603,3 +656,21 @@ def test_the_task_list_opens_below_its_box(qtbot, tmp_path):
     box_bottom = combo.mapToGlobal(combo.rect().bottomLeft()).y()
     assert popup.geometry().top() >= box_bottom - 2, (popup.geometry(), box_bottom)
     combo.hidePopup()
+
+
+def test_a_short_time_budget_at_2e5_is_named_under_the_form_with_a_link_that_takes_1e4(qtbot, tmp_path):
+    """2,000 rows, batch 32 and a 2.5-minute Time budget at the bundled encoder's measured speed fit too few steps
+    to leave chance at 2e-5: the problem line says so before Launch (Launch stays enabled) and its link sets the
+    learning rate to 1e-4, after which the note is gone."""
+    rows = "".join(f"text {i}\t{i % 2}\n" for i in range(2000))
+    train = str(write_file(tmp_path / "train.tsv", "sentence\tlabel\n" + rows))
+    w = shown_launcher(qtbot, tmp_path)
+    w.set_config(TrainConfig(task="single", model="bundled:minilm", train=train, output_dir=str(tmp_path / "runs"),
+                             batch_size=32, epochs=3.0, time_budget_minutes=2.5))
+    w.form.plan.train_rate = lambda: 15.0
+    qtbot.waitUntil(lambda: w.train_preview.result is not None and w.train_preview.result.get("ok"), timeout=90000)
+    w._changed()
+    assert "predicts one class" in w.problem.text() and w.launch_btn.isEnabled()
+    assert w.config().learning_rate is None
+    w.problem.linkActivated.emit("use-small-table-rate")
+    assert w.config().learning_rate == 1e-4 and "predicts one class" not in w.problem.text()

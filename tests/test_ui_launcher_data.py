@@ -304,3 +304,21 @@ def test_a_squad_v2_run_on_no_unanswerable_question_is_warned_before_launch(qtbo
     w.editors["train"].set(some)
     answer_train_preview(w, some, "squad_v2")
     assert "unanswerable question" not in w.problem.text()
+
+
+def test_a_header_whose_names_find_no_text_column_gets_the_guess_shown_and_the_data_is_read(qtbot, tmp_path):
+    """A CSV headed email,Spam: the texts are guessed from the values (email, the longest) and shown as the guess;
+    the launcher fills that guess in, as it does a label guessed from the values, so the data check reads the file
+    instead of asking the user to type the name it shows."""
+    from helpers import shown_launcher
+
+    rows = "".join(f'"Dear friend, this is a long message number {i} about the meeting on Monday",'
+                   f'{"spam" if i % 3 == 0 else "ham"}\n' for i in range(30))
+    mail = str(write_file(tmp_path / "mail.csv", "email,Spam\n" + rows))
+    w = shown_launcher(qtbot, tmp_path)
+    w.set_config(TrainConfig(task="single", train=mail, output_dir=str(tmp_path / "runs")))
+    qtbot.waitUntil(lambda: w.editors["text_columns"].get() == ["email"], timeout=90000)
+    assert w.editors["label_column"].get() == "Spam"
+    assert "Text columns email and Label column Spam guessed from the first rows" in w.banner.whole_text()
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True, timeout=90000)
+    assert "--text-columns email --label-column Spam" in w.command.toPlainText()

@@ -159,6 +159,17 @@ def _split_hub(source: str, default_split: str) -> tuple[str, str | None, str]:
     return parsed
 
 
+def text_columns_by_name(header: list[str], pair: bool) -> list[str] | None:
+    """The text column(s) a run reads from a table with a ``header`` when none is given: a usual name (a known
+    pair's two), else the names' guess (core.data.table.guess_columns); None when the names find none (then a
+    guess from the values is only ever read when given, as the launcher gives the one it shows)."""
+    if pair:
+        known = next((list(p) for p in KNOWN_PAIRS if p[0] in header and p[1] in header), None)
+    else:
+        known = next(([c] for c in KNOWN_SINGLE if c in header), None)
+    return known or (list(guess_columns(header, pair).text_columns) or None)
+
+
 def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_column) -> tuple[list[int], int, int | None]:
     """(text column indices, label column index, id column index or None)."""
     where, header = table.path, table.columns
@@ -173,18 +184,13 @@ def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_colum
         raise ClassificationDataError(f"{where}: the file has no header; give the text column(s) by 1-based "
                                       f"position with --text-columns (columns 1..{len(header)})")
     else:
-        guess = guess_columns(header, pair)
-        if pair:
-            names = next((list(p) for p in KNOWN_PAIRS if p[0] in header and p[1] in header), None) or \
-                (list(guess.text_columns) or None)
-            if names is None:
-                raise ClassificationDataError(f"{where}: no sentence-pair columns found among {header}; "
-                                              "give the two names with --text-columns" + _text_hint(table, pair))
-        else:
-            names = next(([c] for c in KNOWN_SINGLE if c in header), None) or (list(guess.text_columns) or None)
-            if names is None:
-                raise ClassificationDataError(f"{where}: no sentence column found among {header}; "
-                                              "give its name with --text-columns" + _text_hint(table, pair))
+        names = text_columns_by_name(header, pair)
+        if names is None and pair:
+            raise ClassificationDataError(f"{where}: no sentence-pair columns found among {header}; "
+                                          "give the two names with --text-columns" + _text_hint(table, pair))
+        if names is None:
+            raise ClassificationDataError(f"{where}: no sentence column found among {header}; "
+                                          "give its name with --text-columns" + _text_hint(table, pair))
         texts = [header.index(n) for n in names]
     if label_column:
         label = resolve_column(table, label_column, "label column", "--label-column")

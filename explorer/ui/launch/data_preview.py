@@ -89,6 +89,7 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     ``head_only``: a CSV or TSV is read from its first bytes only (a big table's head, shown at once)."""
     from pathlib import Path
 
+    from explorer.core.data.classification import text_columns_by_name
     from explorer.core.data.table import TABLE_SUFFIXES, preview_table
     from explorer.core.data.table_stream import preview_head
 
@@ -112,9 +113,13 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     for i, c in enumerate(table.columns):
         samples[c] = next((_clip(r[i], SAMPLE_CHARS) for r in table.rows if i < len(r) and str(r[i]).strip()), "")
     g = table.guess
+    # a header whose names find no text column: the guess shown is from the values, which the run reads only when
+    # given (the launcher gives it: form_notes.guessed_columns)
+    by_values = bool(g.text_columns and not read["no_header"] and text_columns_by_name(list(table.columns), pair) is None)
     return {"columns": list(table.columns), "samples": samples,
             "guess": {"text_columns": list(g.text_columns), "label_column": g.label_column or "",
                       "id_column": g.id_column or "", **({"basis": g.basis} if g.basis else {}),
+                      **({"texts_by_values": True} if by_values else {}),
                       **({"id_note": g.id_note} if g.id_note else {})},
             "head_records": [_record(table.columns, row) for row in table.rows]}
 

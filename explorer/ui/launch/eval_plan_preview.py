@@ -149,6 +149,8 @@ class EvalPreviewInput:
             measured one: a run of another task at a similar length (``rough_from``), else the built-in rate
             (core.runs.throughput) (0: say none).
         rough_from: the past run of another task ``rough_rate`` comes from ("": the built-in rate).
+        busy: a run training on this machine now ("": none); the whole run's time assumes the machine to itself,
+            and the sentences say so rather than guess how much longer sharing it takes.
     """
 
     task: str
@@ -168,6 +170,21 @@ class EvalPreviewInput:
     rate_settings: str = ""
     rough_rate: float = 0.0
     rough_from: str = ""
+    busy: str = ""
+
+
+def _alone(p: EvalPreviewInput) -> str:
+    """' alone' after the whole run's time while another run trains here ('' otherwise)."""
+    return " alone" if p.busy else ""
+
+
+def _busy_sentence(p: EvalPreviewInput, named: bool = True) -> str:
+    """' Run X is training now: expect longer.' while another run trains here (not ``named``: 'A run', for the
+    short line); the estimate's rates are this machine's to itself, and no factor for sharing it is known ('' when
+    none trains)."""
+    if not p.busy:
+        return ""
+    return f" Run {p.busy} is training now: expect longer." if named else " A run is training now: expect longer."
 
 
 def _cadence(every: int) -> str:
@@ -195,8 +212,9 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     whole = p.full_dev or not samples_dev_rows(p.task)
     estimate = _estimate(p)
     if estimate:
-        return estimate
+        return estimate + _busy_sentence(p)
     decided = "The run decides once it has timed its first steps and its first evaluation." + _rough_time(p)
+    decided += _busy_sentence(p) if _rough_time(p) else ""
     if whole:
         why = "as asked" if p.full_dev else "this task's evaluations score every dev example"
         return (f"Evaluation: every evaluation scores all {rows} ({why}), {_cadence(p.every)} or less often, so "
@@ -257,11 +275,11 @@ def _rough_time(p: EvalPreviewInput) -> str:
 
     seconds = p.steps * max(1.0, p.windows_per_step) / p.rough_rate
     if p.rough_from:
-        return (f" Whole run about {format_duration(seconds)} (rough: from a run of another task, {p.rough_from}, "
+        return (f" Whole run about {format_duration(seconds)}{_alone(p)} (rough: from a run of another task, {p.rough_from}, "
                 f"at {p.rough_rate:,.1f} training rows/s; evaluations come on top).")
     others = (f"; {p.other_runs} past run{'s' if p.other_runs != 1 else ''} of this model trained another task, "
               "max_seq_length, batch size or device") if p.other_runs else ""
-    return (f" Whole run about {format_duration(seconds)} (rough: no past run of this model and length here, so "
+    return (f" Whole run about {format_duration(seconds)}{_alone(p)} (rough: no past run of this model and length here, so "
             f"a built-in {p.rough_rate:g} training rows/s{others}; evaluations come on top).")
 
 
@@ -280,14 +298,15 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
                 else "at the start and the end only")
         on = f"a sample of {plan.dev_rows:,} of the {rows}" if plan.sampled else f"all {rows}"
         rough = ", rough" if p.rate_settings else ""
-        return (f"Evaluation: {when} on {on}; whole run about {clock_text(plan.total_seconds)} (estimate from past "
-                f"runs{rough}).")
+        return (f"Evaluation: {when} on {on}; whole run about {clock_text(plan.total_seconds)}{_alone(p)} (estimate "
+                f"from past runs{rough}).{_busy_sentence(p, named=False)}")
     time = ""
     if p.rough_rate > 0 and p.steps > 0:
         from explorer.core.runs.throughput import format_duration
 
-        time = f"; whole run about {format_duration(p.steps * max(1.0, p.windows_per_step) / p.rough_rate)} (rough)"
-    within = f"within {p.share:.0%} of the run's time{time}."
+        seconds = p.steps * max(1.0, p.windows_per_step) / p.rough_rate
+        time = f"; whole run about {format_duration(seconds)}{_alone(p)} (rough)"
+    within = f"within {p.share:.0%} of the run's time{time}.{_busy_sentence(p, named=False) if time else ''}"
     if p.full_dev or not samples_dev_rows(p.task):
         return f"Evaluation: {_cadence(p.every)} or less often, on all {rows}, {within}"
     return f"Evaluation: {_cadence(p.every)} on all {rows} or a sample of them, {within}"

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QLocale, QObject, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
-from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QAbstractScrollArea, QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
 from explorer.core.specs.tasks import task_labels
@@ -118,14 +118,28 @@ def make_editor(spec: FieldSpec) -> Editor:
 class _WheelGuard(QObject):
     """The wheel never turns a form's drop-down or number box: scrolling the form over a field scrolled the
     field's value instead (Precision became "fp16 (CUDA)" on a CPU machine; a field reached with Tab changed
-    the same way). The wheel event goes to the form's scroll area;
-    values change by click, keys and the arrows."""
+    the same way). The wheel event goes to the form's scroll area, handed to it here (the nearest scroll area
+    around the field: a wheel event Qt does not propagate, or one a parent widget accepts, would otherwise
+    scroll nothing); values change by click, keys and the arrows."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if event.type() == QEvent.Type.Wheel:   # focused or not (Tab, then a scroll, would change it)
-            event.ignore()
+            area = _scroll_area_of(obj)
+            if area is None:
+                event.ignore()   # no scroll area: the parents may use it
+                return True
+            QApplication.sendEvent(area.viewport(), event)
+            event.accept()   # scrolled once: not again by the parents
             return True
         return False
+
+
+def _scroll_area_of(widget: QWidget) -> QAbstractScrollArea | None:
+    """The nearest scroll area ``widget`` sits in, else None."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractScrollArea):
+        parent = parent.parentWidget()
+    return parent
 
 
 _WHEEL_GUARD: _WheelGuard | None = None

@@ -37,7 +37,9 @@ def guessed_columns(form, guess: dict, type_in) -> str:
     """Columns guessed from a file's values (core.data.table.guess_columns_from_values, label_by_values) typed into
     ``form``'s empty pickers (a LaunchForm; ``type_in(name, value)``), once per training file: without a header its
     text and label columns; with one, the label column when no column has a usual label name (an "Emotion" column
-    of six feelings). A guess by names is left to the run (the same rule reads the header there). Returns the
+    of six feelings), and the text columns when no column has a usual text name (an "email" column of the longest
+    texts: the guess shown is what the data check reads). A guess by names is left to the run (the same rule reads
+    the header there). Returns the
     banner's sentence ("" when nothing was filled)."""
     basis = guess.get("basis") or ""
     train = form.values["train"]
@@ -46,7 +48,7 @@ def guessed_columns(form, guess: dict, type_in) -> str:
     headed = not form.values["no_header"]
     texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
     filled: list[str] = []
-    if texts and not headed and not form.values["text_columns"]:
+    if texts and (not headed or guess.get("texts_by_values")) and not form.values["text_columns"]:
         type_in("text_columns", texts)
         form.guessed["text_columns"] = list(texts)
         filled.append(f"Text columns {', '.join(texts)}")
@@ -58,8 +60,10 @@ def guessed_columns(form, guess: dict, type_in) -> str:
     if not filled:
         return ""
     if headed:
-        return html.escape(f"No column is named like a label: {filled[0]} guessed from the first rows ({basis}); "
-                           "check it against the preview")
+        named = "a text" if guess.get("texts_by_values") and filled[0].startswith("Text") else "a label"
+        named += " or a label" if len(filled) > 1 else ""
+        return html.escape(f"No column is named like {named}: {' and '.join(filled)} guessed from the first rows "
+                           f"({basis}); check {'them' if len(filled) > 1 else 'it'} against the preview")
     return html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
                        "check them against the preview")
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.kept_settings import RESET_LINK
+from explorer.ui.launch.small_table import SHORT_RUN_LINK, SMALL_TABLE_LEARNING_RATE
 from explorer.ui.shell.combo_popup import list_below, popup_fits_items
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
 from explorer.ui.launch.class_fields import CLASS_FIELDS
@@ -141,6 +142,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
+        self.problem.linkActivated.connect(self._problem_link)   # a note's one-click fix
         self.load_btn, self.save_btn = QPushButton("Load…"), QPushButton("Save…")
         self.load_btn.setToolTip("Load a run config (.json, e.g. a run folder's config.json).")
         self.save_btn.setToolTip("Save this form as a run config (.json) for `bert-explorer train --config`.")
@@ -309,23 +311,38 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.problem.setText(f"Cannot launch yet: {check.problem}" if check.problem else "")
         self.launch_btn.setEnabled(not check.problem)
         self.grid_btn.setEnabled(not check.problem)
-        self._show_eval_note(cfg)
+        said = self._show_eval_note(cfg)
         plan = self.form.plan   # the tooltip also says which past run its rates come from
-        self.eval_plan.set_texts(plan.eval_summary(cfg), plan.eval_preview(cfg), plan.eval_preview_tip(cfg))
+        if said and said == plan.eval_summary(cfg):   # a run never evaluated: said once, on the problem line
+            self.eval_plan.set_texts("")
+        else:
+            self.eval_plan.set_texts(plan.eval_summary(cfg), plan.eval_preview(cfg), plan.eval_preview_tip(cfg))
 
-    def _show_eval_note(self, cfg: TrainConfig) -> None:
+    def _show_eval_note(self, cfg: TrainConfig) -> str:
         """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the
         field in amber with the reason, and the sentence on the problem line when nothing blocks the launch (it
         does not block it), after a SQuAD v2.0 run's training questions without an unanswerable one
-        (RunPlan.abstain_warning)."""
+        (RunPlan.abstain_warning). Returns the no-dev sentence when the problem line says it (the Evaluation line
+        then does not say it again), else ""."""
         note = self.form.plan.eval_note(cfg)
         mark_invalid(self.editors["eval_every"], note, "warning")
         no_dev = self.form.plan.no_dev_warning(cfg)   # a run that is never evaluated: Dev fraction in amber too
         mark_invalid(self.editors["dev_fraction"], no_dev, "warning")
         abstain = self.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
-        note = ". ".join(n.rstrip(".") for n in (abstain, note or no_dev) if n)
-        if note and not self.problem.text():
-            self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>")
+        short = self.form.plan.short_run_warning(cfg)   # a Time budget too short to leave chance at 2e-5
+        said = "" if note else no_dev
+        note = ". ".join(n.rstrip(".") for n in (short, abstain, note or no_dev) if n)
+        if not note or self.problem.text():
+            return ""
+        offer = f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>" if short else ""
+        self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>{offer}")
+        return said
+
+    def _problem_link(self, href: str) -> None:
+        """A link on the problem line: the short run's learning rate taken, as if typed."""
+        if href == SHORT_RUN_LINK:
+            self.editors["learning_rate"].set(SMALL_TABLE_LEARNING_RATE)
+            self._field_changed("learning_rate")
 
     def _schedule_preview(self, *_args) -> None:
         if not self._loading:

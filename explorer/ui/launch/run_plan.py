@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from explorer.core.runs import status as run_status
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.models.speed import builtin_rate, same_model
@@ -142,6 +143,18 @@ class RunPlan:
         in_file = sum(1 for x in (self.train_result or {}).get("impossible", "") if x == "1")
         return launch_warning(in_file, int(cfg.train_cap or 0))
 
+    def short_run_warning(self, cfg: TrainConfig) -> str:
+        """'' or the warning that the few steps the Time budget fits leave the bundled encoder at chance at the
+        form's learning rate (small_table.short_run_note); only while the Time budget, not epochs or Max steps,
+        bounds the run."""
+        from explorer.ui.launch.small_table import short_run_note
+
+        per_epoch, planned = self.planned_steps()
+        budget = float(cfg.time_budget_minutes or 0.0)
+        if budget <= 0 or self.train_rows() <= 0 or planned >= self._bound_steps():
+            return ""
+        return short_run_note(self.values, planned, per_epoch, budget, cfg.resolved_learning_rate())
+
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
         start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates
@@ -241,7 +254,8 @@ class RunPlan:
             rate_from=source.run_id if source is not None else "",
             rate_settings=self._other_settings(source, cfg) if source is not None else "",
             rough_rate=0.0 if source is not None else rates_of(rough)[0] if rough is not None else builtin_rate(cfg.model),
-            rough_from=self._named(rough) if rough is not None else "")
+            rough_from=self._named(rough) if rough is not None else "",
+            busy=next((s.run_id for s in everyone if s.status == run_status.RUNNING), ""))
 
     def train_rate(self) -> float:
         """Training rows/s of the form's run: the latest past run of the same model (or architecture), task,

@@ -114,7 +114,8 @@ class RunCells:
             if best is None:
                 return s.best_cell_text() or undefined_best_text(s, short=True)
             return (sample_mark(s.evals + s.rescorings, best[2]) + s.best_cell_text()   # "≈": a dev sample's figure
-                    + (ONE_EVALUATION if only_evaluation(s) else ""))
+                    + (ONE_EVALUATION if only_evaluation(s) else "")
+                    + (ONE_CLASS if s.one_class_note() else ""))   # the majority rate, not a model that learned
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -222,6 +223,7 @@ class RunCells:
 
 
 ONE_EVALUATION = " (1 eval)"   # after a Best dev figure that is the only evaluation of a run still training
+ONE_CLASS = " · one class"   # after a Best dev figure of a run that predicted one class for every dev row
 
 
 def only_evaluation(s: RunState) -> bool:

@@ -40,6 +40,7 @@ from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs import research_actions
 from explorer.ui.runs.runner import RunManager
+from explorer.core.runs import status as run_status
 from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.dock import RunsPanel
@@ -157,6 +158,7 @@ class MainWindow(HelpActions, QMainWindow):
         build_menus(self)
         self._install_panel_shortcuts()
 
+        self._training: frozenset[str] = frozenset()   # the runs training now, as the launcher's estimate last read
         self._connect_panels()
 
         self.device = DeviceProbe(self)
@@ -286,6 +288,10 @@ class MainWindow(HelpActions, QMainWindow):
     def _update_status_labels(self) -> None:
         self._update_device_label()
         self._update_activity()
+        training = frozenset(s.run_id for s in self.store.tracked() if s.status == run_status.RUNNING)
+        if training != self._training:   # the launcher's whole-run time says whether a run trains beside it
+            self._training = training
+            self.launcher.runs_changed()
 
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""

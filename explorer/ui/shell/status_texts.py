@@ -47,10 +47,14 @@ def device_line(states: list, idle_device: str, host_of: Callable[[str], str],
 
 
 def ended_message(run_id: str, status: str, state) -> str:
-    """'<run>: <status>', with the error of a failed run (``state``: its RunState, None when no longer listed)."""
+    """'<run>: <status>', with the error of a failed run (``state``: its RunState, None when no longer listed), or
+    the note of a run that predicted one class for every dev row (RunState.one_class_note): its figure is the
+    majority rate, not a model that learned."""
     msg = f"{run_id}: {status}"
     if status == run_status.FAILED and state is not None:
         msg += f" — {state.error}"
+    elif state is not None and (note := state.one_class_note()):
+        msg += f" — {note}"
     return msg
 
 
