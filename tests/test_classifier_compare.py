@@ -750,3 +750,38 @@ def test_an_accuracy_interval_touching_zero_says_which_way_the_rows_only_one_mod
     acc = next(line for line in cmp.lines() if line.startswith("Verdict by accuracy:"))
     assert "at the 95% level" in acc and "interval 0.0 to" in acc and "touches 0" in acc
     assert "tuned was right on 2 rows base got wrong and never the other way" in acc
+
+
+def test_runs_trained_with_label_names_on_labels_numbered_from_one_are_compared_by_their_names(tmp_path):
+    """A table labelled 1..K (no 0) read with Label names maps label i to name i-1; the compare reads the dev rows
+    with that same numbering, so every label (the last, K, too) is a class and the per-class figures use the names."""
+    from helpers import save_tiny_model
+
+    from explorer.core.runs.layout import config_file
+    from explorer.worker.inspector_ops import OPS, State
+
+    names = ["AGAINST", "NONE", "FAVOR"]
+    dev = tmp_path / "numbered.csv"
+    with open(dev, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sentence", "label"])
+        for i in range(30):
+            w.writerow([" ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(2 + i % 4)), 1 + i % 3])
+    sources = []
+    for run_id, seed in (("a", 1), ("b", 2)):
+        folder = tmp_path / "runs" / run_id
+        ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", num_labels=3, seed=seed)
+        model_config = json.loads((ckpt / "config.json").read_text(encoding="utf-8"))
+        model_config["id2label"] = {str(k): n for k, n in enumerate(names)}
+        model_config["label2id"] = {n: k for k, n in enumerate(names)}
+        (ckpt / "config.json").write_text(json.dumps(model_config), encoding="utf-8")
+        cfg = TrainConfig(task="single", dev=str(dev), text_columns=["sentence"], label_column="label",
+                          label_names=names, run_id=run_id)
+        config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        sources.append(str(ckpt))
+    value = OPS["compare_classifiers"][0](State(), {"source_a": sources[0], "source_b": sources[1], "task": "single",
+                                                     "resamples": 200}, lambda d, t: None, lambda: False)
+    assert value["n"] == 30
+    ra = _scored(sources[0], dev)
+    assert list(ra.label_names) == names
+    assert list(ra.labels) == [i % 3 for i in range(30)]   # label 1 is AGAINST (id 0), 3 is FAVOR (id 2)

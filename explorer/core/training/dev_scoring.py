@@ -21,8 +21,9 @@ from explorer.core.training.tasks import get_task
 
 def classes_as_model(model, t, data):
     """Classification dev examples whose labels are written as names, renumbered by ``model``'s id2label (matched
-    by name); unchanged for multiple choice, for a head without names, or for examples without names. Raises the
-    data's ClassificationDataError (naming the line) for a label the head does not have."""
+    by name; an integer label by the file's own numbering, 1..K being ids 0..K-1, as the run's training read it);
+    unchanged for multiple choice, for a head without names, or for examples without names. Raises the data's
+    ClassificationDataError (naming the line) for a label the head does not have."""
     if t.facts.is_multiple_choice or not getattr(data, "label_names", None):
         return data
     id2label = getattr(model.config, "id2label", None) or {}
@@ -31,7 +32,8 @@ def classes_as_model(model, t, data):
         if getattr(data, "numbered_from", 0):   # a head without names takes the file's integers as its ids
             return replace(data.relabel([str(c) for c in range(len(head))]), label_names=None)
         return data
-    return data.relabel(head, "dev")
+    # the file's own numbering: a table labelled 1..K read with Label names writes class id i as i+1
+    return data.relabel(head, "dev", numbered_from=getattr(data, "numbered_from", 0))
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
