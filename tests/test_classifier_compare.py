@@ -785,3 +785,37 @@ def test_runs_trained_with_label_names_on_labels_numbered_from_one_are_compared_
     ra = _scored(sources[0], dev)
     assert list(ra.label_names) == names
     assert list(ra.labels) == [i % 3 for i in range(30)]   # label 1 is AGAINST (id 0), 3 is FAVOR (id 2)
+
+
+def test_a_dev_file_without_the_last_class_is_read_by_the_numbering_the_head_was_trained_with(tmp_path):
+    """A run trained on a table labelled 1..3 with Label names records that numbering in its config.json; a dev
+    file holding only labels 1 and 2 (read alone it would look like ids 0..K-1) maps 1 to the first name."""
+    from helpers import save_tiny_model
+
+    from explorer.core.data.classification import NUMBERED_FROM_KEY, load_classification
+    from explorer.core.models.loading import load_model
+    from explorer.core.runs.layout import config_file
+    from explorer.core.training.tasks import get_task
+
+    names = ["AGAINST", "NONE", "FAVOR"]
+    train = tmp_path / "train.csv"
+    train.write_text("sentence,label\n" + "".join(f"{WORDS[i % len(WORDS)]} {i},{1 + i % 3}\n" for i in range(9)),
+                     encoding="utf-8")
+    folder = tmp_path / "runs" / "r"
+    ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", num_labels=3, seed=1)
+    loaded = load_model(str(ckpt), "classification")
+    data = load_classification(str(train), label_names=names)
+    assert data.numbered_from == 1
+    get_task("single").configure_model(loaded.model, data, TrainConfig(task="single"))
+    loaded.model.config.id2label = dict(enumerate(names))
+    loaded.model.config.label2id = {n: k for k, n in enumerate(names)}
+    loaded.model.save_pretrained(ckpt)
+    assert json.loads((ckpt / "config.json").read_text(encoding="utf-8"))[NUMBERED_FROM_KEY] == 1
+    dev = tmp_path / "dev.csv"
+    dev.write_text("sentence,label\n" + "".join(f"{WORDS[i % len(WORDS)]},{1 + i % 2}\n" for i in range(6)),
+                   encoding="utf-8")
+    cfg = TrainConfig(task="single", train=str(train), dev=str(dev), text_columns=["sentence"], label_column="label",
+                      label_names=names, run_id="r")
+    config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+    report = _scored(ckpt, dev)
+    assert list(report.labels) == [0, 1, 0, 1, 0, 1]   # 1 is AGAINST, 2 is NONE: as the training read them

@@ -49,6 +49,7 @@ KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("questio
                ("sentence_a", "sentence_b"))
 KNOWN_LABELS = ("label", "Quality", "labels", "score", "gold_label")
 _INT = re.compile(r"^[+-]?\d+(\.0*)?$")
+NUMBERED_FROM_KEY = "label_numbered_from"   # a trained head's config.json: its training labels' numbering (0 or 1)
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 

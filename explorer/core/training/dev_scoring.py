@@ -13,6 +13,7 @@ import numpy as np
 from explorer.core.specs.heads import output_names
 from explorer.core.classify.dev_report import TABLE_SETTINGS, dev_report, multilabel_dev_report, regression_dev_report
 from explorer.core.classify.forward import label_thresholds
+from explorer.core.data.classification import NUMBERED_FROM_KEY
 from explorer.core.data.split import load_dev_split
 from explorer.core.models.batched_forward import forward_batches
 from explorer.core.specs.train_config import TrainConfig
@@ -21,7 +22,8 @@ from explorer.core.training.tasks import get_task
 
 def classes_as_model(model, t, data):
     """Classification dev examples whose labels are written as names, renumbered by ``model``'s id2label (matched
-    by name; an integer label by the file's own numbering, 1..K being ids 0..K-1, as the run's training read it);
+    by name; an integer label by the training labels' numbering recorded in the head's config.json
+    (``label_numbered_from``), else by the file's own, 1..K being ids 0..K-1, as the run's training read it);
     unchanged for multiple choice, for a head without names, or for examples without names. Raises the data's
     ClassificationDataError (naming the line) for a label the head does not have."""
     if t.facts.is_multiple_choice or not getattr(data, "label_names", None):
@@ -32,8 +34,11 @@ def classes_as_model(model, t, data):
         if getattr(data, "numbered_from", 0):   # a head without names takes the file's integers as its ids
             return replace(data.relabel([str(c) for c in range(len(head))]), label_names=None)
         return data
-    # the file's own numbering: a table labelled 1..K read with Label names writes class id i as i+1
-    return data.relabel(head, "dev", numbered_from=getattr(data, "numbered_from", 0))
+    # the training labels' numbering when the head records it (a dev file holding no row of class K reads 1..K-1
+    # alike), else the file's own: a table labelled 1..K read with Label names writes class id i as i+1
+    trained = getattr(model.config, NUMBERED_FROM_KEY, None)
+    return data.relabel(head, "dev", numbered_from=int(trained) if trained is not None
+                        else getattr(data, "numbered_from", 0))
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from explorer.core.data.classification import (
+    NUMBERED_FROM_KEY,
     ClassificationData,
     ClassificationDataError,
     load_classification,
@@ -211,6 +212,12 @@ class ClassificationTask(Task):
             raise ConfigError(f"f1_classes names {', '.join(repr(c) for c in unknown)}, not a class of the training "
                               f"data (its classes: {', '.join(train_examples.class_names())})")
         return dev_examples
+
+    def configure_model(self, model, train_examples, config) -> None:
+        """The training labels' numbering in the saved config.json (``label_numbered_from``: 1 for a table
+        labelled 1..K read with Label names or as classes "1".."K", else 0), so a dev file or a gold column read
+        later maps its integers as the training did, even one that holds no row of class K."""
+        setattr(model.config, NUMBERED_FROM_KEY, int(getattr(train_examples, "numbered_from", 0) or 0))
 
     def class_weights(self, train_examples: ClassificationData, config) -> list[float] | None:
         """The loss weight of every class id, or None (see :func:`parse_weights_for`)."""
