@@ -10,7 +10,6 @@ suffixes)``; the main window hands them to the RunManager (explorer.ui.runs.runn
 from __future__ import annotations
 
 import dataclasses
-import html
 from pathlib import Path
 from typing import Iterable
 
@@ -22,15 +21,14 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.kept_settings import RESET_LINK
-from explorer.ui.launch.small_table import SHORT_RUN_LINK, SMALL_TABLE_LEARNING_RATE
 from explorer.ui.shell.combo_popup import list_below, popup_fits_items
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
-from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.config_files import ConfigFiles
-from explorer.ui.launch.form_fields import Editor, mark_invalid, set_field_note, set_metric_choices
+from explorer.ui.launch.form_fields import Editor, set_field_note, set_metric_choices
 from explorer.ui.launch.form_model import WARNING_COLOR, LaunchForm, column_choices, grid_suffixes  # noqa: F401
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.hosts_dialog import RunOnPicker
+from explorer.ui.launch.launch_checks import LaunchChecks
 from explorer.ui.launch.launch_download import LaunchDownload
 from explorer.ui.launch.form_view import FormView, PreviewPane
 from explorer.ui.shell.more_label import MoreLabel
@@ -142,7 +140,8 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
-        self.problem.linkActivated.connect(self._problem_link)   # a note's one-click fix
+        self.checks = LaunchChecks(self)   # the form model's checks shown on the fields, the problem line, Launch
+        self.problem.linkActivated.connect(self.checks.link)   # a note's one-click fix
         self.load_btn, self.save_btn = QPushButton("Load…"), QPushButton("Save…")
         self.load_btn.setToolTip("Load a run config (.json, e.g. a run folder's config.json).")
         self.save_btn.setToolTip("Save this form as a run config (.json) for `bert-explorer train --config`.")
@@ -294,55 +293,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.train_preview.set_cap_line(self.form.plan.squad_cap_line(cfg))   # the questions a SQuAD cap keeps
         self.command.setPlainText(self.form.command(cfg))
         self.banner.show_text(*with_note(self.form.banner(cfg), self.run_on.note))   # a Run on host gone
-        gate = self.form.gate
-        refused = [gate.refusal(name, self.form.get(name), p.result)
-                   for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]
-        named = self.form.class_fields.refusals(self.form.values)   # classes the training data does not have
-        for name in CLASS_FIELDS:
-            mark_invalid(self.editors[name], named.get(name, ""))
-        refused += list(named.values())
-        head = gate.head_refusal(cfg, self.train_preview.result)   # the run would refuse the checkpoint's head
-        mark_invalid(self.editors["model"], head)
-        refused += [head] if head else []
-        check = gate.check(cfg, refused)
-        if check.windows is not None:   # red or amber window fields with the reason
-            for name, (reason, severity) in gate.window_marks(check.windows).items():
-                mark_invalid(self.editors[name], reason, severity)
-        self.problem.setText(f"Cannot launch yet: {check.problem}" if check.problem else "")
-        self.launch_btn.setEnabled(not check.problem)
-        self.grid_btn.setEnabled(not check.problem)
-        said = self._show_eval_note(cfg)
-        plan = self.form.plan   # the tooltip also says which past run its rates come from
-        if said and said == plan.eval_summary(cfg):   # a run never evaluated: said once, on the problem line
-            self.eval_plan.set_texts("")
-        else:
-            self.eval_plan.set_texts(plan.eval_summary(cfg), plan.eval_preview(cfg), plan.eval_preview_tip(cfg))
-
-    def _show_eval_note(self, cfg: TrainConfig) -> str:
-        """Evaluate every above the run's planned steps (eval_note), or no dev rows at all (no_dev_warning): the
-        field in amber with the reason, and the sentence on the problem line when nothing blocks the launch (it
-        does not block it), after a SQuAD v2.0 run's training questions without an unanswerable one
-        (RunPlan.abstain_warning). Returns the no-dev sentence when the problem line says it (the Evaluation line
-        then does not say it again), else ""."""
-        note = self.form.plan.eval_note(cfg)
-        mark_invalid(self.editors["eval_every"], note, "warning")
-        no_dev = self.form.plan.no_dev_warning(cfg)   # a run that is never evaluated: Dev fraction in amber too
-        mark_invalid(self.editors["dev_fraction"], no_dev, "warning")
-        abstain = self.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
-        short = self.form.plan.short_run_warning(cfg)   # a Time budget too short to leave chance at 2e-5
-        said = "" if note else no_dev
-        note = ". ".join(n.rstrip(".") for n in (short, abstain, note or no_dev) if n)
-        if not note or self.problem.text():
-            return ""
-        offer = f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>" if short else ""
-        self.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>{offer}")
-        return said
-
-    def _problem_link(self, href: str) -> None:
-        """A link on the problem line: the short run's learning rate taken, as if typed."""
-        if href == SHORT_RUN_LINK:
-            self.editors["learning_rate"].set(SMALL_TABLE_LEARNING_RATE)
-            self._field_changed("learning_rate")
+        self.checks.show(cfg)
 
     def _schedule_preview(self, *_args) -> None:
         if not self._loading:
