@@ -92,3 +92,29 @@ def test_hover_texts_name_the_tokens_and_numbers():
     assert cell_tip(w, 1, 2, 3.0) == "start 'ada' (1), end 'born' (2): 3.00"
     assert cell_tip(w, 2, 1, float("nan")).endswith(": invalid")
     assert token_probs_tip(w, 1) == "'ada' (1): P(start) 0.700, P(end) 0.200; start_logit 2.00, end_logit 1.00"
+
+
+def _added_up(text: str) -> bool:
+    """Every "a + b = c" in ``text`` holds for the numbers as shown."""
+    import re
+
+    found = re.findall(r"(-?\d+\.(\d+)) \+ (-?\d+\.\d+) = (-?\d+\.\d+)", text)
+    return bool(found) and all(round(float(a) + float(b), len(d)) == float(c) for a, d, b, c in found)
+
+
+def test_the_shown_parts_of_a_score_add_up_to_the_shown_sum(result):
+    """3.6561 + 3.5351 = 7.1912: to two decimals 3.66 + 3.54 would be shown as 7.19; a third decimal is shown
+    instead, so a reader adding the parts on screen gets the sum on screen."""
+    import copy
+
+    from explorer.core.qa.probe_text import addition, render_text, sum_digits
+
+    assert addition(3.6561, 3.5351) == "3.656 + 3.535 = 7.191" and addition(3.66, 3.53) == "3.66 + 3.53 = 7.19"
+    assert sum_digits(-0.31, -0.32) == 2 and sum_digits(math.inf, 1.0) == 2
+    r = copy.deepcopy(result)
+    r.null_start_logit, r.null_end_logit = 3.6561, 3.5351
+    r.nbest[0].start_logit, r.nbest[0].end_logit = 3.6561, 3.5351
+    lines = decision_lines(r, 0.0)
+    assert lines.null == "S.C + E.C = 3.656 + 3.535 = 7.191" and _added_up(lines.best)
+    text = render_text(r)
+    assert "null_score = S.C + E.C = 3.656 + 3.535 = 7.191" in text and "= 3.656 + 3.535 = 7.191" in text

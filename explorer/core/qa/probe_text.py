@@ -6,6 +6,27 @@ page's export show above the views."""
 from __future__ import annotations
 
 
+import math
+
+
+def sum_digits(a: float, b: float, digits: int = 2, most: int = 4) -> int:
+    """The fewest decimals, from ``digits`` up to ``most``, at which ``a`` and ``b`` as shown add up to ``a + b`` as
+    shown: 2 for 3.66 + 3.53 = 7.19, 3 where the parts round up together (3.655 + 3.534 = 7.189, not
+    3.66 + 3.53 = 7.20), so a reader checking the arithmetic by hand gets the figure on screen."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return digits
+    for d in range(digits, most + 1):
+        if f"{float(f'{a:.{d}f}') + float(f'{b:.{d}f}'):.{d}f}" == f"{a + b:.{d}f}":
+            return d
+    return most
+
+
+def addition(a: float, b: float) -> str:
+    """"a + b = sum" with the decimals of :func:`sum_digits` (S.T_i + E.T_j, S.C + E.C)."""
+    d = sum_digits(a, b)
+    return f"{a:.{d}f} + {b:.{d}f} = {a + b:.{d}f}"
+
+
 def render_text(result, *, top: int = 5, per_head: bool = False, special_label: str = "[CLS]/[SEP]") -> str:
     """The human-readable report of a ProbeResult (what `bert-explorer probe` prints). Windows, layers and
     heads are numbered from 1, as in the app."""
@@ -22,14 +43,14 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
                                                if result.nbest else "  (no valid span)"))
     lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}):")
     for rank, c in enumerate(result.nbest[:top], 1):
-        lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {c.start_logit:.2f} + {c.end_logit:.2f} = {c.score:.2f}'
+        lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {addition(c.start_logit, c.end_logit)}'
                      f"  (window {c.window_index + 1}, tokens {c.start_token}..{c.end_token})")
-    lines.append(f"null_score = S.C + E.C = {result.null_start_logit:.2f} + {result.null_end_logit:.2f} = "
-                 f"{result.null_score:.2f}  (window {result.decoding.null_window + 1}; minimum over "
+    lines.append(f"null_score = S.C + E.C = {addition(result.null_start_logit, result.null_end_logit)}  "
+                 f"(window {result.decoding.null_window + 1}; minimum over "
                  f"{len(result.windows)} window{'s' if len(result.windows) != 1 else ''})")
     if result.nbest:
         b = result.nbest[0]
-        lines.append(f"best span score = S.T_i + E.T_j = {b.start_logit:.2f} + {b.end_logit:.2f} = {b.score:.2f}")
+        lines.append(f"best span score = S.T_i + E.T_j = {addition(b.start_logit, b.end_logit)}")
     else:
         lines.append("best span score = -inf (no valid span in the passage)")
     lines.append(f"score_diff = best_non_null_score - null_score = {result.score_diff:+.2f}")

@@ -16,6 +16,7 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
                                QVBoxLayout, QWidget)
 
+from explorer.core.qa.probe_text import sum_digits
 from explorer.core.qa.scores import tau_axis_limit
 from explorer.ui.shell.columns import cells_told_once, fit_columns, rows_tall, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
@@ -262,8 +263,9 @@ class SpansView(QWidget):
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter   # once: a flag | costs Python time
         with cells_told_once(self.nbest) as table:
             for r, c in enumerate(cands):
-                values = [str(r + 1), c.text, f"{c.start_logit:.2f}", f"{c.end_logit:.2f}", f"{c.score:.2f}",
-                          str(c.window_index + 1)]
+                d = sum_digits(c.start_logit, c.end_logit)   # the shown start and end add up to the shown score
+                values = [str(r + 1), c.text, f"{c.start_logit:.{d}f}", f"{c.end_logit:.{d}f}",
+                          f"{c.start_logit + c.end_logit:.{d}f}", str(c.window_index + 1)]
                 for k, v in enumerate(values):
                     item = QTableWidgetItem(v)
                     if k == 1:

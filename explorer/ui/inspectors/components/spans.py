@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.qa.probe_text import addition
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 from explorer.glossary import tooltip
 
@@ -49,7 +50,7 @@ class DecisionLines:
 
 def decision_lines(r, tau: float) -> DecisionLines:
     """The lines of ProbeResult ``r`` at ``tau`` (the tooltips end with the glossary's entries)."""
-    null = (f"S.C + E.C = {r.null_start_logit:.2f} + {r.null_end_logit:.2f} = {r.null_score:.2f}"
+    null = (f"S.C + E.C = {addition(r.null_start_logit, r.null_end_logit)}"
             + (f"  [window {r.decoding.null_window + 1}]" if len(r.windows) > 1 else ""))
     null_tip = ("start_logits[CLS] + end_logits[CLS] (S.C + E.C; C = the final vector of [CLS])\n"
                 + tooltip("s_null"))
@@ -57,7 +58,7 @@ def decision_lines(r, tau: float) -> DecisionLines:
     if r.nbest:
         b = r.nbest[0]
         short = b.text if len(b.text) <= 28 else b.text[:27] + "…"
-        best = f"S.T_i + E.T_j = {b.start_logit:.2f} + {b.end_logit:.2f} = {r.best_non_null_score:.2f}  \"{short}\""
+        best = f"S.T_i + E.T_j = {addition(b.start_logit, b.end_logit)}  \"{short}\""
         best_tip = (f"\"{b.text}\" (tokens {b.start_token}..{b.end_token} of window {b.window_index + 1})\n"
                     + tooltip("best_non_null_score"))
     else:
@@ -136,7 +137,7 @@ def span_line(result, window: int, start: int, end: int, valid: bool) -> str:
     s, e = float(w.start_logits[start]), float(w.end_logits[end])
     why = "" if valid else "  (invalid span: the search never considers it)"
     return (f"span tokens {start}..{end} of window {window + 1}: \"{span_text(result, w, start, end)}\"  "
-            f"S.T_i + E.T_j = {s:.2f} + {e:.2f} = {s + e:.2f}{why}")
+            f"S.T_i + E.T_j = {addition(s, e)}{why}")
 
 
 def passage_html(result, window: int, tau: float, selected: tuple | None) -> tuple[str, bool]:
