@@ -105,13 +105,22 @@ def requeue_never_started(window, found) -> int:
 
 def _cv_estimate(window):
     """estimate(k) for the Cross-validate dialog: K fold runs of the Launch tab's settings at the samples/s that
-    past runs of the same model measured on this machine (the paper grid's figure, grid_estimate)."""
+    past runs of the same model measured on this machine (the paper grid's figure, grid_estimate), and the disk
+    their checkpoints take (core.studies.cv.fold_disk_line)."""
     from explorer.ui.launch.grid_estimate import cv_estimate, measured_throughput
+
+    from explorer.core.models.sources import weight_bytes
+    from explorer.core.studies.cv import fold_disk_line
 
     base = window.launcher.config()
     speed = measured_throughput(window.launcher.past_runs(), base.model)
     n = window.launcher.train_examples()
-    return lambda k: cv_estimate(base, k, n, speed)
+    weights = weight_bytes(base.model)   # the folds' checkpoints are this size x what each keeps x K
+
+    def estimate(k: int) -> str:
+        disk = fold_disk_line(weights, k)
+        return cv_estimate(base, k, n, speed) + (f"\n{disk[0].upper()}{disk[1:]}." if disk else "")
+    return estimate
 
 
 def _curve_estimate(window):
