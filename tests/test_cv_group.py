@@ -570,3 +570,12 @@ def test_folds_that_all_predict_one_class_for_every_row_are_said_in_words(qtbot,
     mixed = [dict(r, p_neg=0.2 if int(r["id"][1:]) % 2 else 0.8, p_pos=0.8 if int(r["id"][1:]) % 2 else 0.2)
              for r in _rows(data)]   # both classes predicted: no such sentence
     assert cv_runs.one_class_of(cv_runs.read_folds(group_dir(tmp_path, "stuck")), mixed) == ""
+
+
+def test_the_disk_k_folds_keep_is_said_from_the_models_weight_files():
+    from explorer.core.studies.cv import fold_disk_line
+
+    # 30 M parameters in fp32: last = model + AdamW state (3 x 120 MB), best = the model (120 MB)
+    assert fold_disk_line(120_000_000, 5) == ("each fold keeps checkpoints/last (model + optimizer state) and "
+                                              "checkpoints/best: about 480 MB per fold, 2,400 MB for 5")
+    assert fold_disk_line(None, 5) == ""

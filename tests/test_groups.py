@@ -449,3 +449,18 @@ def test_the_restarts_count_and_the_seeds_stay_in_agreement(qtbot, tmp_path):
     tab.seeds.clear()
     tab.restarts.setValue(4)
     assert tab.seeds.text() == ""
+
+
+def test_members_with_a_config_but_no_folder_are_found_as_never_started(tmp_path):
+    group, configs = groups.plan_restarts(TrainConfig(), "cv-x", [1, 2, 3])
+    groups.write_group(tmp_path, group)
+    groups.write_member_configs(tmp_path, group, configs)
+    _fake_run(tmp_path, "cv-x-01", [(0, 0.5), (10, 0.8)])
+    found = groups.never_started_members(tmp_path)
+    assert [f.group for f in found] == ["cv-x"]
+    assert [p.stem for p in found[0].configs] == ["cv-x-02", "cv-x-03"]
+    assert found[0].sentence() == "2 run(s) of cv-x were queued and never started"
+    assert all(TrainConfig.from_dict(json.loads(p.read_text())).run_id == p.stem for p in found[0].configs)
+    # the runs this window still holds queued are not offered
+    assert [p.stem for p in groups.never_started_members(tmp_path, busy={"cv-x-02"})[0].configs] == ["cv-x-03"]
+    assert groups.never_started_members(tmp_path, busy={"cv-x-02", "cv-x-03"}) == []

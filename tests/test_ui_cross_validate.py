@@ -190,9 +190,17 @@ def test_the_dialog_estimates_the_folds_time_from_past_runs_of_the_model_here(wi
     w.groups_tab.queue_cv.click()
     rate = "4.0 samples/s, the median of 1 past run(s) of this model here"
     # K=5: 5 runs x 800 rows x 2 epochs = 8,000 samples at 4 samples/s; K=4: 4 x 750 x 2 = 6,000
-    assert seen[5] == (f"Estimated time: {format_seconds(2000)} in all (8,000 training samples at {rate}; each fold's "
-                       "evaluation and the out-of-fold predictions come on top).")
+    time5, disk5 = seen[5].split("\n")
+    assert time5 == (f"Estimated time: {format_seconds(2000)} in all (8,000 training samples at {rate}; each fold's "
+                     "evaluation and the out-of-fold predictions come on top).")
     assert seen[4].startswith(f"Estimated time: {format_seconds(1500)} in all (6,000 training samples")
+    # and the disk the folds' checkpoints take, from the model's weight files, for this K
+    from explorer.core.models.sources import weight_bytes
+    from explorer.core.studies.cv import fold_disk_line
+    line = fold_disk_line(weight_bytes("bundled:minilm"), 5)
+    assert line and disk5 == line[0].upper() + line[1:] + "."
+    assert disk5.startswith("Each fold keeps checkpoints/last (model + optimizer state) and checkpoints/best: about ")
+    assert seen[4].split("\n")[1].endswith(" for 4.")
 
 
 def test_the_folds_estimate_stops_each_fold_at_the_launchers_time_budget(window, qtbot, monkeypatch, tmp_path):
@@ -219,13 +227,14 @@ def test_the_folds_estimate_stops_each_fold_at_the_launchers_time_budget(window,
     assert seen and seen[0].startswith("Estimated time: 3:45 in all (8,000 training samples")
     assert "5 of 5 runs stop at their 0:45 time budget (without it 33:20)" in seen[0]
     # the budget is wall time, evaluations included: only the out-of-fold predictions come after the folds
-    assert seen[0].endswith("the budget includes their evaluations; the out-of-fold predictions come on top).")
+    assert seen[0].split("\n")[0].endswith("the budget includes their evaluations; the out-of-fold predictions come "
+                                           "on top).")
     spin.clear()
     qtbot.keyClicks(spin, "90")   # a budget no fold reaches: each fold's evaluations still come on top, up to it
     spin.interpretText()
     w.groups_tab.queue_cv.click()
-    assert seen[1].endswith("each fold's evaluation and the out-of-fold predictions come on top, each run ending "
-                            "at its 1:30:00 time budget at the latest).")
+    assert seen[1].split("\n")[0].endswith("each fold's evaluation and the out-of-fold predictions come on top, "
+                                           "each run ending at its 1:30:00 time budget at the latest).")
 
 
 def test_a_refusal_under_the_groups_buttons_goes_once_the_launch_form_can_be_cross_validated(window, monkeypatch,

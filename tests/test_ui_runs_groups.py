@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton  # noqa: E402
 
 from explorer.core.studies.groups import load_group_file, plan_restarts, write_group  # noqa: E402
 from explorer.core.specs.train_config import TrainConfig  # noqa: E402
@@ -546,3 +546,37 @@ def test_a_best_dev_figure_of_a_dev_sample_says_so_in_the_part_shown_in_the_dock
     assert "≈: measured on the 243-row stratified sample of the 872 dev rows" in sampled.data(Qt.ItemDataRole.ToolTipRole)
     whole = panel.proxy.mapFromSource(panel.model.run_index("20261206-100000-squad_v1-squad_v1_small", col))
     assert whole.data() == "35.66% F1"
+
+
+def test_members_queued_when_the_app_closed_are_offered_again_at_the_start(qtbot, tmp_path):
+    """Quitting drops the queue; the group's configs stay: the next start names the members never started and one
+    click queues them again under their own run ids."""
+    from explorer.core.studies.groups import write_member_configs
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from test_groups import _fake_run
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    group, configs = plan_restarts(TrainConfig(task="pair", model="bundled:minilm", train="train.tsv",
+                                                       output_dir=str(runs)), "r",
+                                   [1, 2, 3])
+    write_group(runs, group)
+    write_member_configs(runs, group, configs)
+    _fake_run(runs, "r-01", [(0, 0.5), (10, 0.8)])
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: w.never_started_offer is not None, timeout=10_000)
+    button = w.statusBar().findChild(QPushButton, "queue_never_started")
+    assert button is w.never_started_offer
+    assert button.text() == "2 run(s) of r were queued and never started: Queue them again"
+    button.click()
+    assert w.manager.queued() == ["r-02", "r-03"]
+    assert "Queued again: 2 run(s)" in w.statusBar().currentMessage()
+
+
+def test_a_start_without_never_started_members_offers_nothing(qtbot, queued_window):
+    qtbot.wait(50)   # the offer is decided on the first event-loop turn
+    assert queued_window.never_started_offer is None
+    assert queued_window.statusBar().findChild(QPushButton, "queue_never_started") is None

@@ -149,3 +149,17 @@ def out_of_fold(folds: list[Fold], predictions: list[list[dict]], n: int) -> lis
     if missing:
         raise ValueError(f"{len(missing)} examples have no out-of-fold prediction (first: {missing[0]})")
     return out  # type: ignore[return-value]
+
+
+def fold_disk_line(weights: int | None, k: int) -> str:
+    """What K fold runs keep on disk, from the model's weight files (``weights`` bytes, fp32: 4 bytes a parameter;
+    explorer.core.models.sources.weight_bytes): "each fold keeps checkpoints/last (model + optimizer state) and
+    checkpoints/best: about 360 MB per fold, 1,800 MB for 5". Folds always save checkpoints (their final model
+    predicts their held-out rows: cv_runs.fold_checkpoints). "" while the model's size is unknown."""
+    from explorer.core.training.checkpoints import checkpoint_bytes, megabytes
+
+    if not weights:
+        return ""
+    each = checkpoint_bytes(int(weights) // 4)["total"]
+    return (f"each fold keeps checkpoints/last (model + optimizer state) and checkpoints/best: about "
+            f"{megabytes(each)} per fold, {megabytes(each * int(k))} for {int(k)}")

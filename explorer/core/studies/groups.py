@@ -134,6 +134,36 @@ def write_member_configs(runs_dir: str | Path, group: Group, configs: list) -> l
     return paths
 
 
+@dataclass
+class NeverStarted:
+    """A group's members that have a written config (``.groups/<name>/configs/<run_id>.json``) but no run
+    folder: queued when the app closed (or dropped from the queue), never started. ``configs``: the config
+    paths in member order, what queueing them again reads."""
+
+    group: str
+    configs: list[Path]
+
+    def sentence(self) -> str:
+        """"2 run(s) of cv-x were queued and never started: Queue them again" without the action."""
+        return f"{len(self.configs)} run(s) of {self.group} were queued and never started"
+
+
+def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[NeverStarted]:
+    """Every group whose members have a config but no run folder (in group order), leaving out the run ids in
+    ``busy`` (the runs this window holds queued or running). Quitting drops a queue; their configs stay, so the
+    next start can offer them again. Unreadable group files are skipped (list_groups notes them)."""
+    runs_dir = Path(runs_dir)
+    found = []
+    for group in list_groups(runs_dir)[0]:
+        folder = group_dir(runs_dir, group.name) / "configs"
+        paths = [folder / f"{m.run_id}.json" for m in group.members
+                 if m.run_id not in busy and not (runs_dir / m.run_id).exists()]
+        paths = [p for p in paths if p.is_file()]
+        if paths:
+            found.append(NeverStarted(group=group.name, configs=paths))
+    return found
+
+
 def _member(item, index: int, path: Path) -> GroupMember:
     if not isinstance(item, dict) or not isinstance(item.get("run_id"), str) or not item["run_id"]:
         raise GroupError(f"{path}: members[{index}] has no run_id")

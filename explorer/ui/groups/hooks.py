@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
+
 from explorer.ui.inspectors.registry import GROUPS
 
 
@@ -45,17 +47,80 @@ def wire(window) -> None:
     # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
     # time, then queues the grid as a run group
     window.launcher.group_grid = lambda: queue_group(window, "grid")
+    window.never_started_offer = None   # the "Queue them again" button once the window is built, when runs wait
+    QTimer.singleShot(0, window, lambda: setattr(window, "never_started_offer", offer_never_started(window)))
+
+
+def offer_never_started(window):
+    """Once the window is built (its status bar in place): the members of groups with a config but no run folder (queued when the app last closed,
+    explorer.core.studies.groups.never_started_members) are offered in one click, a button in the status bar
+    that names them ("2 run(s) of cv-x were queued and never started: Queue them again"); None when there are
+    none, else the button."""
+    from PySide6.QtWidgets import QPushButton
+
+    from explorer.core.studies.groups import never_started_members
+
+    found = never_started_members(window.runs_dir, busy=set(window.manager.states))
+    if not found:
+        return None
+    text = "; ".join(f.sentence() for f in found)
+    button = QPushButton(text + ": Queue them again")   # a button, not a message the next one would replace
+    button.setObjectName("queue_never_started")
+    button.setToolTip(text + " (queued when the app last closed, or dropped from the queue); their settings "
+                      "are kept in the group's configs folder. Click to queue them again under their run ids.")
+
+    def queue_again() -> None:
+        window.statusBar().removeWidget(button)
+        button.deleteLater()
+        queued = requeue_never_started(window, found)
+        window.show_message(f"Queued again: {queued} run(s)", 8000)
+
+    button.clicked.connect(queue_again)
+    window.statusBar().addPermanentWidget(button)
+    return button
+
+
+def requeue_never_started(window, found) -> int:
+    """Queue each group's never-started members under their own run ids and follow the group as when it was
+    queued (its progress, and a cv group's held-out folds predicted once its last fold ends); the count queued."""
+    import json
+
+    from explorer.core.specs.train_config import TrainConfig
+
+    from explorer.core.errors import UserError
+
+    count = 0
+    window.runs.reload_groups()
+    for item in found:
+        try:
+            configs = [TrainConfig.from_dict(json.loads(p.read_text(encoding="utf-8"))) for p in item.configs]
+            ids = window.manager.enqueue(configs)   # this machine's runs folder holds the group and its configs
+        except (OSError, ValueError, UserError) as exc:   # a config edited or its data gone since
+            window.groups_tab.message.setText(f"{item.group}: its never-started runs could not be queued: {exc}")
+            continue
+        window.groups_tab.follow_group(item.group, ids, window.store_events)
+        count += len(ids)
+    return count
 
 
 def _cv_estimate(window):
     """estimate(k) for the Cross-validate dialog: K fold runs of the Launch tab's settings at the samples/s that
-    past runs of the same model measured on this machine (the paper grid's figure, grid_estimate)."""
+    past runs of the same model measured on this machine (the paper grid's figure, grid_estimate), and the disk
+    their checkpoints take (core.studies.cv.fold_disk_line)."""
     from explorer.ui.launch.grid_estimate import cv_estimate, measured_throughput
+
+    from explorer.core.models.sources import weight_bytes
+    from explorer.core.studies.cv import fold_disk_line
 
     base = window.launcher.config()
     speed = measured_throughput(window.launcher.past_runs(), base.model)
     n = window.launcher.train_examples()
-    return lambda k: cv_estimate(base, k, n, speed)
+    weights = weight_bytes(base.model)   # the folds' checkpoints are this size x what each keeps x K
+
+    def estimate(k: int) -> str:
+        disk = fold_disk_line(weights, k)
+        return cv_estimate(base, k, n, speed) + (f"\n{disk[0].upper()}{disk[1:]}." if disk else "")
+    return estimate
 
 
 def _curve_estimate(window):
