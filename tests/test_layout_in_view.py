@@ -356,6 +356,26 @@ def test_the_lower_tabs_show_the_block_flow_curves_without_dragging_the_handle(s
     assert not report, "\n".join(report)
 
 
+def test_the_block_flow_legend_is_in_view_without_scrolling(six_layer_window, qtbot):
+    """On the Attention page at 1264x760 (a 1280x800 window's client area), as it opens: the block flow plot's
+    legend (which line is which pair of blocks) lies inside its tab's visible area with nothing scrolled or dragged;
+    under the axis it was below the fold of the lower pane, the lines shown without their meaning."""
+    from PySide6.QtWidgets import QApplication
+
+    w, app = six_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    resize(w, (1264, 760), app)
+    show_page(w, "Attention", app)
+    view.bottom.setCurrentWidget(view.flow)
+    _bring_into_view(view.heatmap, view)
+    settle(app)
+    legend = view.flow_plot.getPlotItem().legend
+    rect = legend.mapRectToScene(legend.boundingRect())
+    port = view.bottom.currentWidget().viewport()
+    shown = _in_view_height(view.flow_plot, rect, port)
+    assert shown >= int(rect.height()) - 1, f"{shown} of {rect.height():.0f} px of the legend in view"
+
+
 def test_a_head_importance_scoring_shows_its_map_in_the_lower_tab_without_dragging(six_layer_window, qtbot, tmp_path):
     """Attention → Head importance after a scoring, at 1280x800 and 1920x1080, with no handle dragged: the
     importance map's data area shows at least PLOT_IN_VIEW px of its height in the tab (the tab's page scrolls to

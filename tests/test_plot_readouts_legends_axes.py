@@ -86,9 +86,12 @@ def test_block_flow_legend_never_covers_the_curves(qtbot, view_name):
     brush = legend.opts["brush"]
     assert brush.style() == Qt.BrushStyle.SolidPattern and brush.color().alpha() == 255   # opaque
     box, plot_area = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
-    assert box.height() > 10 and not box.intersects(plot_area)          # outside the data area
-    assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()
+    assert box.height() > 10 and not box.adjusted(1, 1, -1, -1).intersects(plot_area)          # outside the data area
+    below = box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()
+    beside = box.left() >= plot_area.right() - 1                            # right of the curves, at their height
+    assert below or beside
     assert box.bottom() <= view.flow_plot.height() + 1                    # and inside the widget
+    assert box.right() <= view.flow_plot.width() + 1
 
 
 def _drawn_ticks(axis):
@@ -176,5 +179,5 @@ def test_tau_sweep_legend_sits_below_the_plot(qtbot, tmp_path):
     names = [label.text for _, label in legend.items]
     assert "chosen τ (drag)" in names and "F1, exact sweep" in names
     box, plot_area = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
-    assert box.height() > 10 and not box.intersects(plot_area)
+    assert box.height() > 10 and not box.adjusted(1, 1, -1, -1).intersects(plot_area)
     assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()

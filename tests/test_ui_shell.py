@@ -520,7 +520,7 @@ def _open_predictions(w, folder, name: str) -> None:
 
 def test_tab_buttons_keep_two_rows_and_the_rest_are_counted_in_the_tabs_list(shell, qtbot, tmp_path):
     """Four Predictions pages (as restored at start-up) in a 1280x800 window: the tab buttons stay in two rows,
-    every fixed tab and the current page keep their button, and "Tabs (+N) ▾" counts and lists the others; choosing
+    every fixed tab, the current page and the page used last (elided) keep their button, and "Tabs (+N) ▾" counts and lists the others; choosing
     one from the list shows its button."""
     w = shell
     w.resize(1264, 760)
@@ -540,8 +540,10 @@ def test_tab_buttons_keep_two_rows_and_the_rest_are_counted_in_the_tabs_list(she
     assert all(b.isVisibleTo(w) for b in rows.buttons[:fixed])   # every fixed tab keeps its button
     assert rows.hidden and min(rows.hidden) >= fixed
     assert w.tab_list.text() == f"Tabs (+{len(rows.hidden)}) ▾"
-    last = w.tabs.count() - 1
-    assert last in rows.hidden
+    # the page used last (the newest) keeps its button, its name elided, rather than all of them behind the list
+    assert w.tabs.count() - 1 not in rows.hidden
+    assert rows.buttons[-1].text() != w.tabs.tabText(w.tabs.count() - 1)
+    last = rows.hidden[-1]
     action = w.tab_list.fill()[last]
     action.trigger()
     QApplication.processEvents()
@@ -562,3 +564,20 @@ def test_tab_buttons_keep_two_rows_and_the_rest_are_counted_in_the_tabs_list(she
         qtbot.waitUntil(lambda: len(rows.buttons) == w.tabs.count())
         QApplication.processEvents()
     assert w.tab_list.text() == "Tabs ▾"
+
+
+def test_shown_tabs_keeps_the_last_used_optional_page_elided_when_none_fits_whole():
+    """A fixed page current, two rows of 300 px: the fixed pages (two rows less 140 px) leave no room for a whole
+    optional button (200 px), but for the last used one narrowed (it was hidden with all the others behind the
+    list); with too little room for MIN_ELIDED_PX all stay hidden."""
+    from explorer.ui.shell.tab_rows import MIN_ELIDED_PX, shown_tabs
+
+    widths = [150, 150, 150, 200, 200, 200]          # pages 0-2 fixed, 3-5 optional (Predictions)
+    optional = {3, 4, 5}
+    shown, px = shown_tabs(widths, optional, 0, (20, 30), 300, 0, recent=4)
+    assert shown == [0, 1, 2, 4]
+    assert MIN_ELIDED_PX <= px < 200 and 150 + px + 30 <= 300
+    shown, px = shown_tabs(widths, optional, 0, (20, 30), 300, 0, recent=-1)
+    assert (shown, px) == ([0, 1, 2], None)
+    shown, px = shown_tabs([150, 150, 280, 200, 200], {3, 4}, 0, (20, 30), 300, 0, recent=3)
+    assert (shown, px) == ([0, 1, 2], None)

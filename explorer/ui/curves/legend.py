@@ -1,4 +1,5 @@
-"""A plot legend that never covers the data: a row of entries under the x axis (pyqtgraph).
+"""A plot legend that never covers the data: a row of entries under the x axis, or a column of them right of the
+view box (pyqtgraph).
 
 pyqtgraph's ``addLegend`` floats the legend over the view box, where it hides curves (the block-flow
 plots: shares near 1.0 run right under a top-right legend). :func:`legend_below` puts the entries in
@@ -45,6 +46,34 @@ def legend_below(plot, columns: int = 3) -> pg.LegendItem:
     item.layout.addItem(legend, LEGEND_ROW, 1)
     item.legend = legend
     return legend
+
+
+def legend_beside(plot) -> pg.LegendItem:
+    """Give ``plot`` (a PlotWidget or PlotItem) a legend right of its view box, one entry per row, opaque white
+    with a light frame, at the top of the view's height: it shows wherever the curves show, so a plot in a low
+    pane keeps its key in view with the lines (under the axis it fell below the pane's fold). Returns the legend
+    (also ``plot_item.legend``); the plot's minimum size holds it once its entries exist (``fit_legend_beside``)."""
+    item = plot.getPlotItem() if hasattr(plot, "getPlotItem") else plot
+    legend = LayoutLegend(colCount=1, brush=pg.mkBrush(255, 255, 255, 255), pen=pg.mkPen("#ccc"),
+                          labelTextColor="#222")
+    legend.layout.setContentsMargins(4, 2, 4, 2)
+    item.layout.addItem(legend, 2, 3, alignment=Qt.AlignmentFlag.AlignTop)
+    item.legend = legend
+    return legend
+
+
+def hold_legend_beside(widget) -> None:
+    """Make PlotWidget ``widget``'s minimum size hold its :func:`legend_beside` legend whole (call once the entries
+    exist): the view box is as high as the legend at least."""
+    item = widget.getPlotItem()
+    legend = item.legend
+    legend.updateSize()
+    legend.setMinimumWidth(legend.preferredWidth())
+    vb = item.getViewBox()
+    vb.setMinimumHeight(max(vb.minimumHeight(), legend.minimumHeight()))
+    item.layout.invalidate()
+    need = item.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+    widget.setMinimumSize(int(need.width()) + 2, int(need.height()) + 2)
 
 
 class _LegendFit(QObject):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.attention.head_labels import head_axis_labels, layer_axis_labels
-from explorer.ui.curves.legend import fit_legend_columns, legend_below
+from explorer.ui.curves.legend import hold_legend_beside, legend_beside
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, rows_tall
 from explorer.ui.shell.flow_layout import FlowLayout
@@ -265,8 +265,9 @@ class FlowPanel(AdaptiveSplitter):
         self.plot.getPlotItem().getViewBox().setMinimumHeight(MIN_PLOT_PX)
         self.plot.setLabel("bottom", "layer")
         self.plot.setLabel("left", "share of attention")
-        # under the axis: never over the curves (shares run up to 1.0); fewer columns when the plot is narrow
-        self.legend_fit = fit_legend_columns(self.plot, legend_below(self.plot))
+        # right of the curves, at their top: never over them (shares run up to 1.0), and in view wherever they are
+        # (under the axis it lay below the fold of the lower pane at 1280x800: the lines without their meaning)
+        legend_beside(self.plot)
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)   # no "layer (x0.001)" on an empty plot
         self.plot.getAxis("bottom").setTickSpacing(1, 1)
@@ -277,7 +278,7 @@ class FlowPanel(AdaptiveSplitter):
         for (name, _, _), color in zip(blocks.flow_columns, FLOW_COLOURS):
             self.curves.append(self.plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=6,
                                               symbolBrush=color, name=name, dynamicRangeLimit=None))
-        self.legend_fit.hold_one_column()   # its entries exist now: the plot's minimum size
+        hold_legend_beside(self.plot)   # its entries exist now: the plot's minimum size
         self.layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
         self.plot.addItem(self.layer_line)
         # which head the numbers are of, over the table: with a head chosen they are that head's, not the layer's
@@ -324,7 +325,7 @@ class FlowPanel(AdaptiveSplitter):
         # names the plot, the label over the table and the tooltip say whose flow it is
         self.plot.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
         self.which.setText(flow_which_text(which))
-        self.legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
+        hold_legend_beside(self.plot)   # the plot keeps its axis and whole legend in view
 
     def mark_layer(self, layer: int, one_layer: bool) -> None:
         """Layer ``layer`` (0-based) is the one shown: its dashed line and its row, the only one selected whatever

@@ -42,13 +42,17 @@ def _flow(widths: list[int], width: int, spacing: int) -> tuple[int, int]:
 
 
 def shown_tabs(widths: list[int], optional: set[int], current: int, trailing: tuple[int, int], width: int,
-               spacing: int, max_rows: int = MAX_ROWS) -> tuple[list[int], int | None]:
+               spacing: int, max_rows: int = MAX_ROWS, recent: int = -1) -> tuple[list[int], int | None]:
     """Which tab buttons to show so that they and the trailing button fit ``max_rows`` rows of ``width`` px.
 
     All, when they fit beside it at ``trailing[0]`` px. Else (beside it at ``trailing[1]`` px, wide enough for a
     count) every tab not in ``optional`` (the fixed pages), the optional ones in order while they fit, and
     ``current`` (-1: none) always. Returns (the indices shown, in order; None, or the px the current button must be
-    narrowed to when it does not fit whole beside the fixed ones: its text is then elided)."""
+    narrowed to when it does not fit whole beside the fixed ones: its text is then elided).
+
+    ``recent``: the optional tab used last (-1: none). With a fixed page current and no optional button whole in
+    the rows, its button is shown narrowed (the px returned are its) where MIN_ELIDED_PX fit: a page to go back to,
+    rather than every optional page behind the list."""
     def fits(indices: list[int], room_for: int) -> bool:
         return row_count([widths[i] for i in indices] + [room_for], width, spacing) <= max_rows
 
@@ -62,7 +66,15 @@ def shown_tabs(widths: list[int], optional: set[int], current: int, trailing: tu
             if not fits(wanted, trailing[1]):
                 break
             shown = wanted
-    if current not in optional or fits(shown, trailing[1]):
+    if current not in optional:
+        if recent in optional and not any(i in optional for i in shown):
+            rows, used = _flow([widths[i] for i in shown], width, spacing)
+            counted = len(optional) > 1   # the others stay behind the list, which counts them
+            room = width - used - 2 * spacing - trailing[1 if counted else 0]
+            if rows <= max_rows and room >= MIN_ELIDED_PX:
+                return sorted(shown + [recent]), min(room, widths[recent])
+        return shown, None
+    if fits(shown, trailing[1]):
         return shown, None
     others = [i for i in shown if i != current]
     rows, used = _flow([widths[i] for i in others], width, spacing)
@@ -102,6 +114,7 @@ class TabRows(QWidget):
         self._cells: list[QWidget] = []
         self.hidden: list[int] = []
         self._closable: set[int] = set()   # the tabs with a close button (the Predictions pages): they may give way
+        self._recent_page: QWidget | None = None   # the optional page shown last (_recent_optional)
         self.flow = FlowLayout(self, spacing=2)
         self.flow.setContentsMargins(4, 2, 4, 0)
         self._refresh = QTimer(self, singleShot=True, interval=0)
@@ -163,13 +176,14 @@ class TabRows(QWidget):
         trailing = (0, 0)
         if self.trailing is not None:   # its width without a count and with the longest count it may show
             trailing = (self.trailing.widest_hint(0), self.trailing.widest_hint(len(widths)))
-        shown, narrowed = (shown_tabs(widths, self._closable, self.tabs.currentIndex(), trailing, width,
-                                      self.flow.spacing_px()) if width > 0 else (list(range(len(widths))), None))
+        current, recent = self.tabs.currentIndex(), self._recent_optional()
+        shown, narrowed = (shown_tabs(widths, self._closable, current, trailing, width, self.flow.spacing_px(),
+                                      recent=recent) if width > 0 else (list(range(len(widths))), None))
         self.hidden = [i for i in range(len(widths)) if i not in shown]
         for i, cell in enumerate(self._cells):
             cell.setVisible(i not in self.hidden)
         if narrowed is not None:
-            self._narrow(self.tabs.currentIndex(), narrowed, widths)
+            self._narrow(current if current in self._closable else recent, narrowed, widths)
         if self.trailing is not None:
             self.trailing.show_hidden(len(self.hidden))
 
@@ -204,8 +218,16 @@ class TabRows(QWidget):
         self.tabs.setCurrentIndex(index)
         self._check_current()
 
+    def _recent_optional(self) -> int:
+        """The optional tab (a Predictions page) used last, or the newest one when none was used yet (pages
+        restored at start-up); -1 when there is none."""
+        index = self.tabs.indexOf(self._recent_page) if self._recent_page is not None else -1
+        return index if index in self._closable else max(self._closable, default=-1)
+
     def _check_current(self, *_args) -> None:
         current = self.tabs.currentIndex()
+        if current in self._closable:
+            self._recent_page = self.tabs.widget(current)
         for i, button in enumerate(self.buttons):
             button.setChecked(i == current)
         if self.hidden:   # the current tab's button is always in view: another may give way to it
