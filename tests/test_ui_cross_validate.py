@@ -121,12 +121,12 @@ class _InProcessClient:
         pass
 
 
-def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(qtbot, monkeypatch, tmp_path):
+def _cv_group_with_fake_folds(tmp_path, monkeypatch):
+    """A cv group "cvg" of 3 finished fold runs over 12 rows whose held-out predictions are right on every row but
+    each fold's first; returns (group, folds.json)."""
     import csv
 
     from test_groups import _fake_run
-
-    from explorer.ui.groups.tabs import GroupsTab
 
     data = _write_table(tmp_path / "d.csv")
     base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
@@ -149,9 +149,16 @@ def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(q
         return out
 
     monkeypatch.setattr(cv_runs, "predict_fold", fake_predict_fold)
+    return group, gold
+
+
+def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(qtbot, monkeypatch, tmp_path):
+    from explorer.ui.groups.tabs import GroupsTab
+
+    group, gold = _cv_group_with_fake_folds(tmp_path, monkeypatch)
     tab = GroupsTab(tmp_path)
     qtbot.addWidget(tab)
-    tab.oof_client = client = _InProcessClient()
+    tab.folds.client = client = _InProcessClient()
     with qtbot.waitSignal(tab.group_shown, timeout=10_000):
         tab.show_group("cvg")
     assert client.ops == ["cv_oof"]
@@ -162,6 +169,23 @@ def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(q
     assert abs(pooled.metrics["accuracy"] - 100 * 9 / 12) < 1e-9    # one wrong row per fold
     assert f"accuracy (%) {pooled.metrics['accuracy']:.2f}" in tab.view.summary.text()
     assert client.ops == ["cv_oof"]                                # once per group: not asked again
+
+
+def test_the_last_fold_ending_while_no_group_is_shown_predicts_the_held_out_folds(qtbot, monkeypatch, tmp_path):
+    """The pooled out-of-fold figure comes when the last fold ends, whatever the Groups page shows (not only once
+    the group is shown again, i.e. after a restart)."""
+    from explorer.ui.groups.tabs import GroupsTab
+
+    group, _gold = _cv_group_with_fake_folds(tmp_path, monkeypatch)
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.folds.client = client = _InProcessClient()
+    with qtbot.waitSignal(tab.listed, timeout=10_000):
+        tab.refresh()
+    assert tab.view.group is None and client.ops == []
+    with qtbot.waitSignal(tab.folds_predicted, timeout=10_000):
+        tab._member_ended(group.members[-1].run_id)
+    assert client.ops == ["cv_oof"] and cv_runs.read_oof(tmp_path, "cvg").folds_done == 3
 
 
 def test_the_dialog_estimates_the_folds_time_from_past_runs_of_the_model_here(window, monkeypatch, tmp_path):

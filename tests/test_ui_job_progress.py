@@ -262,9 +262,9 @@ def test_out_of_fold_predictions_of_a_cv_group_show_progress_and_cancel(qtbot, t
     tab = GroupsTab(tmp_path)
     qtbot.addWidget(tab)
     tab.show()
-    tab.oof_client = client = _Client()
+    tab.folds.client = client = _Client()
     group = SimpleNamespace(kind="cv", name="cv-tweets")
-    tab._predict_folds(group, [SimpleNamespace(status="finished")] * 5, None)
+    tab.folds.start(group, [SimpleNamespace(status="finished")] * 5, None)
     op, _data, _done, on_error, on_progress = client.requests[-1]
     assert op == "cv_oof" and tab.oof_bar.isVisible()
     on_progress(4956, 24783)
@@ -273,7 +273,7 @@ def test_out_of_fold_predictions_of_a_cv_group_show_progress_and_cancel(qtbot, t
     assert client.cancelled == [1]
     on_error(REPLY_CANCELLED, "")
     assert not tab.oof_bar.isVisible() and "cancelled" in tab.message.text()
-    assert "cv-tweets" not in tab.oof_started         # selecting the group again continues
+    assert "cv-tweets" not in tab.folds.started         # selecting the group again continues
 
 
 def test_layer_probes_show_probe_fits_and_cancel(qtbot, tmp_path):

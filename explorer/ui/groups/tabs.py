@@ -20,12 +20,12 @@ from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, \
     QSpinBox, QSplitter, QTabWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
 from explorer.ui.groups.compare_words import SWAP_KEYS
 from explorer.ui.groups.cv_dialog import CrossValidateDialog
+from explorer.ui.groups.fold_prediction import FoldPrediction
 from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.live_members import shown_status, with_live_status
@@ -55,8 +55,6 @@ class GroupsTab(QWidget):
         self.request = self.list_request = 0
         self.cv_note = ""   # "N examples, fold sizes ..." of the last cv group made here
         self._cv_said: set[str] = set()   # the refusal shown under the list for the Launch tab's form then
-        self.oof_started: set[str] = set()   # cv groups whose held-out folds were sent to the inspector child
-        self.oof_client = None               # the InspectClient for that (shared_client() on first use)
         self.live_of = None   # run id -> the window's run list's status (watch_runs), for queued and live members
         self._watched = None  # the StoreBridge watched
         self._member_items: dict[str, list[QTreeWidgetItem]] = {}   # run id -> its rows in the tree
@@ -71,8 +69,8 @@ class GroupsTab(QWidget):
         self.follower: GroupFollower | None = None
         self.oof_bar = JobBar("held-out rows", cancel_tip="Stop predicting; the folds or sizes predicted so far "
                                                          "stay (selecting the group again continues)")
-        self.oof_job = None   # a cv group's held-out folds or a curve's dev rows being predicted (oof_bar shows it)
-        self.oof_bar.cancel_requested.connect(lambda: self.oof_job is not None and self.oof_job.cancel())
+        self.folds = FoldPrediction(self.runs_dir, self.oof_bar, self.message.setText, self)
+        self.folds.predicted.connect(self._folds_predicted)
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
         self.group_name.textEdited.connect(self._name_edited)
@@ -173,10 +171,19 @@ class GroupsTab(QWidget):
 
     def _member_ended(self, run_id: str) -> None:
         """A run ended: the groups are read again when it is a member of one (the tree's status, the summary
-        of the group shown, and the held-out folds predicted once the last fold has ended)."""
+        of the group shown, and the held-out folds predicted once the last fold has ended); a member of a group
+        not shown has its group read for that too (fold_prediction.FoldPrediction), so the pooled figure comes
+        without showing the group."""
         group = self.view.group
-        if run_id in self._member_items or (group is not None and run_id in {m.run_id for m in group.members}):
+        shown = group is not None and run_id in {m.run_id for m in group.members}
+        items = self._member_items.get(run_id, ())
+        if items or shown:
             self.refresh()
+        name = items[0].data(0, Qt.UserRole) if items else None
+        if name is not None and not shown and name not in self.folds.started:   # its last fold, another group shown
+            run_in_thread(_read_group, self.runs_dir, name, owner=self,
+                          on_done=lambda data: self.folds.start(data[0], with_live_status(data[1], data[2],
+                                                                                          self.live_of)[0], data[3]))
 
     def _message_area(self) -> QScrollArea:
         """The message under the buttons in a box of fixed height (four lines, a longer one scrolls), so a
@@ -366,48 +373,8 @@ class GroupsTab(QWidget):
         self.view.show_baselines(group_baseline_lines(self.runs_dir, group, next((m.task for m in members if m.task),
                                                                                   None)))
         self.message.setText("")
-        self._predict_folds(group, members, pooled)
+        self.folds.start(group, members, pooled)
         self.group_shown.emit(group.name)
-
-    def _predict_folds(self, group, members, pooled) -> None:
-        """A cv group whose fold runs have all finished and that has no pooled out-of-fold figure yet: predict
-        the held-out folds in the inspector child (op cv_oof, core.studies.cv_runs.collect_oof; the GUI never waits),
-        once per group and session; the group is shown again when they are in."""
-        if group.kind not in ("cv", "curve") or pooled is not None or group.name in self.oof_started:
-            return
-        if not members or any(m.status != FINISHED for m in members):
-            return
-        from explorer.ui.inspectors.remote import RemoteJob
-
-        if self.oof_client is None:
-            from explorer.ui.inspectors.client import shared_client
-
-            self.oof_client = shared_client()
-        self.oof_started.add(group.name)
-        job = RemoteJob(self.oof_client, self)
-        job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
-        what = "the dev rows of each size" if group.kind == "curve" else "the held-out folds"
-        job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(f"Cannot predict {what} of {n}: {msg}"))
-        # rows done, the time left and Cancel (the folds or sizes predicted so far stay cached)
-        self._show_oof_progress(job, group.name, what, group.kind)
-        job.start("curve_score" if group.kind == "curve" else "cv_oof", {"runs_dir": str(self.runs_dir),
-                                                                         "name": group.name})
-        self.message.setText(f"Predicting {what} of {group.name} (each run's last checkpoint)…")
-
-    def _show_oof_progress(self, job, name: str, what: str, group_kind: str) -> None:
-        """``job`` (``what`` of group ``name`` being predicted) in the page's second progress row."""
-        def ended(*_args) -> None:
-            self.oof_bar.finish()
-
-        def cancelled() -> None:
-            self.oof_started.discard(name)   # selecting the group again continues from the folds kept
-            self.message.setText(f"Predicting {what} of {name} cancelled; those predicted so far are kept")
-        self.oof_bar.start("dev rows" if group_kind == "curve" else "held-out rows")
-        job.progress.connect(self.oof_bar.set_progress)
-        for signal in (job.finished, job.failed, job.cancelled):
-            signal.connect(ended)
-        job.cancelled.connect(cancelled)
-        self.oof_job = job
 
     def _folds_predicted(self, name: str) -> None:
         self.message.setText(f"Held-out folds of {name} predicted.")
