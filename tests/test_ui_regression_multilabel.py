@@ -134,3 +134,18 @@ def test_predictions_in_a_narrow_band_of_the_gold_range_are_said(qtbot):
     assert narrow_scores_note(gold * 0.8 + 0.3, gold) == ""                           # spread out: nothing to say
     dev.show_report(regression_dev_report(gold * 0.8, gold, ["a"] * 7, ["b"] * 7), "regression")
     assert dev.status.text() == "7 dev examples scored"
+
+
+def test_before_scoring_the_lists_are_titled_for_the_chosen_heads_task(qtbot):
+    dev = ClassifyDevView(lambda: None, lambda: "regression")
+    qtbot.addWidget(dev)
+    dev.show()
+    assert dev.lists.titles[1].text().startswith("Largest errors")
+    assert not dev.lists.boundary_box.isVisibleTo(dev)
+    columns = [dev.mistakes.horizontalHeaderItem(c).text() for c in range(dev.mistakes.columnCount())]
+    assert "P" not in columns
+    classifier = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(classifier)
+    classifier.show()
+    assert classifier.lists.titles[1].text() == "Most confident mistakes"
+    assert classifier.lists.boundary_box.isVisibleTo(classifier)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.specs.metric_display import metric_label
+from explorer.core.specs.tasks import find_task_facts
 from explorer.ui.runs.best_rows import scored_rows_note
 from explorer.ui.shell.class_names import set_header_names
 from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end, wheel_scrolls_page
@@ -33,6 +34,8 @@ from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS
 from .job_bar import JobBar
 from .remote import RemoteJob
 
+MISTAKES_LIST_TITLE = "Most confident mistakes"
+REGRESSION_LIST_TITLE = "Largest errors |predicted - gold|"
 WIDE_NAME_PX = 340   # px: a row title beside short number columns (a numbered confusion matrix, the per-class table)
 
 
@@ -176,10 +179,23 @@ class ClassifyDevView(QWidget):
         text, tip = page_heading(self._kind if self.report is not None else self.get_kind())
         self.top_line.setText(text)
         self.top_line.setToolTip(tip)
+        if self.report is None:   # the lists' titles and columns of the chosen head's task, before any scoring
+            self._lists_for_kind(self.get_kind())
         if self.report is None and not self._job.running:   # a table, or one on its way, says more
             self.status.setText(loading_line(self._loading, self.prefill.prefilled_for == self._loading
                                              and bool(self.prefill.settings)) if self._loading
                                 else model_line(self.get_loaded()))
+
+    def _lists_for_kind(self, kind: str) -> None:
+        """The example lists titled for ``kind``'s report: a regression head's largest errors alone, else the
+        classifier's two lists."""
+        facts = find_task_facts(kind)
+        regression = facts is not None and facts.is_regression
+        self.lists.boundary_box.setVisible(not regression)
+        if regression:
+            self.lists.show_mistakes(REGRESSION_LIST_TITLE, ERROR_HEADERS, [])
+        else:
+            self.lists.show_mistakes(MISTAKES_LIST_TITLE, EXAMPLE_HEADERS, [])
 
     def model_loading(self, source: str) -> None:
         """Classify started loading ``source``: its run's dev file, cap and columns are filled in now (they come
@@ -311,7 +327,7 @@ class ClassifyDevView(QWidget):
         self.results.fit()
         names = list(rep.label_names or [])
         fill_rows(self.boundary, example_rows(rep.boundary, names))
-        self.lists.show_mistakes("Most confident mistakes", EXAMPLE_HEADERS, example_rows(rep.mistakes, names))
+        self.lists.show_mistakes(MISTAKES_LIST_TITLE, EXAMPLE_HEADERS, example_rows(rep.mistakes, names))
 
     def _show_per_class(self, rep, kind: str) -> None:
         """Precision, recall, F1 and support of every class by name, then the averages (components.classify_dev)."""
@@ -374,7 +390,7 @@ class ClassifyDevView(QWidget):
         self.status.setText(f"{rep.total} dev examples scored" + (f"; {narrow}" if narrow else ""))
         self.metrics.setText(regression_metrics(rep, self._kind))
         self.scatter.show_scores(rep.gold, rep.predicted)
-        self.lists.show_mistakes("Largest errors |predicted - gold|", ERROR_HEADERS, error_rows(rep))
+        self.lists.show_mistakes(REGRESSION_LIST_TITLE, ERROR_HEADERS, error_rows(rep))
 
     def _show_multilabel(self, rep) -> None:
         """Micro / macro F1 and subset accuracy at the saved thresholds; one row per label."""
