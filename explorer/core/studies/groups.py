@@ -94,6 +94,17 @@ class MemberState:
 
 
 # -- names and files --------------------------------------------------------------------------
+def default_group_name(runs_dir: str | Path, train: str, kind: str) -> str:
+    """The name a group gets when none is typed: the training file's stem and the group's kind ("reviews-cv",
+    "reviews-restarts"), characters a folder name cannot hold as "_", and "-2", "-3" … after a name taken."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(train or "group").stem).lstrip("._-") or "group"
+    name = f"{stem}-{kind}"
+    n = 1
+    while (group_dir(runs_dir, name if n == 1 else f"{name}-{n}") / GROUP_FILE).exists():
+        n += 1
+    return name if n == 1 else f"{name}-{n}"
+
+
 def check_group_name(name: str) -> str:
     """The name, stripped; raises GroupError when it cannot be a folder name."""
     name = (name or "").strip()

@@ -285,10 +285,12 @@ class GroupsTab(QWidget):
         configs carry their run ids and the runs folder. Raises GroupError (bad/taken name)."""
         import dataclasses
 
-        from explorer.core.studies.groups import generate_seeds, plan_grid, plan_restarts, write_group
+        from explorer.core.studies.groups import (default_group_name, generate_seeds, plan_grid, plan_restarts,
+                                                  write_group)
 
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
-        name = self.group_name.text().strip()
+        # an empty name box: the group names itself by the rule Cross-validate uses (the Queued line says the name)
+        name = self.group_name.text().strip() or default_group_name(self.runs_dir, base.train, kind)
         seeds = parse_seeds(self.seeds.text())
         if kind == "grid":
             group, configs = plan_grid(base, name, seeds or None)
@@ -309,7 +311,7 @@ class GroupsTab(QWidget):
 
         from explorer.core.studies.cv_runs import (cv_cap_note, fold_checkpoints, load_cv_data, start_cv_group,
                                                    stratified_counts)
-        from explorer.core.studies.groups import GROUP_FILE, group_dir
+        from explorer.core.studies.groups import GROUP_FILE, default_group_name, group_dir
 
         problem = cv_problem(base)
         if problem or self.message.text() in self._cv_said:   # a refusal of an earlier form is stale now
@@ -317,7 +319,7 @@ class GroupsTab(QWidget):
             self._cv_said = {problem} if problem else set()
         if problem:
             return None
-        name = self.group_name.text().strip() or f"{Path(base.train).stem}-cv"
+        name = self.group_name.text().strip() or default_group_name(self.runs_dir, base.train, "cv")
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
