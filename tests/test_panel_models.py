@@ -241,3 +241,16 @@ def test_the_messages_after_a_read_and_an_end():
         "2 run folders opened before no longer exist and were skipped: A, B"
     assert status_texts.gone_note(["A"], "predictions file", "shown") == \
         "1 predictions file shown before no longer exists and was skipped: A"
+
+
+def test_the_read_line_counts_the_opened_folders_the_list_shows_beside_the_runs_folder(tmp_path):
+    from explorer.ui.shell.run_reading import outside_count
+
+    runs = tmp_path / "runs"
+    (runs / "a").mkdir(parents=True)
+    (tmp_path / "hf_out").mkdir()
+    assert outside_count([str(tmp_path / "hf_out"), str(runs / "a")], runs) == 1
+    text = status_texts.scan_message(Path("runs"), [_run("a"), _run("b"), _run("c")], [], 3, "", opened=1)
+    assert text == "3 runs in runs, 1 opened folder"
+    text = status_texts.scan_message(Path("runs"), [_run("a")], [], 4, "", opened=2)
+    assert text == "1 run in runs, 2 opened folders (4 listed with those opened from elsewhere or queued)"

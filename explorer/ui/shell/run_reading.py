@@ -40,6 +40,7 @@ class RunReading(QObject):
         super().__init__(window)
         self.window = window
         self._loading_runs: set[str] = set()
+        self._reopened: list[str] = []   # run folders of earlier sessions listed again (the scan's line counts them)
         self.poll = QTimer(self, interval=EXTERNAL_POLL_MS)
         self.poll.timeout.connect(self.poll_external)
         self.watcher = QFileSystemWatcher(self)
@@ -73,7 +74,8 @@ class RunReading(QObject):
                 w.store.offer(s)
         w.runs.set_loading(False)
         self.show_selected(w.runs.selected_ids())
-        text = scan_message(w.runs_dir, states, problems, len(w.runs.all_ids()), w.settings_note)
+        text = scan_message(w.runs_dir, states, problems, len(w.runs.all_ids()), w.settings_note,
+                            opened=outside_count(self._reopened, w.runs_dir))
         w.show_message(text, 15000 if w.settings_note else 8000)
         paths = {s.run_id: s.path for s in states if s.path is not None}
         run_in_thread(lambda: {rid: display_name(p) for rid, p in paths.items()}, owner=self,
@@ -117,6 +119,7 @@ class RunReading(QObject):
     def reopen(self, present: list[str]) -> None:
         """List again the run folders opened in earlier sessions that are still there."""
         w = self.window
+        self._reopened = list(present)
         for path in present:
             run_in_thread(load_run_state, path, on_done=w.store.offer, owner=self,
                           on_error=lambda msg, _tb, p=path: w.show_message(f"Cannot read {p}: {msg}", 10000))
@@ -193,3 +196,9 @@ class RunReading(QObject):
     def _reloaded(self, state: RunState) -> None:
         if self.window.store.offer(state):
             self.window._update_status_labels()
+
+
+def outside_count(paths: list[str], runs_dir: Path) -> int:
+    """How many of ``paths`` lie outside ``runs_dir`` (those inside are among the runs folder's own runs)."""
+    root = Path(runs_dir).resolve()
+    return sum(1 for p in paths if not Path(p).resolve().is_relative_to(root))

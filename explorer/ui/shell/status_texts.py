@@ -58,13 +58,17 @@ def ended_message(run_id: str, status: str, state) -> str:
     return msg
 
 
-def scan_message(runs_dir: Path, states: list, problems: list[str], listed: int, settings_note: str) -> str:
-    """The status line after the runs folder was read: how many runs it holds (and how many are listed with those
-    opened from elsewhere or queued), the unreadable ones and the runs read with parts skipped (first of each),
+def scan_message(runs_dir: Path, states: list, problems: list[str], listed: int, settings_note: str,
+                 opened: int = 0) -> str:
+    """The status line after the runs folder was read: how many runs it holds and the ``opened`` run folders
+    outside it the list shows too (their reads may end after this line), how many are listed with those queued,
+    the unreadable ones and the runs read with parts skipped (first of each),
     and the start's settings note kept in view."""
     n = len(states)
     text = f"{n} run{'' if n == 1 else 's'} in {runs_dir}"
-    if listed > n:   # the dock also lists runs opened from other folders, queued or just launched
+    if opened:
+        text += f", {opened} opened folder{'' if opened == 1 else 's'}"
+    if listed > n + opened:   # the dock also lists runs opened from other folders, queued or just launched
         text += f" ({listed} listed with those opened from elsewhere or queued)"
     if problems:
         text += f"; {len(problems)} unreadable: {problems[0]}"
