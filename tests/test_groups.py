@@ -451,7 +451,6 @@ def test_the_restarts_count_and_the_seeds_stay_in_agreement(qtbot, tmp_path):
     assert tab.seeds.text() == ""
 
 
-<<<<<<< HEAD
 def test_members_with_a_config_but_no_folder_are_found_as_never_started(tmp_path):
     group, configs = groups.plan_restarts(TrainConfig(), "cv-x", [1, 2, 3])
     groups.write_group(tmp_path, group)
@@ -465,7 +464,8 @@ def test_members_with_a_config_but_no_folder_are_found_as_never_started(tmp_path
     # the runs this window still holds queued are not offered
     assert [p.stem for p in groups.never_started_members(tmp_path, busy={"cv-x-02"})[0].configs] == ["cv-x-03"]
     assert groups.never_started_members(tmp_path, busy={"cv-x-02", "cv-x-03"}) == []
-=======
+
+
 def test_restarts_with_the_name_box_empty_name_themselves_like_cross_validation(qtbot, tmp_path):
     """An empty name box is no error: the group is named from the training file and its kind (the rule
     Cross-validate names its group by), a taken name followed by -2."""
@@ -480,4 +480,3 @@ def test_restarts_with_the_name_box_empty_name_themselves_like_cross_validation(
     again, _ = tab.plan_group("restarts", base)
     assert again.name == "my_reviews-restarts-2"
     assert groups.default_group_name(tmp_path / "runs", base.train, "cv") == "my_reviews-cv"
->>>>>>> 0a43760e (Groups: restarts and grids queued with the name box empty name themselves after the training file, by the rule Cross-validate uses)
