@@ -254,18 +254,20 @@ def test_out_of_fold_prediction_reports_rows_over_all_folds_and_cancel_keeps_the
 
 
 def test_a_group_name_message_is_checked_again_as_the_name_is_typed(qtbot, tmp_path):
-    """Queue with an empty name says "group name '' must be …"; typing a valid name clears it (it stayed beside
-    the valid name), typing an invalid one says what is wrong with that one."""
+    """Queue with a name that is no plain folder name says "group name 'fin/cv' must be …"; typing a valid name
+    clears it (it stayed beside the valid name), typing an invalid one says what is wrong with that one."""
     from explorer.core.studies.groups import GroupError
     from explorer.ui.groups.tabs import GroupsTab
 
     tab = GroupsTab(tmp_path)
     qtbot.addWidget(tab)
     base = TrainConfig(task="single", train=str(tmp_path / "d.csv"), text_columns=["sentence"], label_column="label")
+    qtbot.keyClicks(tab.group_name, "fin/cv")
     with pytest.raises(GroupError) as exc:
         tab.plan_group("restarts", base)
     tab.message.setText(str(exc.value))   # as the Groups page's queue buttons show it
-    assert tab.message.text().startswith("group name '' must be a plain folder name")
+    assert tab.message.text().startswith("group name 'fin/cv' must be a plain folder name")
+    tab.group_name.clear()
     qtbot.keyClicks(tab.group_name, "fincv")
     assert tab.message.text() == ""
     qtbot.keyClicks(tab.group_name, " x")

@@ -140,8 +140,9 @@ class MultiLabelData(ClassificationData):
     def num_labels(self) -> int:
         return len(self.label_names or [])
 
-    def relabel(self, names: list[str], what: str = "dev") -> "MultiLabelData":
-        """These examples with label ids by ``names`` (a checkpoint's id2label), matched by name.
+    def relabel(self, names: list[str], what: str = "dev", numbered_from: int = 0) -> "MultiLabelData":
+        """These examples with label ids by ``names`` (a checkpoint's id2label), matched by name (label sets are
+        named, so ``numbered_from``, the base class's numbering of integer labels, is not used).
 
         Raises:
             ClassificationDataError: a label ``names`` does not have, naming it and a row that carries it.

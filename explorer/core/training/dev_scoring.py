@@ -37,8 +37,7 @@ def classes_as_model(model, t, data):
     # the training labels' numbering when the head records it (a dev file holding no row of class K reads 1..K-1
     # alike), else the file's own: a table labelled 1..K read with Label names writes class id i as i+1
     trained = getattr(model.config, NUMBERED_FROM_KEY, None)
-    return data.relabel(head, "dev", numbered_from=int(trained) if trained is not None
-                        else getattr(data, "numbered_from", 0))
+    return data.relabel(head, "dev", numbered_from=int(trained) if trained is not None else data.numbered_from)
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,

@@ -263,6 +263,8 @@ class FlowPanel(AdaptiveSplitter):
         # the curves get MIN_PLOT_PX or more between the title and the axis (else 23 px in a 1280x800 window);
         # part of the widget's minimum size (hold_one_column below), so a page too low for it scrolls
         self.plot.getPlotItem().getViewBox().setMinimumHeight(MIN_PLOT_PX)
+        # a legend beside the curves leaves them this width at least (else the panel stacks the table over them)
+        self.plot.getPlotItem().getViewBox().setMinimumWidth(MIN_PLOT_PX)
         self.plot.setLabel("bottom", "layer")
         self.plot.setLabel("left", "share of attention")
         # right of the curves, at their top: never over them (shares run up to 1.0), and in view wherever they are
