@@ -23,15 +23,15 @@ from typing import Any, Callable, Iterable
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import ClassFields
+from explorer.ui.launch.data_files import dev_partner, dev_taken_away, new_train_file
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
-from explorer.ui.launch.kept_settings import KEPT_SETTINGS, forget_best_metric, kept_note, reset_kept
-from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, held_out_rows_seen_note,
-                                          kept_files_note, label_names_hint, reset_run_checkpoint)
+from explorer.ui.launch.kept_settings import KEPT_SETTINGS, kept_note, reset_kept
+from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, kept_files_note, label_names_hint)
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
 from explorer.ui.launch.small_table import SmallTableRate
-from explorer.ui.launch.task_switch import clear_run_name, switch_task
+from explorer.ui.launch.task_switch import switch_task
 
 __all__ = ["LaunchForm", "column_choices", "grid_suffixes"]
 
@@ -145,7 +145,7 @@ class LaunchForm:
         if config.metric_for_best == self.automatic_metric(config.task, dataclasses.asdict(config)):
             self.set("metric_for_best", "")
         self.watch = list(config.watch)
-        self._dev_partner()
+        dev_partner(self)
         self.edited.update(name for name in edited if name in self.values)
 
     def edit(self, name: str, value: Any = _UNSET) -> bool:
@@ -168,22 +168,22 @@ class LaunchForm:
         if name in ("train", "dev"):
             self.file_task[name] = self.values["task"]
         if name == "train":
-            self._new_train_file(previous)
+            new_train_file(self, previous)
         if name in self.CAP_SETTINGS and self.caps_note:   # set again by the user: nothing to warn about
             self.caps_note = ""
-            self._compose_note()
+            self.compose_note()
         if name in KEPT_SETTINGS and self.kept_note:   # the line names what is kept now
             self.note_kept_settings()
         if name == "dev":
-            self._dev_partner()
-            self._dev_taken_away(previous)
+            dev_partner(self)
+            dev_taken_away(self, previous)
         if name in ("model", "task", "train", "learning_rate"):
             self._fit_learning_rate()
         if name in ("train", "dev") and self.switch_note is not None:
             if self.values[name]:   # chosen: no longer to do; a training file chosen is the data chosen (the dev
                 # rows then come from a dev file or a held-out share, which the form and Launch say themselves)
                 self.switch_note[1][:] = [] if name == "train" else [n for n in self.switch_note[1] if n != name]
-            self._compose_note()   # and a file kept from another task that is no longer the form's is not named
+            self.compose_note()   # and a file kept from another task that is no longer the form's is not named
         return switched
 
     def show_note(self, text: str) -> None:
@@ -195,14 +195,14 @@ class LaunchForm:
     def note_kept_settings(self) -> None:
         """The banner's line naming the non-default settings a change of data kept (kept_settings.kept_note)."""
         self.kept_note = kept_note(self.values, self.edited)
-        self._compose_note()
+        self.compose_note()
 
     def reset_kept_settings(self) -> list[str]:
         """The banner's "Reset to defaults": the kept settings back to their defaults (kept_settings.reset_kept),
         their line gone. Returns the names reset."""
         names = reset_kept(self)
         self.kept_note = ""
-        self._compose_note()
+        self.compose_note()
         return names
 
     # ---- the run's config ------------------------------------------------------------------
@@ -286,7 +286,7 @@ class LaunchForm:
         preset = f"<b>{describe_preset(cfg)}</b>" + (f"<br>{self.note}" if self.note else "")
         return preset, intro_text(cfg), not self.note
 
-    def _compose_note(self) -> None:
+    def compose_note(self) -> None:
         """The banner's note from what is true now: the caps a new training file put back to all (first, in amber),
         the task switch's recipe sentence, the data files it cleared that are still to choose, and what the last new
         training file reset."""
@@ -308,96 +308,6 @@ class LaunchForm:
     def _switch_task(self, task: str) -> None:
         switch_task(self, task)
 
-    # ---- a new training file -----------------------------------------------------------------
-    def _new_train_file(self, previous: str | None = None) -> None:
-        """A new training file was chosen (after ``previous``): FILE_SETTINGS set for the previous file go back to
-        their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps), a
-        run's checkpoint as Base model not chosen by the user (form_notes.reset_run_checkpoint), a run name not
-        typed (_clear_run_name) and Best checkpoint by (the new labels' metric), with a word in the banner, which
-        also names the settings kept from before (kept_settings.kept_note)."""
-        self._reset_caps(previous)
-        self.f1_offer.forget(self)
-        self.guessed.clear()   # the previous file's guesses: never taken for this file's on a task switch
-        for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
-            self.parked.pop(n, None)
-        defaults = TrainConfig()
-        cleared = [n for n in self.FILE_SETTINGS if self.values[n] != getattr(defaults, n)]
-        name = html.escape(Path(self.values["train"]).name)
-        dev = self._forget_the_previous_files_dev()
-        model = reset_run_checkpoint(self, self.values["train"])   # a checkpoint continuing the previous data
-        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + ([model] if model else []) + clear_run_name(self)
-        gone += forget_best_metric(self)   # chosen for the previous data: the new labels' metric
-        self.kept_note = kept_note(self.values, self.edited)   # what the new data keeps from the previous one
-        # one short sentence (the banner is a few lines at 1280x800): what went, by name; the fields say the rest
-        dev_note = f"; cleared: {', '.join(gone)}" if gone else ""
-        if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
-            if self.file_note or dev_note or self.caps_note:
-                self.file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
-            if self.file_note or self.kept_note:
-                self._compose_note()
-            return
-        for n in cleared:
-            self.set(n, getattr(defaults, n))
-            self.edited.discard(n)
-        labels = ", ".join(field_spec(n).label or n for n in cleared)
-        self.file_note = f"Training file {name}: the previous file's {labels} reset (the preview guesses them){dev_note}"
-        self._compose_note()
-
-    def _reset_caps(self, previous: str | None = None) -> None:
-        """A new training file: caps set for the previous one go back to "all" (0), said in the banner in amber
-        until a cap is set again, another config is loaded, or the training file changes again from a file that
-        exists (``previous``): the warning was about that file's change. A path typed one key at a time
-        ("train.tx", "train.txt") keeps it."""
-        caps = [(n, self.values[n]) for n in self.CAP_SETTINGS if self.values[n]]
-        if not caps:
-            if previous and Path(previous).is_file():
-                self.caps_note = ""
-            return
-        for n, _ in caps:
-            self.set(n, 0)
-            self.edited.discard(n)
-        said = " and ".join(f"{field_spec(n).label} {value:,}" for n, value in caps)
-        self.caps_note = (f"<span style='color:{WARNING_COLOR}'>" + html.escape(
-            f"{said}, set for the previous file, went back to all") + "</span>")
-
-    def _dev_partner(self) -> None:
-        """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
-        train, dev = self.values["train"], self.values["dev"]
-        self.dev_home = str(Path(train).parent) if train and dev else None
-        self.dev_named = dev or self.dev_named
-
-    def _dev_taken_away(self, previous: str | None) -> None:
-        """The user emptied Dev data (``previous``: the file it held, else the last one set): a Dev fraction of 0 that came with the dev
-        file (Fine-tune on reviewed rows sets one beside the first run's dev rows; the field is off beside a dev
-        file) gives way to the usual held-out share, so the run is not left without dev rows; a 0 the user typed
-        stays. A banner note that names that file (where the dev rows came from) would now say the opposite of
-        the Evaluation line, so it gives way to a sentence that the file is cleared."""
-        if self.values["dev"]:
-            return
-        if self.values.get("dev_fraction") == 0 and "dev_fraction" not in self.edited:
-            self.set("dev_fraction", None)
-        name = Path(str(previous or self.dev_named or "")).name
-        self.dev_named = ""
-        seen = held_out_rows_seen_note(self.values)
-        if seen or (name and html.escape(name) in self.note):
-            cleared = (f"Dev data {name} cleared: the run's dev rows now come from Dev fraction (held out of the "
-                       "training file), not from it") if name else ""
-            self.switch_note, self.file_note = None, "; ".join(t for t in (cleared, seen) if t)
-            self._compose_note()
-
-    def _forget_the_previous_files_dev(self) -> str:
-        """A new training file from another folder than the one the dev file was chosen with: a dev file that sat
-        beside that training file was its data's (STS-B would train against SST-2's dev.tsv, and Launch be
-        refused) and is cleared like the training file's layout; returns its name ("" when it stays)."""
-        dev, train, home = self.values["dev"], self.values["train"], self.dev_home
-        if not (dev and home and train) or Path(dev).parent != Path(home) or Path(train).parent == Path(home):
-            return ""
-        self.set("dev", "")
-        self.edited.discard("dev")
-        if not self.values.get("dev_fraction"):   # a 0 that came with the dev file (the field is off beside one)
-            self.set("dev_fraction", None)          # would leave the run without dev rows: the usual held-out share
-        return Path(dev).name
-
     def fill_guess(self, guess: dict, type_in: Callable[[str, Any], None] | None = None) -> bool:
         """Columns guessed from a file's values (without a header its texts and label; with one, a label column no
         usual name marks) go into the empty pickers, once per training file, as if typed (``type_in(name, value)``,
@@ -406,7 +316,7 @@ class LaunchForm:
         note = guessed_columns(self, guess, type_in or self.edit)
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
-            self._compose_note()
+            self.compose_note()
         return bool(note)
 
     def offer_no_header(self, reason: str) -> bool:
@@ -416,7 +326,7 @@ class LaunchForm:
         note = self.no_header_tick.offer(self, reason)
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
-            self._compose_note()
+            self.compose_note()
         return bool(note)
 
     def offer_f1_classes(self, class_names: list[str]) -> bool:
@@ -430,7 +340,7 @@ class LaunchForm:
         rate = self._fit_learning_rate()   # the data check counted the rows too
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
-            self._compose_note()
+            self.compose_note()
         return bool(note) or rate
 
     def _fit_learning_rate(self) -> bool:
@@ -439,7 +349,7 @@ class LaunchForm:
         before = self.small_table.note
         changed = self.small_table.update(self)
         if changed or before != self.small_table.note:
-            self._compose_note()
+            self.compose_note()
         return changed
 
     label_names_hint = staticmethod(label_names_hint)

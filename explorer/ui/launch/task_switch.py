@@ -63,7 +63,7 @@ def switch_task(form, task: str) -> None:
     misfit = _columns_for_new_task(form, new_facts)
     if misfit:
         form.kept_note = (f"{form.kept_note}; " if form.kept_note else "Kept from before: ") + misfit
-    form._compose_note()
+    form.compose_note()
 
 
 def text_column_range(facts) -> tuple[int, int]:
