@@ -662,6 +662,10 @@ def test_a_time_budget_of_few_steps_at_2e5_warns_that_the_run_predicts_one_class
     form.plan.train_rate = lambda: 15.0   # rows/s: 2.5 min x 60 x 15 / 32 = 70 steps
     per_epoch, planned = form.plan.planned_steps()
     assert planned == 70 < SHORT_RUN_STEPS and per_epoch == 307
+    # a rate measured on another data set (other texts, other lengths) counts no steps of this one: no warning
+    form.plan.train_rate_source = lambda: SimpleNamespace(config={"train": str(tmp_path / "other.tsv")})
+    assert form.plan.short_run_warning(form.config()) == ""
+    form.plan.train_rate_source = lambda: SimpleNamespace(config={"train": form.get("train")})   # this file's rate
     note = form.plan.short_run_warning(form.config())
     assert note.startswith("In 2:30 about 70 steps (0.2 epoch): at lr 2e-5") and "predicts one class" in note
     assert "1e-4" in note and form.get("learning_rate") is None

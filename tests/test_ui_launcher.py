@@ -5,6 +5,7 @@ form rather than turning a field, and the banner that never moves the form while
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from helpers import STANCE_ROWS, STSB_SEVEN_FIELD_ROWS, shown_launcher, write_file
@@ -667,7 +668,8 @@ def test_a_short_time_budget_at_2e5_is_named_under_the_form_with_a_link_that_tak
     w = shown_launcher(qtbot, tmp_path)
     w.set_config(TrainConfig(task="single", model="bundled:minilm", train=train, output_dir=str(tmp_path / "runs"),
                              batch_size=32, epochs=3.0, time_budget_minutes=2.5))
-    w.form.plan.train_rate = lambda: 15.0
+    w.form.plan.train_rate = lambda: 15.0   # as a past run on this training file measured
+    w.form.plan.train_rate_source = lambda: SimpleNamespace(config={"train": train})
     qtbot.waitUntil(lambda: w.train_preview.result is not None and w.train_preview.result.get("ok"), timeout=90000)
     w._changed()
     assert "predicts one class" in w.problem.text() and w.launch_btn.isEnabled()

@@ -146,12 +146,16 @@ class RunPlan:
     def short_run_warning(self, cfg: TrainConfig) -> str:
         """'' or the warning that the few steps the Time budget fits leave the bundled encoder at chance at the
         form's learning rate (small_table.short_run_note); only while the Time budget, not epochs or Max steps,
-        bounds the run."""
+        bounds the run, and only at a rate a past run measured on this training file: a rate of another data set
+        (texts of other lengths, another task's windows) can be off tenfold, and so would the steps said."""
         from explorer.ui.launch.small_table import short_run_note
 
         per_epoch, planned = self.planned_steps()
         budget = float(cfg.time_budget_minutes or 0.0)
         if budget <= 0 or self.train_rows() <= 0 or planned >= self._bound_steps():
+            return ""
+        source = self.train_rate_source()   # a rate of other texts (another data set's lengths) is no count of steps
+        if source is None or str((source.config or {}).get("train") or "") != str(cfg.train or ""):
             return ""
         return short_run_note(self.values, planned, per_epoch, budget, cfg.resolved_learning_rate())
 
@@ -263,15 +267,19 @@ class RunPlan:
         the same model and task at another length or batch, else the built-in rate (core.runs.throughput); a
         faster run of a shorter length or a smaller batch is taken only when no run of the same settings is here;
         with no run of the task, a run of another task at a similar length (eval_plan_preview.other_task_run)."""
+        source = self.train_rate_source()
+        return rates_of(source)[0] if source is not None else builtin_rate(self.values.get("model"))
+
+    def train_rate_source(self):
+        """The past run (RunState) whose training rate :meth:`train_rate` takes, None for the built-in rate."""
         get = self.values.get
         for exact in (True, False):
             past = comparable_runs(self.past_runs(), get("model"), get("task"), run_length(self.values),
                                    int(get("batch_size") or 0), exact=exact)
-            rate = next((rate for s in past if (rate := rates_of(s)[0]) > 0), 0.0)
-            if rate > 0:
-                return rate
-        other = other_task_run(self.past_runs(), get("model"), get("task"), run_length(self.values))
-        return rates_of(other)[0] if other is not None else builtin_rate(get("model"))
+            source = next((s for s in past if rates_of(s)[0] > 0), None)
+            if source is not None:
+                return source
+        return other_task_run(self.past_runs(), get("model"), get("task"), run_length(self.values))
 
     def rate_source(self, cfg: TrainConfig):
         """The past run (RunState) whose rates estimate the form's run: the latest one of the same model (or
