@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -464,6 +465,14 @@ def test_members_with_a_config_but_no_folder_are_found_as_never_started(tmp_path
     # the runs this window still holds queued are not offered
     assert [p.stem for p in groups.never_started_members(tmp_path, busy={"cv-x-02"})[0].configs] == ["cv-x-03"]
     assert groups.never_started_members(tmp_path, busy={"cv-x-02", "cv-x-03"}) == []
+    # a member cancelled while queued (quitting cancels the queue) never started either; one that trained did
+    from explorer.ui.runs.runner import record_cancelled_queued
+
+    cfg = TrainConfig.from_dict(json.loads(found[0].configs[0].read_text()))
+    assert record_cancelled_queued(dataclasses.replace(cfg, output_dir=str(tmp_path))) == ""
+    assert groups.cancelled_while_queued(tmp_path / "cv-x-02")
+    assert [p.stem for p in groups.never_started_members(tmp_path)[0].configs] == ["cv-x-02", "cv-x-03"]
+    assert not groups.cancelled_while_queued(tmp_path / "cv-x-01")
 
 
 def test_restarts_with_the_name_box_empty_name_themselves_like_cross_validation(qtbot, tmp_path):

@@ -674,3 +674,6 @@ def test_a_time_budget_of_few_steps_at_2e5_warns_that_the_run_predicts_one_class
     form.edit("learning_rate", None)
     form.values["time_budget_minutes"] = 30.0   # 843 steps: long enough
     assert form.plan.short_run_warning(form.config()) == ""
+    from explorer.ui.launch.small_table import short_run_note
+
+    assert "predicts about the mean score;" in short_run_note(dict(form.values, task="regression"), 70, 307, 2.5, 2e-5)

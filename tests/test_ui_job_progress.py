@@ -253,6 +253,28 @@ def test_a_group_queued_here_shows_its_runs_and_cancel_keeps_the_runs_that_ended
     assert "cancelled: 1 ended runs kept" in tab.message.text()
 
 
+def test_a_groups_time_left_comes_from_its_members_clocks_not_the_rate_of_its_first_seconds():
+    """Two restarts of a 1-minute Time budget: while the first is setting up, the group's rate of shares would put
+    hours on the clock; the members' own time left (a budget knows its end) and a member's duration give the
+    time left instead, and nothing is said before any member has a time left."""
+    from explorer.ui.runs.group_progress import GroupProgress
+    from explorer.ui.runs.state import RunState
+
+    budget = {"time_budget_minutes": 1.0}
+    first = RunState(run_id="r1", status="running", config=budget, started_at=None)
+    second = RunState(run_id="r2", status="queued", config=budget)
+    states = {"r1": first, "r2": second}
+    group = GroupProgress(name="g", run_ids=["r1", "r2"], state_of=states.get)
+    assert group.seconds_left() is None          # the first member has not trained a second yet
+    first.step, first.elapsed, first.train_seconds = 5, 30.0, 10.0   # 20 s of set-up, 10 s of its minute trained
+    left = first.eta()
+    assert left is not None and 45 < left < 60    # the 50 s of budget left (evaluations not timed yet)
+    assert group.seconds_left() == left + (first.live_elapsed() + left)   # itself, then one member like it
+    first.status, first.duration = "finished", 80.0
+    second.status, second.step, second.elapsed, second.train_seconds = "running", 2, 25.0, 5.0
+    assert group.seconds_left() == second.eta()   # nothing queued: the running member's own time left
+
+
 def test_out_of_fold_predictions_of_a_cv_group_show_progress_and_cancel(qtbot, tmp_path):
     from types import SimpleNamespace
 

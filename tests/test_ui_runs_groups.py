@@ -564,6 +564,9 @@ def test_members_queued_when_the_app_closed_are_offered_again_at_the_start(qtbot
     write_group(runs, group)
     write_member_configs(runs, group, configs)
     _fake_run(runs, "r-01", [(0, 0.5), (10, 0.8)])
+    from explorer.ui.runs.runner import record_cancelled_queued
+
+    assert record_cancelled_queued(configs[2]) == ""   # what quitting leaves of a queued run: "cancelled (queued)"
     w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
     w.manager.max_parallel = 0                     # queued, never started
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
@@ -572,8 +575,9 @@ def test_members_queued_when_the_app_closed_are_offered_again_at_the_start(qtbot
     assert button is w.never_started_offer
     assert button.text() == "2 run(s) of r were queued and never started: Queue them again"
     button.click()
-    assert w.manager.queued() == ["r-02", "r-03"]
+    assert w.manager.queued() == ["r-02", "r-03"]   # under their own ids: the cancelled record gave way
     assert "Queued again: 2 run(s)" in w.statusBar().currentMessage()
+    assert not (runs / "r-03" / "events.jsonl").exists()
 
 
 def test_a_start_without_never_started_members_offers_nothing(qtbot, queued_window):

@@ -159,16 +159,35 @@ class NeverStarted:
         return f"{len(self.configs)} run(s) of {self.group} were queued and never started"
 
 
+def cancelled_while_queued(run_dir: str | Path) -> bool:
+    """Whether ``run_dir`` is only the record of a run cancelled before it started (the GUI's
+    ``record_cancelled_queued``: config.json and one ``cancelled`` event with ``queued: true``, no other file):
+    a run that never started, whose folder holds nothing a new start of the same run would lose."""
+    from explorer.core.runs.layout import config_file, events_file
+
+    run_dir = Path(run_dir)
+    try:
+        names = {p.name for p in run_dir.iterdir()}
+        lines = [json.loads(line) for line in events_file(run_dir).read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    except (OSError, ValueError):
+        return False
+    return (names <= {config_file(run_dir).name, events_file(run_dir).name} and bool(lines)
+            and all(isinstance(e, dict) and e.get("event") == "cancelled" and e.get("queued") for e in lines))
+
+
 def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[NeverStarted]:
-    """Every group whose members have a config but no run folder (in group order), leaving out the run ids in
-    ``busy`` (the runs this window holds queued or running). Quitting drops a queue; their configs stay, so the
-    next start can offer them again. Unreadable group files are skipped (list_groups notes them)."""
+    """Every group whose members have a config but no run folder, or only the record of a run cancelled while
+    queued (:func:`cancelled_while_queued`: quitting cancels the queue), in group order, leaving out the run ids
+    in ``busy`` (the runs this window holds queued or running). Their configs stay, so the next start can offer
+    them again. Unreadable group files are skipped (list_groups notes them)."""
     runs_dir = Path(runs_dir)
     found = []
     for group in list_groups(runs_dir)[0]:
         folder = group_dir(runs_dir, group.name) / "configs"
         paths = [folder / f"{m.run_id}.json" for m in group.members
-                 if m.run_id not in busy and not (runs_dir / m.run_id).exists()]
+                 if m.run_id not in busy and (not (runs_dir / m.run_id).exists()
+                                              or cancelled_while_queued(runs_dir / m.run_id))]
         paths = [p for p in paths if p.is_file()]
         if paths:
             found.append(NeverStarted(group=group.name, configs=paths))

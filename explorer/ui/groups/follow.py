@@ -53,7 +53,7 @@ class GroupFollower(QObject):
         group = self.group
         if group is None:
             return
-        self.bar.set_progress(*group.measure())
+        self.bar.set_progress(*group.measure(), left=group.seconds_left())
         if group.is_over():
             self.group = None
             self.bar.finish()

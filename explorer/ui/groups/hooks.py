@@ -84,8 +84,11 @@ def requeue_never_started(window, found) -> int:
     """Queue each group's never-started members under their own run ids and follow the group as when it was
     queued (its progress, and a cv group's held-out folds predicted once its last fold ends); the count queued."""
     import json
+    import shutil
+    from pathlib import Path
 
     from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.studies.groups import cancelled_while_queued
 
     from explorer.core.errors import UserError
 
@@ -94,6 +97,10 @@ def requeue_never_started(window, found) -> int:
     for item in found:
         try:
             configs = [TrainConfig.from_dict(json.loads(p.read_text(encoding="utf-8"))) for p in item.configs]
+            for cfg in configs:   # the record of a queued run cancelled at quit gives way to the run itself
+                folder = Path(window.runs_dir) / cfg.run_id
+                if folder.is_dir() and cancelled_while_queued(folder):
+                    shutil.rmtree(folder)
             ids = window.manager.enqueue(configs)   # this machine's runs folder holds the group and its configs
         except (OSError, ValueError, UserError) as exc:   # a config edited or its data gone since
             window.groups_tab.message.setText(f"{item.group}: its never-started runs could not be queued: {exc}")

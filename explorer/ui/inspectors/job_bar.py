@@ -60,9 +60,10 @@ class JobBar(QWidget):
         self.cancel_button.setEnabled(True)
         self.setVisible(True)
 
-    def set_progress(self, done: float, total: float, head: str = "") -> None:
-        """A progress report: ``done`` of ``total`` (0: unknown, the bar stays busy); ``head`` as JobMeter's."""
-        self.meter.update(done, total, head)
+    def set_progress(self, done: float, total: float, head: str = "", left: float | None = None) -> None:
+        """A progress report: ``done`` of ``total`` (0: unknown, the bar stays busy); ``head`` and ``left`` (the
+        seconds left where the job knows them better than its rate) as JobMeter's."""
+        self.meter.update(done, total, head, left)
         if total > 0:
             self.bar.setRange(0, STEPS)
             self.bar.setValue(int(round(STEPS * self.meter.fraction())))

@@ -31,15 +31,16 @@ SHORT_RUN_STEPS = 100                # optimizer steps below which 2e-5 stayed a
 def short_run_note(values: dict, steps: int, per_epoch: int, budget_minutes: float, learning_rate: float) -> str:
     """The warning for a run of the bundled encoder on a table whose Time budget fits only ``steps`` optimizer
     steps (``per_epoch`` an epoch) at a learning rate below SMALL_TABLE_LEARNING_RATE: such a run usually predicts
-    one class. "" when the run is long enough, the rate high enough, or the model or task another."""
+    one class (a regression: about the mean score). "" when the run is long enough, the rate high enough, or the model or task another."""
     task = values.get("task", "")
     if (values.get("model") != DEFAULT_SOURCE or find_task_facts(task) is None or task not in tasks_reading("table")
             or not 0 < steps < SHORT_RUN_STEPS or learning_rate >= SMALL_TABLE_LEARNING_RATE or budget_minutes <= 0):
         return ""
     seconds = round(budget_minutes * 60)
     epoch = f" ({steps / per_epoch:.1f} epoch)" if per_epoch > 0 else ""
+    stuck = "about the mean score" if find_task_facts(task).is_regression else "one class"
     return (f"In {seconds // 60}:{seconds % 60:02d} about {steps} steps{epoch}: at lr {_rate(learning_rate)} such a "
-            f"short run usually predicts one class; a learning rate of {_rate(SMALL_TABLE_LEARNING_RATE)} or a longer "
+            f"short run usually predicts {stuck}; a learning rate of {_rate(SMALL_TABLE_LEARNING_RATE)} or a longer "
             "Time budget learns")
 
 

@@ -47,18 +47,20 @@ class JobMeter:
     done: float = 0
     total: float = 0
     head: str = ""
+    known_left: float | None = None   # seconds left as the job itself knows them (a group's members' clocks)
 
     def start(self) -> None:
         """A new job: nothing measured yet."""
-        self.first, self.reports, self.done, self.total, self.head = None, 0, 0, 0, ""
+        self.first, self.reports, self.done, self.total, self.head, self.known_left = None, 0, 0, 0, "", None
 
-    def update(self, done: float, total: float, head: str = "") -> None:
-        """A progress report: ``done`` of ``total`` units (total 0: unknown)."""
+    def update(self, done: float, total: float, head: str = "", left: float | None = None) -> None:
+        """A progress report: ``done`` of ``total`` units (total 0: unknown); ``left``: the seconds left where the
+        job knows them (a group of runs from its members' time left), else None: the measured rate's."""
         if self.first is None or done < self.done:   # a job that starts over (a second model) measures again
             self.first, self.reports = (self.now(), done), 0
         else:
             self.reports += 1
-        self.done, self.total, self.head = done, total, head
+        self.done, self.total, self.head, self.known_left = done, total, head, left
 
     def rate(self) -> float | None:
         """Units per second since the first report; None until ``min_reports`` reports measured it."""
@@ -69,7 +71,10 @@ class JobMeter:
         return units / elapsed if elapsed >= self.min_seconds and elapsed > 0 and units > 0 else None
 
     def seconds_left(self) -> float | None:
-        """Units left at the measured rate; None before it is measured or while the total is unknown."""
+        """The seconds left the job said (``known_left``), else the units left at the measured rate; None before it
+        is measured or while the total is unknown."""
+        if self.known_left is not None:
+            return max(0.0, self.known_left)
         rate = self.rate()
         if rate is None or not self.total:
             return None
