@@ -132,4 +132,5 @@ def test_the_runs_list_and_the_end_message_mark_a_run_that_predicts_one_class():
     col = COLUMNS.index("Best dev")
     assert cells.text(stuck, col).endswith(" · one class") and "acc" in cells.text(stuck, col)
     assert note in cells.tooltip(stuck, col)
+    assert cells.warns(stuck, col) and not cells.warns(stuck, COLUMNS.index("Run"))   # amber: seen when elided
     assert ended_message("sst-a", run_status.FINISHED, stuck) == f"sst-a: {run_status.FINISHED} — {note}"

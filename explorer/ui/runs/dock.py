@@ -39,6 +39,7 @@ from explorer.ui.runs.run_table import RunsProxy, RunsTable
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
 from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState
+from explorer.ui.launch.form_model import WARNING_COLOR
 from explorer.ui.shell.tooltips import rich_tooltip
 from explorer.ui.shell.screen_fit import keep_on_screen
 
@@ -170,6 +171,8 @@ class RunsModel(QAbstractItemModel):
             return self.cells.sort_key(s, col)
         if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[col] == "Status":
             return QColor(STATUS_COLORS.get(s.status, "#222"))
+        if role == Qt.ItemDataRole.ForegroundRole and self.cells.warns(s, col):   # the majority rate, in amber
+            return QColor(WARNING_COLOR)
         if role == Qt.ItemDataRole.DecorationRole and COLUMNS[col] == "Run" and s.host:
             return remote_icon()   # the run trains on a remote host (its tooltip and the Host column name it)
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -146,6 +146,12 @@ class RunCells:
             return self.baselines.sort_key(s)
         return self.text(s, col)
 
+    @staticmethod
+    def warns(s: RunState, col: int) -> bool:
+        """Whether cell ``col`` of run ``s`` is drawn in the warning colour: a Best dev figure of a run that
+        predicted one class for every dev row (its " · one class" mark may be elided in a narrow column)."""
+        return COLUMNS[col] == "Best dev" and s.best_metric() is not None and bool(s.one_class_note())
+
     def tooltip(self, s: RunState, col: int) -> str:
         """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
         if COLUMNS[col] == "Status":
