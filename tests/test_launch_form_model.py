@@ -161,6 +161,9 @@ def test_a_new_training_file_resets_the_previous_files_layout_and_says_so(tmp_pa
     form.edit("train", _table(tmp_path, "sts.tsv"))
     assert form.get("text_columns") == [] and form.get("label_column") == "" and form.get("encoding") == ""
     assert "Training file sts.tsv: the previous file's Text columns, Label column, Encoding reset" in form.note
+    form.edit("skip_invalid", True)   # ticked for one file's bad rows: not carried to the next file's
+    form.edit("train", _table(tmp_path, "ratings.tsv"))
+    assert form.get("skip_invalid") is False and "the previous file's Skip invalid rows reset" in form.note
 
 
 def test_a_new_training_file_puts_the_caps_back_to_all_until_one_is_set_again(tmp_path):

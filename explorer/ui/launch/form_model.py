@@ -71,8 +71,10 @@ class LaunchForm:
     """
 
     # what the form says about the training file's layout: another file's columns, header and encoding do not
-    # describe a newly chosen one (STS-B would get a stance file's Tweet / Stance and label names)
-    FILE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
+    # describe a newly chosen one (STS-B would get a stance file's Tweet / Stance and label names), nor does the
+    # leave to skip its bad rows (ticked for one file's few bad labels, it would hide another file's silently)
+    FILE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names",
+                     "skip_invalid")
     # how much of the data a run reads, sized for one file: a Train cap set for a small file would silently train
     # on a part of the next one
     CAP_SETTINGS = ("train_cap", "dev_cap")
