@@ -51,7 +51,11 @@ def test_by_hand_logits_match_the_model_single_and_pair(text_b):
         assert np.allclose(np.nansum(res.flow_mean, axis=-1), 1.0, atol=1e-5)  # each block's attention sums to 1
     else:
         assert res.flow is None
-    assert any(line.startswith("loss for label 2 = -log") for line in res.arithmetic_lines())
+    name = res.label_names[2]
+    assert any(line.startswith(f"loss for label {name!r} (class id 2) = -log") for line in res.arithmetic_lines())
+    # classes named by numbers other than their ids (ratings 1..5): the name first, the id named as an id
+    res.label_names = ["1", "2", "3", "4", "5"][:len(res.label_names)]
+    assert f"prediction: '{res.prediction + 1}' (class id {res.prediction})" in res.arithmetic_lines()
 
 
 def test_by_hand_scores_match_the_multiple_choice_model():

@@ -208,15 +208,20 @@ class ClassifyResult:
             else:
                 lines.append(f"logit {k} = C . W_{k} + b_{k} = {f.format(self.logits[k])}   P = "
                              f"{f.format(self.probabilities[k])}   ({name})")
-        name = self.label_names[self.prediction]
-        lines.append(f"prediction: {self.prediction}" + (f" ({name})" if name != str(self.prediction) else ""))
+        lines.append(f"prediction: {self._class(self.prediction)}")
         if self.label is not None:
-            lines.append(f"loss for label {self.label} = -log {f.format(self.probabilities[self.label])} = "
+            lines.append(f"loss for label {self._class(self.label)} = -log {f.format(self.probabilities[self.label])} = "
                          f"{f.format(self.loss)}")
         else:
             lines.append(NO_GOLD_LINE)
         lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
         return lines
+
+    def _class(self, k: int) -> str:
+        """Class ``k`` as the lines name it: its id where the name is the id ("1"), else its name first and the
+        id after ("'4' (class id 3)"), so a class named by a number is never read as another class's id."""
+        name = self.label_names[k]
+        return str(k) if name == str(k) else f"{name!r} (class id {k})"
 
     def _regression_lines(self, f: str) -> list[str]:
         lines = [f"score = C . w + b = {f.format(self.score)}   (one output, no softmax: the score is the "
