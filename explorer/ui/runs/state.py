@@ -29,7 +29,7 @@ from explorer.core.protocol.events import STEP_CONTEXT_FIELDS, is_rescoring   # 
 from explorer.core.specs.metrics import UNDEFINED, metric_spec
 from explorer.core.specs.tasks import choose_metric
 from explorer.ui.runs.eta import SETTLED_SECONDS, SETTLED_STEPS, EtaMeter  # noqa: F401 - also read from here
-from explorer.ui.runs.time_left import TimeLeft, _num
+from explorer.ui.runs.time_left import TimeLeft, _num, as_float
 
 # The step-event series that always have a plot (their titles: ui/curves/plot.TITLES).
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
@@ -132,13 +132,8 @@ def _nonfinite(value) -> float | None:
     null), the strings "nan" / "inf" / "-inf", or a float NaN / inf; None for a finite number or text."""
     if value is None:
         return math.nan
-    if isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isfinite(out) else out
+    out = as_float(value)
+    return None if out is None or math.isfinite(out) else out
 
 
 ESTIMATING = "remaining: estimating…"   # the progress line's words while the step rate is not measured yet

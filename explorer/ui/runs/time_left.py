@@ -13,13 +13,18 @@ from explorer.core.runs import status as run_status
 
 def _num(value) -> float | None:
     """A finite float, or None for missing / non-numeric / NaN values."""
+    out = as_float(value)
+    return out if out is not None and math.isfinite(out) else None
+
+
+def as_float(value) -> float | None:
+    """``value`` as a float (NaN and inf too), None for None, a bool or a value that is no number."""
     if isinstance(value, bool) or value is None:
         return None
     try:
-        out = float(value)
+        return float(value)
     except (TypeError, ValueError):
         return None
-    return out if math.isfinite(out) else None
 
 
 class TimeLeft:
