@@ -130,11 +130,17 @@ def show_page(win, title: str, app) -> None:
             break
     else:
         raise KeyError(title)
+
+    def shown() -> list[str]:
+        return [win.tabs.tabText(k) for k in range(win.tabs.count()) if win.tabs.widget(k).isVisible()]
+    deadline = time.monotonic() + 60.0   # a page built on its first show may take more than a few event rounds
     settle(app)
+    while shown() != [title] and time.monotonic() < deadline:   # on a busy machine
+        time.sleep(0.02)
+        settle(app)
     page = win.tabs.currentWidget()
-    shown = [win.tabs.tabText(k) for k in range(win.tabs.count()) if win.tabs.widget(k).isVisible()]
-    if win.tabs.tabText(win.tabs.indexOf(page)) != title or shown != [title]:
-        raise RuntimeError(f"asked for page {title!r}, shown: {shown}")
+    if win.tabs.tabText(win.tabs.indexOf(page)) != title or shown() != [title]:
+        raise RuntimeError(f"asked for page {title!r}, shown: {shown()}")
 
 
 def resize(win, size: tuple[int, int], app) -> None:
