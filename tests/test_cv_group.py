@@ -581,3 +581,30 @@ def test_the_disk_k_folds_keep_is_said_from_the_models_weight_files():
     assert fold_disk_line(120_000_000, 5) == ("each fold keeps checkpoints/last (model + optimizer state) and "
                                               "checkpoints/best: about 480 MB per fold, 2,400 MB for 5")
     assert fold_disk_line(None, 5) == ""
+
+
+def test_a_text_holding_a_lone_carriage_return_stays_one_row_in_its_folds_file(tmp_path):
+    """A tweet "#tips \rhttp://…" (a CR inside a quoted field, as Sanders' corpus has): the folds' files keep it
+    one row, so every fold's dev file holds, for the reader that predicts it, as many rows as folds.json gives it
+    (one row read as two made "1705 predictions for 1704 dev examples" and no pooled figure)."""
+    from explorer.core.predict.reading import iter_rows
+
+    data = tmp_path / "d.csv"
+    with open(data, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        w.writerow(["id", "sentence", "label"])
+        for i in range(12):
+            text = " ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(3 + i % 4)) + f" number {i}"
+            w.writerow([f"r{i:02d}", text + (" #tips \rhttp://t.co/x" if i == 3 else ""), "pos" if i % 2 else "neg"])
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path))
+    cv_runs.start_cv_group(base, tmp_path, "cvcr", 3)
+    folder = groups.group_dir(tmp_path, "cvcr")
+    plan = json.loads((folder / cv_runs.FOLDS_FILE).read_text())
+    texts = []
+    for k in range(3):
+        _info, rows = iter_rows(cv_runs.fold_files(folder, k, "table")[1])
+        rows = list(rows)
+        assert len(rows) == plan["fold"].count(k + 1)
+        texts += [str(r.values.get("sentence")) for r in rows]
+    assert sum("#tips \rhttp://t.co/x" in t for t in texts) == 1

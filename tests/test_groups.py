@@ -486,6 +486,8 @@ def test_restarts_with_the_name_box_empty_name_themselves_like_cross_validation(
     base = TrainConfig(task="single", train=str(tmp_path / "my reviews.csv"), model="m")
     group, configs = tab.plan_group("restarts", base)
     assert group.name == "my_reviews-restarts" and len(configs) == tab.restarts.value()
+    # each member's config is kept, so a restart still queued when the app quits is offered again at the next start
+    assert [p.stem for p in groups.never_started_members(tmp_path / "runs")[0].configs] == [c.run_id for c in configs]
     again, _ = tab.plan_group("restarts", base)
     assert again.name == "my_reviews-restarts-2"
     assert groups.default_group_name(tmp_path / "runs", base.train, "cv") == "my_reviews-cv"

@@ -677,6 +677,27 @@ def _more(total: int, shown: list[int]) -> str:
     return f" ({total - len(shown)} more not listed)" if total > len(shown) else ""
 
 
+class CsvRows:
+    """Writes CSV rows with LF line ends whose every field comes back whole: Python's csv writer quotes a field
+    holding the line terminator's characters only, so a lone CR inside a text (a tweet's "#tips \rhttp://…")
+    went out unquoted and every reader here, which takes a bare CR for a line end, read one row as two. A row
+    with a CR in any field is written with every field quoted; the others as csv's QUOTE_MINIMAL."""
+
+    def __init__(self, fh):
+        self._plain = csv.writer(fh, lineterminator="\n")
+        self._quoted = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, row) -> None:
+        """Write one row (a sequence of values, written as csv.writer writes them)."""
+        quoted = any(isinstance(v, str) and "\r" in v for v in row)
+        (self._quoted if quoted else self._plain).writerow(row)
+
+    def writerows(self, rows) -> None:
+        """Write each of ``rows`` as :meth:`writerow` does."""
+        for row in rows:
+            self.writerow(row)
+
+
 def lines_text(lines: list[int], k: int = 5) -> str:
     """"12, 40, 97" or "12, 40, 97, 120, 133 and 134 more": the first ``k`` of the 1-based ``lines``."""
     shown = ", ".join(str(n) for n in lines[:k])

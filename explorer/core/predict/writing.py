@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from explorer.core.predict.reading import PredictDataError
+from explorer.core.data.table import CsvRows
 
 OUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".xlsx")
 
@@ -117,7 +118,7 @@ class RowWriter:
             # line ends inside a cell became spaces in _cell), so no cell ever needs an escape
             self._csv = (csv.writer(self.fh, delimiter="\t", quoting=csv.QUOTE_NONE, quotechar=None,
                                     escapechar=None, lineterminator="\n") if self.kind == "tsv"
-                         else csv.writer(self.fh, lineterminator="\n"))
+                         else CsvRows(self.fh))   # a CR inside a text stays inside its row
             if fresh:
                 self._csv.writerow([_cell(c, self.kind) for c in self.columns])
         elif self.kind == "xlsx" and fresh:

@@ -39,6 +39,7 @@ from explorer.core.predict.watch import watched
 from explorer.core.studies.cv import CrossValidationError, Fold, class_counts, cv_folds, out_of_fold, rare_class_note
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.studies.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
+from explorer.core.data.table import CsvRows
 
 FOLDS_FILE = "folds.json"
 FOLDS_FOLDER = "folds"
@@ -186,7 +187,7 @@ def _write_part(data: CvData, indices: np.ndarray, path: Path) -> None:
         tmp.write_text(json.dumps(out), encoding="utf-8")
     else:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\n")
+            w = CsvRows(fh)   # a CR inside a text stays inside its row
             if data._header is not None:
                 w.writerow(data._header)
             for i in indices.tolist():

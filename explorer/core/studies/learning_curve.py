@@ -21,7 +21,6 @@ the measured speed (core/runs/throughput.py).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import os
@@ -33,6 +32,7 @@ import numpy as np
 
 from explorer.core.errors import UserError
 from explorer.core.studies.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
+from explorer.core.data.table import CsvRows
 
 FRACTIONS = (0.125, 0.25, 0.5, 1.0)
 CURVE_FILE = "curve.json"
@@ -111,7 +111,7 @@ def _write_rows(data: CurveData, indices, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
+        w = CsvRows(fh)   # a CR inside a text stays inside its row
         if data.header is not None:
             w.writerow(data.header)
         for i in indices:

@@ -281,12 +281,13 @@ class GroupsTab(QWidget):
             self.seeds.setText(seeds)
 
     def plan_group(self, kind: str, base):
-        """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
-        configs carry their run ids and the runs folder. Raises GroupError (bad/taken name)."""
+        """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json and each member's
+        config to the group's configs folder (as a cv group's); the configs carry their run ids and the runs
+        folder. Raises GroupError (bad/taken name)."""
         import dataclasses
 
         from explorer.core.studies.groups import (default_group_name, generate_seeds, plan_grid, plan_restarts,
-                                                  write_group)
+                                                  write_group, write_member_configs)
 
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
         # an empty name box: the group names itself by the rule Cross-validate uses (the Queued line says the name)
@@ -297,6 +298,7 @@ class GroupsTab(QWidget):
         else:
             group, configs = plan_restarts(base, name, seeds or generate_seeds(self.restarts.value(), seed=base.seed))
         write_group(self.runs_dir, group)
+        write_member_configs(self.runs_dir, group, configs)   # a run still queued at quit is offered again from it
         self.refresh()
         return group, configs
 
