@@ -581,3 +581,24 @@ def test_shown_tabs_keeps_the_last_used_optional_page_elided_when_none_fits_whol
     assert (shown, px) == ([0, 1, 2], None)
     shown, px = shown_tabs([150, 150, 280, 200, 200], {3, 4}, 0, (20, 30), 300, 0, recent=3)
     assert (shown, px) == ([0, 1, 2], None)
+
+
+def test_a_status_bar_widget_removed_and_deleted_is_no_longer_framed(qtbot):
+    """The "Queue them again" button goes once clicked: removed and deleted, the bar's paint no longer frames it
+    (its frame was drawn from a deleted widget: a RuntimeError on every repaint)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication, QPushButton
+
+    from explorer.ui.shell.status_bar import MessageBar
+
+    bar = MessageBar()
+    qtbot.addWidget(bar)
+    button = QPushButton("Queue them again")
+    bar.addPermanentWidget(button)
+    bar.show()
+    qtbot.waitExposed(bar)
+    bar.removeWidget(button)
+    button.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)   # deleted now, as the event loop would
+    bar.repaint()   # would raise in paintEvent (pytest-qt fails the test on an exception in a Qt override)
+    assert bar.grab().width() > 0

@@ -38,6 +38,12 @@ class MessageBar(QStatusBar):
         self._others.append(widget)
         super().addPermanentWidget(widget, stretch)
 
+    def removeWidget(self, widget: QWidget) -> None:  # noqa: N802 - Qt's name
+        """As QStatusBar's; the bar no longer frames it (a widget removed and then deleted was painted after)."""
+        if widget in self._others:
+            self._others.remove(widget)
+        super().removeWidget(widget)
+
     def _message_changed(self, text: str) -> None:
         self.message_label.setText(text)
         self.message_label.setToolTip(text)
