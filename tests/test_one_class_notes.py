@@ -134,3 +134,32 @@ def test_the_runs_list_and_the_end_message_mark_a_run_that_predicts_one_class():
     assert note in cells.tooltip(stuck, col)
     assert cells.warns(stuck, col) and not cells.warns(stuck, COLUMNS.index("Run"))   # amber: seen when elided
     assert ended_message("sst-a", run_status.FINISHED, stuck) == f"sst-a: {run_status.FINISHED} — {note}"
+
+
+def test_a_run_that_never_predicts_some_classes_is_marked_as_one_stuck_on_one_class_is():
+    """Two of four classes never predicted (109 of 511 dev rows theirs): macro F1 42.41 reads like a model; the
+    Runs list marks it in amber with the sentence in its tooltip, by the same decision as one class."""
+    import numpy as np
+
+    from explorer.core.metrics.baselines import never_predicted
+    from explorer.core.metrics.glue import per_class_metrics
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells
+    from explorer.ui.runs.state import RunState
+
+    names = ["irrelevant", "negative", "neutral", "positive"]
+    gold = np.array([0] * 169 + [1] * 57 + [2] * 233 + [3] * 52)
+    pred = np.array([0] * 157 + [2] * 12 + [2] * 57 + [0] * 12 + [2] * 221 + [0] * 1 + [2] * 51)
+    per = per_class_metrics(gold, pred, names)
+    assert [per["per_class"][c]["predicted"] for c in names] == [170, 0, 341, 0]
+    assert never_predicted(per) == ["negative", "positive"]
+    events = _stuck_classifier_events("own")
+    for ev in events:
+        if ev["event"] == "eval":
+            ev["metrics"] = {"macro_f1": per["macro_f1"], "per_class": per["per_class"]}
+    state = RunState.from_events("own", events)
+    note = state.one_class_note()
+    assert note.startswith("never predicts 'negative' or 'positive' (109 of 511 dev rows are theirs): try a larger")
+    cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
+    col = COLUMNS.index("Best dev")
+    assert cells.text(state, col).endswith(" · classes never predicted") and cells.warns(state, col)
+    assert note in cells.tooltip(state, col)

@@ -139,7 +139,9 @@ LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "lit
 
 def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
                    budget_seconds: float = 0.0, eval_share: float | None = None, unit: str = "dev row") -> str:
-    """One line when an evaluation predicted one class for every ``unit`` ('' otherwise; the head's
+    """One line when an evaluation predicted one class for every ``unit``, or never predicted classes that a
+    classifier's dev rows hold (:func:`never_predicted`: "never predicts 'negative' or 'positive'") ('' otherwise;
+    the head's
     ``one_class_unit``, explorer.core.specs.heads: "dev row" for a classifier, "dev token" for a tagger, whose
     one tag is read from ``predicted_tags``): a small model left at the majority class (bundled:minilm at lr 2e-5
     ends there; a tagger at "O"), and what to try; rates are written one way (:func:`learning_rate_text`). The
@@ -150,9 +152,29 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
     :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training."""
     name = predicted_for_everything(metrics) if unit else None
     if name is None:
-        return ""
+        missed = never_predicted(metrics) if unit == "dev row" else []
+        if not missed:
+            return ""
+        rows = sum(int(metrics["per_class"][c]["support"]) for c in missed)
+        total = sum(int(row["support"]) for row in metrics["per_class"].values())
+        named = " or ".join(f"'{c}'" for c in missed)
+        return advice_note(f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs)", learning_rate,
+                           steps=steps, budget_seconds=budget_seconds, eval_share=eval_share)
     return advice_note(f"predicts only '{name}' for every {unit}", learning_rate, steps=steps,
                        budget_seconds=budget_seconds, eval_share=eval_share)
+
+
+def never_predicted(metrics: dict) -> list[str]:
+    """The classes a classification evaluation never predicted though the dev rows hold some (its ``per_class``
+    table's ``predicted`` counts, explorer.core.metrics.glue.per_class_metrics), in table order; [] for a table
+    without those counts (an evaluation recorded before they were) or when every class with rows was predicted."""
+    per = metrics.get("per_class") if isinstance(metrics, dict) else None
+    if not isinstance(per, dict) or len(per) < 2:
+        return []
+    try:
+        return [str(c) for c, row in per.items() if int(row["support"]) > 0 and int(row["predicted"]) == 0]
+    except (KeyError, TypeError, ValueError):
+        return []
 
 
 def advice_note(head: str, learning_rate: float | None = None, *, steps: int = 0, budget_seconds: float = 0.0,

@@ -85,12 +85,12 @@ def per_class_metrics(labels: np.ndarray, preds: np.ndarray, names: list[str]) -
         names: the K class names (id2label order).
 
     Returns:
-        ``per_class`` {name: {precision, recall, f1, support, in_macro}} (fractions; support a count; a class
-        never predicted has precision 0; ``in_macro`` False for a class with neither a gold nor a predicted row,
-        whose F1 means nothing), ``macro_f1`` (unweighted mean over the classes that occur in the gold labels or
-        the predictions, as scikit-learn's ``f1_score(average="macro")``: a class a small dev split holds no row
-        of is not counted as F1 0, which took a 22-class run's 0.574 down to 0.470), ``weighted_f1`` (weighted
-        by support).
+        ``per_class`` {name: {precision, recall, f1, support, predicted, in_macro}} (fractions; support and
+        predicted, the rows predicted as the class, counts; a class never predicted has precision 0;
+        ``in_macro`` False for a class with neither a gold nor a predicted row, whose F1 means nothing),
+        ``macro_f1`` (unweighted mean over the classes that occur in the gold labels or the predictions, as
+        scikit-learn's ``f1_score(average="macro")``: a class a small dev split holds no row of is not counted
+        as F1 0, which took a 22-class run's 0.574 down to 0.470), ``weighted_f1`` (weighted by support).
     """
     from sklearn.metrics import precision_recall_fscore_support
 
@@ -99,7 +99,7 @@ def per_class_metrics(labels: np.ndarray, preds: np.ndarray, names: list[str]) -
     predicted = np.bincount(np.asarray(preds, dtype=np.int64), minlength=len(ids))[:len(ids)] if len(ids) else n
     present = (n > 0) | (predicted > 0)
     per_class = {name: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(n[i]),
-                        "in_macro": bool(present[i])}
+                        "predicted": int(predicted[i]), "in_macro": bool(present[i])}
                  for i, name in enumerate(names)}
     total = float(n.sum())
     return {"per_class": per_class, "macro_f1": float(f[present].mean()) if present.any() else 0.0,

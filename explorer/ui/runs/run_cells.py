@@ -115,7 +115,7 @@ class RunCells:
                 return s.best_cell_text() or undefined_best_text(s, short=True)
             return (sample_mark(s.evals + s.rescorings, best[2]) + s.best_cell_text()   # "≈": a dev sample's figure
                     + (ONE_EVALUATION if only_evaluation(s) else "")
-                    + (ONE_CLASS if s.one_class_note() else ""))   # the majority rate, not a model that learned
+                    + class_mark(s.one_class_note()))   # the majority rate, not a model that learned
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -230,6 +230,14 @@ class RunCells:
 
 ONE_EVALUATION = " (1 eval)"   # after a Best dev figure that is the only evaluation of a run still training
 ONE_CLASS = " · one class"   # after a Best dev figure of a run that predicted one class for every dev row
+MISSED_CLASSES = " · classes never predicted"   # ... of a run that never predicted some classes of its dev rows
+
+
+def class_mark(note: str) -> str:
+    """The Best dev cell's mark for RunState.one_class_note's ``note``: one class, classes never predicted, or ""."""
+    if not note:
+        return ""
+    return MISSED_CLASSES if note.startswith("never predicts") else ONE_CLASS
 
 
 def only_evaluation(s: RunState) -> bool:
