@@ -52,7 +52,7 @@ def test_by_hand_logits_match_the_model_single_and_pair(text_b):
     else:
         assert res.flow is None
     name = res.label_names[2]
-    assert any(line.startswith(f"loss for label {name!r} (class id 2) = -log") for line in res.arithmetic_lines())
+    assert any(line.startswith(f"loss for label {name} (class id 2) = -log") for line in res.arithmetic_lines())
     # classes named by numbers other than their ids (ratings 1..5): the name first, the id named as an id
     res.label_names = ["1", "2", "3", "4", "5"][:len(res.label_names)]
     assert f"prediction: '{res.prediction + 1}' (class id {res.prediction})" in res.arithmetic_lines()

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from explorer.core.classify.arithmetic import class_words
 from explorer.core.specs.heads import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from explorer.ui.inspectors.components.classify import (LONE_SENTENCE_NOTE, classify_tasks, flow_lines, free_gold,
                                                         gold_text, is_choice, lone_sentence_note, parse_gold,
@@ -50,8 +51,8 @@ def test_the_gold_box_takes_a_score_or_label_names_and_ids():
 
 
 @pytest.mark.parametrize("problem, kind, headers, third, said", [
-    (SINGLE_LABEL.problem_type, "single", "logit = C·W_k + b_k", "0.8500", "prediction 0 (neg)"),
-    (SINGLE_LABEL.problem_type, "swag", "score = C_k·w + b", "0.8500", "prediction 0 (neg)"),
+    (SINGLE_LABEL.problem_type, "single", "logit = C·W_k + b_k", "0.8500", "prediction neg (class id 0)"),
+    (SINGLE_LABEL.problem_type, "swag", "score = C_k·w + b", "0.8500", "prediction neg (class id 0)"),
     (REGRESSION.problem_type, "regression", "score = C·w + b", "the score is the prediction", "score 3.8120"),
     (MULTI_LABEL.problem_type, "multilabel", "logit = C·W_k + b_k", "0.8500  (τ 0.50)", "predicted labels: neg"),
 ])
@@ -65,6 +66,15 @@ def test_each_head_has_its_table_and_verdict(problem, kind, headers, third, said
 
 def test_unnamed_classes_are_said_by_number_once():
     assert verdict(result(label_names=["0", "1"])) == "prediction 0"
+
+
+def test_the_summary_names_a_numbered_class_as_the_arithmetic_pane_does():
+    # ratings named "1".."5": class id 2 is the rating "3"; the summary and the pane say it the same way
+    res = result(label_names=["1", "2", "3", "4", "5"], prediction=2, logits=np.zeros(5),
+                 probabilities=np.full(5, 0.2))
+    assert verdict(res) == "prediction '3' (class id 2)"
+    assert class_words(res.label_names, 2) == "'3' (class id 2)"
+    assert class_words(["neg", "pos"], 1) == "pos (class id 1)" and class_words(["0", "1"], 1) == "1"
 
 
 def test_a_pair_model_given_sentence_a_alone_says_so():

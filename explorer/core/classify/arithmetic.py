@@ -76,6 +76,20 @@ def readable_label_names(head_names, run_names) -> list[str]:
     return [str(i) for i in range(len(head))] if generic and len(head) > 1 else head
 
 
+def class_words(label_names, k: int) -> str:
+    """Class ``k`` as every line about one prediction names it (the Arithmetic pane, the Classify summary): its id
+    where the name is the id ("1"); else its name first, quoted when it reads as a number, and the id after
+    ("'4' (class id 3)", "FAVOR (class id 1)"), so a class named by a number is never read as another class's id."""
+    name = str(label_names[k])
+    if name == str(k):
+        return name
+    try:
+        float(name)
+    except ValueError:
+        return f"{name} (class id {k})"
+    return f"{name!r} (class id {k})"
+
+
 REGRESSION_OUTPUT = REGRESSION.output_label   # "score": the one output of a regression head, wherever it is named
 
 
@@ -208,20 +222,14 @@ class ClassifyResult:
             else:
                 lines.append(f"logit {k} = C . W_{k} + b_{k} = {f.format(self.logits[k])}   P = "
                              f"{f.format(self.probabilities[k])}   ({name})")
-        lines.append(f"prediction: {self._class(self.prediction)}")
+        lines.append(f"prediction: {class_words(self.label_names, self.prediction)}")
         if self.label is not None:
-            lines.append(f"loss for label {self._class(self.label)} = -log {f.format(self.probabilities[self.label])} = "
+            lines.append(f"loss for label {class_words(self.label_names, self.label)} = -log {f.format(self.probabilities[self.label])} = "
                          f"{f.format(self.loss)}")
         else:
             lines.append(NO_GOLD_LINE)
         lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
         return lines
-
-    def _class(self, k: int) -> str:
-        """Class ``k`` as the lines name it: its id where the name is the id ("1"), else its name first and the
-        id after ("'4' (class id 3)"), so a class named by a number is never read as another class's id."""
-        name = self.label_names[k]
-        return str(k) if name == str(k) else f"{name!r} (class id {k})"
 
     def _regression_lines(self, f: str) -> list[str]:
         lines = [f"score = C . w + b = {f.format(self.score)}   (one output, no softmax: the score is the "

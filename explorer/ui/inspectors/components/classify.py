@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.core.classify.arithmetic import class_words
 from explorer.core.specs.heads import Scores, classification_head
 from explorer.core.specs.tasks import find_task_facts, get_task_facts, tasks_on_page
 from explorer.ui.inspectors.registry import CLASSIFY_PAGE
@@ -127,14 +128,14 @@ def table_rows(res) -> list[tuple[str, str, str]]:
 
 
 def verdict(res) -> str:
-    """What the head says: "score 3.8120", "predicted labels: a, b" or "prediction 1 (FAVOR)"."""
+    """What the head says: "score 3.8120", "predicted labels: a, b" or "prediction FAVOR (class id 1)" (the class
+    worded as the Arithmetic pane words it: core.classify.arithmetic.class_words)."""
     scores = classification_head(getattr(res, "problem_type", "")).scores   # what follows the logits
     if scores is Scores.SCORE:
         return f"score {res.score:.4f}"
     if scores is Scores.SIGMOID:
         return "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
-    name = res.label_names[res.prediction]
-    return f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
+    return f"prediction {class_words(res.label_names, res.prediction)}"
 
 
 def lone_sentence_note(res, pairs: bool, asked: tuple) -> str:
