@@ -167,3 +167,32 @@ def test_the_next_runs_data_goes_beside_the_runs_or_the_predictions(tmp_path, wi
         assert cfg["train"] == "t.tsv" and run_dir == run and folder == tmp_path / "runs" / ".corrections"
     else:
         assert (cfg, run_dir, folder) == ({}, None, tmp_path / ".corrections")
+
+
+def headerless(tmp_path, text_columns=("2",)):
+    """A predicted header-less file: columns by position, "1" a gold rating, the text(s) after it; classes named
+    by numbers ("1", "5")."""
+    path = tmp_path / "rated.predictions.csv"
+    inputs = ["1", *text_columns]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(inputs + ["predicted_label", "p_1", "p_5", "margin", "error"])
+        w.writerow(["5", *[f"great {c}" for c in text_columns], "5", 0.1, 0.9, 0.8, ""])
+        w.writerow(["1", *[f"awful {c}" for c in text_columns], "1", 0.7, 0.3, 0.4, ""])
+    review = Review.from_summary({"out": str(path), "kind": "classification", "label_names": ["1", "5"],
+                                  "input_columns": inputs, "text_columns": list(text_columns)})
+    return ReviewState(load_predictions(path), review)
+
+
+def test_a_headerless_files_columns_are_titled_by_role_never_by_a_bare_number(tmp_path):
+    state = headerless(tmp_path)
+    assert state.column_title("2") == "text" and state.column_title("1") == "column 1"
+    assert "column 2 of the input file" in state.column_tip("2") and "the text the model read" in state.column_tip("2")
+    assert state.column_title("margin") == "margin" and state.column_tip("margin") is None
+    page = state.row_html(0)
+    assert "<b>text</b>: great 2" in page and "column 1: 5" in page and "<b>2</b>" not in page
+    pair = headerless(tmp_path, ("2", "3"))
+    assert [pair.column_title(c) for c in ("2", "3")] == ["text (column 2)", "text (column 3)"]
+    # a file with a header keeps its names
+    assert classification(tmp_path).column_title("text") == "text"
+    assert classification(tmp_path).column_title("label") == "label_in_file"

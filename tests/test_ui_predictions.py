@@ -946,3 +946,23 @@ def test_a_taggers_predictions_offer_no_row_label_and_say_where_tags_are_checked
     assert "1 = O" not in page.info.text() and "1 = O" not in page.label_box.toolTip()
     assert "one tag per word" in page.info.text() and "Tag page" in page.info.text()
     assert page.reviewed_box.isVisible()   # R still marks a row reviewed
+
+
+def test_a_headerless_files_text_column_is_titled_text_beside_numbered_classes(qtbot, tmp_path):
+    """A header-less input's columns are named "1", "2" by position; beside probability columns of classes named
+    "1" and "5" the table titles them "column 1" and "text", never a bare number that reads as a class."""
+    path = tmp_path / "rated.predictions.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["1", "2", "predicted_label", "p_1", "p_5", "margin", "error"])
+        w.writerow(["5", "a great film", "5", 0.1, 0.9, 0.8, ""])
+        w.writerow(["1", "an awful film", "1", 0.7, 0.3, 0.4, ""])
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(str(path), {"out": str(path), "kind": "classification", "label_names": ["1", "5"],
+                          "input_columns": ["1", "2"], "text_columns": ["2"]})
+    m = page.model
+    titles = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
+    assert titles[m.headers.index("2")] == "text" and titles[m.headers.index("1")] == "column 1"
+    assert "column 2 of the input file" in m.headerData(m.headers.index("2"), Qt.Orientation.Horizontal,
+                                                        Qt.ItemDataRole.ToolTipRole)

@@ -103,13 +103,15 @@ class PredictionsModel(QAbstractTableModel):
             if section == 0:
                 return self.row_title
             # a class name of any length is cut (short_name): a title never decides the table's width
-            return HEADER_TITLES.get(name, header_title(name[2:] if name.startswith("p_") else name))
+            # an input column a header-less file names by position is titled by its role ("text", "column 3")
+            return HEADER_TITLES.get(name, header_title(name[2:] if name.startswith("p_")
+                                                        else self.state.column_title(name)))
         if role == Qt.ItemDataRole.ToolTipRole:
             if section == 0:
                 return self.row_tip
             if name.startswith("p_"):
                 return f"{name}: the model's probability of {name[2:]}"
-            return HEADER_TIPS.get(name, name if len(name) > 20 else None)
+            return HEADER_TIPS.get(name, self.state.column_tip(name) or (name if len(name) > 20 else None))
         return None
 
     def file_row(self, view_row: int) -> int:

@@ -136,6 +136,26 @@ class ReviewState:
         return "row", (f"row: the row's number among the data rows of {name} (1 = the first row under its header), "
                        "not a line number and not an id column")
 
+    # -- columns --------------------------------------------------------------------------------------------------
+    def column_title(self, name: str) -> str:
+        """An input column as the page titles it: a file read without a header row names its columns by position
+        ("1", "2", ...), and a bare number beside the probability columns reads as a class; such a column is
+        titled by its role, "text" (one text column), "text (column 2)" (several), else "column 3". Any other
+        column keeps its name (the file's own ``label`` as ``label_in_file``)."""
+        r = self.review
+        if name not in r.input_columns or not str(name).isdigit():
+            return saved_name(name)
+        if name in r.text_columns:
+            return "text" if len(r.text_columns) == 1 else f"text (column {name})"
+        return f"column {name}"
+
+    def column_tip(self, name: str) -> str | None:
+        """The tooltip of a column :meth:`column_title` titled by its role: where it is in the file; else None."""
+        if self.column_title(name) == saved_name(name):
+            return None
+        role = ": the text the model read" if name in self.review.text_columns else ""
+        return f"column {name} of the input file (read without a header row){role}"
+
     # -- labels ---------------------------------------------------------------------------------------------------
     def choices(self) -> list[str]:
         """The labels a row may get: the endings' numbers (SWAG) or the head's labels; none for a tagger (a tag per
@@ -264,8 +284,8 @@ class ReviewState:
                              f"{html.escape(v[b:])}")
                 else:
                     shown = html.escape(v)
-                parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
-                             else f"<span style='color:#555'>{html.escape(saved_name(c))}: {shown}</span><br>")
+                parts.append(f"<p><b>{html.escape(self.column_title(c))}</b>: {shown}</p>" if c in r.text_columns
+                             else f"<span style='color:#555'>{html.escape(self.column_title(c))}: {shown}</span><br>")
         return "".join(parts)
 
     def agreements(self):
@@ -283,7 +303,7 @@ class ReviewState:
             gold = gold_as_names(t.column(gold_col), names) if prediction_spec(r).labels_by_name else t.column(gold_col)
             a = agreement(gold, self.predicted, names)
             if a is not None:
-                lines.append(f"Model vs gold <b>{html.escape(saved_name(gold_col))}</b> ({a.n} rows): "
+                lines.append(f"Model vs gold <b>{html.escape(self.column_title(gold_col))}</b> ({a.n} rows): "
                              f"{format_metric('accuracy', a.accuracy, 'single')}, "
                              f"{format_metric('macro_f1', a.macro_f1, 'single')}")
                 with_gold = a
