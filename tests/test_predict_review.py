@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +105,38 @@ def test_finetune_data_combines_the_training_file_and_the_corrections(tmp_path):
     data = load_classification(fields["train"], text_columns=["sentence"], label_column="label",
                                label_names=fields["label_names"])
     assert len(data) == 10 and data.labels[-2:] == [0, 1]
+
+
+def test_a_fine_tune_from_the_reviewed_checkpoint_is_sized_to_the_reviewed_rows(tmp_path):
+    """From the reviewed checkpoint (same head, same classes) the run does not repeat the first run's 4 epochs over
+    the whole training file: 3 epochs over the 2 reviewed rows and 3 training rows per reviewed row mixed in, of
+    both classes; the note says the rows, epochs and steps. From the first run's model the whole recipe stays."""
+    from helpers import write_tiny_classification
+
+    train = write_tiny_classification(tmp_path / "train.tsv", repeat=5)    # 40 rows
+    table, review = _predictions(tmp_path)
+    review.model = str(tmp_path / "run1" / "checkpoints" / "best")
+    Path(review.model).mkdir(parents=True)
+    (Path(review.model) / "config.json").write_text(json.dumps({
+        "architectures": ["BertForSequenceClassification"], "id2label": {"0": "neg", "1": "pos"}, "num_labels": 2}))
+    review.set_label(1, "neg")
+    review.mark_reviewed(2)
+    run = {"train": str(train), "task": "single", "model": "base", "epochs": 4.0, "batch_size": 4, "max_steps": 0,
+           "time_budget_minutes": 30.0, "seed": 7}
+    fields, note = finetune_data(table, review, run, tmp_path / "runs" / ".corrections")
+    assert fields["model"] == review.model
+    assert fields["epochs"] == 3.0 and fields["max_steps"] == 0 and fields["time_budget_minutes"] == 0.0
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    assert [r["sentence"] for r in rows[:2]] == ["t1", "t2"] and len(rows) == 2 + 6
+    assert {r["label_source"] for r in rows[2:]} == {"original"} and {r["label"] for r in rows[2:]} == {"neg", "pos"}
+    assert ("3 epochs over the 2 reviewed rows and 6 rows of train.tsv mixed in (3 per reviewed row" in note
+            and "8 rows in all: about 6 optimizer steps at batch 4, not the first run's 4 epochs over 42 rows" in note)
+    # the same review from the first run's model: every training row, the first run's recipe
+    review.model = "m"
+    fields, note = finetune_data(table, review, run, tmp_path / "runs" / ".corrections")
+    assert fields["model"] == "base" and fields["epochs"] == 4.0 and fields["time_budget_minutes"] == 30.0
+    assert len(list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))) == 42
+    assert "short fine-tune" not in note
 
 
 def test_finetune_data_reads_the_training_file_with_the_runs_label_names(tmp_path):
@@ -406,7 +439,7 @@ def test_fine_tune_again_starts_from_the_reviewed_checkpoint_when_its_head_and_c
     assert model == review.model and note.startswith(
         f"The new run starts from the reviewed checkpoint {tmp_path.parent.name}/{tmp_path.name}/best (same head, "
         "same classes)")   # its run's folder and below: the Model field has the whole path
-    assert "set Model to bert-base-uncased" in note
+    assert "set Model" not in note   # the run from it is a short one, sized to the reviewed rows
     model, note = start_model(run, review, "single", ["pos", "neg"])           # the classes in another order
     assert model == "bert-base-uncased" and "its classes are not the run's (pos, neg)" in note
     review.model = checkpoint("qa", "BertForQuestionAnswering", {})

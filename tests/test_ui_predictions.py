@@ -145,7 +145,11 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     # "fine-tune again": from the reviewed checkpoint (same head, same classes), in the form and its command line
     assert cfg.label_column == "label" and cfg.model == again.review.model and "checkpoints" in cfg.model
     assert cfg.model in launcher.command.toPlainText()
-    assert "starts from the reviewed checkpoint" in note and "set Model to bundled:minilm" in note
+    assert "starts from the reviewed checkpoint" in note and "set Model" not in note
+    # sized to the reviewed rows, said in the launcher before Launch: the rows, the epochs and the steps
+    assert cfg.epochs == 3.0 and cfg.max_steps == 0
+    assert "A short fine-tune sized to the reviewed rows: 3 epochs over the 2 reviewed rows" in \
+        launcher.banner.whole_text() and "optimizer steps at batch" in launcher.banner.whole_text()
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
     assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
     dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))

@@ -432,6 +432,12 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
                   run_dir: str | Path | None = None) -> tuple[dict, str]:
     """The TrainConfig fields of a new run on the original training file plus the reviewed rows, and a note.
 
+    From the reviewed checkpoint (:func:`start_model`), which already learned the training file, the run is sized
+    to the reviewed rows (core.predict.refit): the combined file holds the reviewed rows and REPLAY_PER_ROW rows
+    of the training file per reviewed row, for SHORT_EPOCHS epochs (the first run's max_steps and time budget
+    cleared), and the note says the rows, epochs and steps. From the first run's model, the combined file holds
+    every training row and the run takes the first run's recipe.
+
     The reviewed rows are every labelled example a person gave: the rows whose label a person set (corrected,
     ``label_source`` "person") and the rows a person marked reviewed with the model's label kept (confirmed,
     "model, reviewed", as :func:`save_labelled` writes them: a confirmed row is a labelled example too). Rows not
@@ -494,8 +500,18 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     if in_dev:
         dev_note += (f" {in_dev} reviewed row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
                      "left out of training; the dev labels stay the original ones.")
+    task = str(run_config.get("task") or ("pair" if pair else "single"))
+    model, start = start_model(run_config, review, task, names)
+    recipe = None
+    if model == str(review.model or "") and model != str(run_config.get("model") or review.model):
+        # from the reviewed checkpoint, which already learned the training file: a run sized to the reviewed rows
+        recipe = _short_recipe(base, rows, run_config, train)
+        note_parts = ([f"{recipe.mixed_in:,} rows of {train}"] if recipe.mixed_in else []) + \
+            note_parts[len(base.note_parts):]
+        start += " " + recipe.sentence(Path(train).name if train else "the training file",
+                                      _first_recipe(run_config, len(base.rows) + len(rows)))
     out = folder / f"{train_stem}-plus-corrected-{stem}.tsv"
-    write_table(out, base.header, base.rows + rows)
+    write_table(out, base.header, recipe.rows if recipe is not None else base.rows + rows)
     # the dev sentence first: a status bar shows the start of a long message. The combined file by its name (its
     # path is the form's Train data; two long paths would make the note 10 lines in the launcher banner)
     note = ((dev_note + " " if dev_note else "")
@@ -505,8 +521,35 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
         note += (" The rows were a cross-validation group's training rows and it has no dev set: cross-validate "
                  "the combined file again (Cross-validate… or group --cv) to compare it with the first group.")
     fields = _new_run_fields(run_config, review, out, base, pair, names)
-    fields["model"], start = start_model(run_config, review, fields["task"], names)
+    fields["model"] = model
+    if recipe is not None:
+        fields.update(recipe.fields())
     return fields, f"{note} {start}"
+
+
+def _short_recipe(base: "_Base", rows: list[dict], run_config: dict, train: str):
+    """The short fine-tune (core.predict.refit) of the reviewed rows, those appended (``rows``) and the training
+    rows relabelled in place, with rows of the rest of ``base`` mixed in, at the first run's batch."""
+    from explorer.core.predict.refit import short_recipe
+    from explorer.core.specs.train_config import TrainConfig
+
+    defaults = TrainConfig.__dataclass_fields__
+    batch = int(run_config.get("batch_size") or defaults["batch_size"].default) * int(
+        run_config.get("gradient_accumulation_steps") or 1)
+    reviewed = [base.rows[j] for j in sorted(base.relabelled_rows)] + rows
+    others = [r for j, r in enumerate(base.rows) if j not in base.relabelled_rows]
+    return short_recipe(reviewed, others, base.label_col, batch=batch, seed=dev_split_seed_of(run_config))
+
+
+def _first_recipe(run_config: dict, rows: int) -> str:
+    """The first run's recipe in words, over the ``rows`` a whole run on the combined file would train on."""
+    from explorer.core.specs.train_config import TrainConfig
+
+    steps = int(run_config.get("max_steps") or 0)
+    if steps > 0:
+        return f"{steps:,} steps over {rows:,} rows"
+    epochs = float(run_config.get("epochs") or TrainConfig.__dataclass_fields__["epochs"].default)
+    return f"{epochs:g} epochs over {rows:,} rows"
 
 
 def start_model(run_config: dict, review: Review, task: str, names) -> tuple[str, str]:
@@ -542,8 +585,7 @@ def start_model(run_config: dict, review: Review, task: str, names) -> tuple[str
         why = "its classes are not the run's (" + ", ".join(names) + ")"
     else:
         return checkpoint, (f"The new run starts from the reviewed checkpoint {shown} (same head, same classes), "
-                            f"as fine-tuning again does; set Model to {base} to start from the first run's model "
-                            "instead.")
+                            "as fine-tuning again does.")
     return base, f"The new run starts from {base}, the first run's model: the reviewed checkpoint {shown} " \
                  f"cannot ({why})."
 
@@ -560,6 +602,7 @@ class _Base:
     out_dev: str = ""
     dev_note: str = ""
     relabelled: int = 0   # reviewed rows that were training rows: their label changed in place, not appended
+    relabelled_rows: set[int] = field(default_factory=set)   # those rows' indices in ``rows``
     note_parts: list[str] = field(default_factory=list)
 
 
@@ -645,6 +688,7 @@ def _person_rows(table: PredictionTable, reviewed: dict[int, tuple[str, str]], t
             for j in training[key]:
                 base.rows[j][base.label_col] = label
                 base.rows[j][LABEL_SOURCE] = source
+                base.relabelled_rows.add(j)
             base.relabelled += 1
             continue
         r = {c: (table.column(c)[i] if c in table.columns else "") for c in base.header}

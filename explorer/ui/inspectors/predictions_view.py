@@ -248,7 +248,9 @@ class PredictionsView(QWidget):
         self.finetune_button.setToolTip("Fill the launcher with a new run on the original training file plus every row "
                                         "you reviewed (✓): those you corrected, with your label, and those you "
                                         "confirmed, with the model's label. Rows not reviewed and rows with an error "
-                                        "stay out; the dev rows stay the first run's.")
+                                        "stay out; the dev rows stay the first run's. From the reviewed checkpoint "
+                                        "the run is short, sized to the reviewed rows (the launcher says its rows, "
+                                        "epochs and steps).")
         self.finetune_button.clicked.connect(self.finetune)
         shares = QPushButton("Class shares…")
         shares.setToolTip("The share of each class in this file: the model's count and the prediction-powered "
