@@ -99,4 +99,18 @@ def steps_fitting(run, training_seconds: float) -> int:
         rate = (step - first[0]) / (seconds - first[1])
     else:
         rate = step / seconds
-    return min(run.steps_total, max(step, step + round((training_seconds - seconds) * rate)))
+    return steps_in(training_seconds, rate, run.steps_total, step=step, seconds=seconds)
+
+
+def steps_in(training_seconds: float, steps_per_second: float, steps_total: int, *, step: int = 0,
+             seconds: float = 0.0) -> int:
+    """The optimizer steps done when a training clock now at ``seconds`` (after ``step`` steps) reaches
+    ``training_seconds`` at ``steps_per_second``: at least ``step``, at most ``steps_total``. The run counts its
+    steps by it (:func:`steps_fitting`), and the launcher the steps a time budget fits before any is timed."""
+    return min(steps_total, max(step, step + round((training_seconds - seconds) * steps_per_second)))
+
+
+def training_seconds_planned(budget_seconds: float, share: float) -> float:
+    """The training seconds a time budget of ``budget_seconds`` is planned with: what is left once evaluations take
+    their ``share`` of it (eval_share; the whole budget when the share is not in (0, 1))."""
+    return (1.0 - share) * budget_seconds if 0 < share < 1 else budget_seconds

@@ -251,7 +251,8 @@ class RunPlan:
                                                                  cfg.resolved_max_seq_length())
         return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
-            held_out=held_out, steps=self.planned_steps()[1],
+            held_out=held_out, steps=self.planned_steps()[1], budget_seconds=60.0 * float(cfg.time_budget_minutes or 0.0),
+            bound_steps=self._bound_steps(),
             windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
             share=cfg.eval_share, full_dev=cfg.full_dev_evals, train_rate=train_rate, eval_rate=eval_rate,
             measured_runs=int(source is not None), other_runs=others,
