@@ -159,6 +159,14 @@ class RunPlan:
             return ""
         return short_run_note(self.values, planned, per_epoch, budget, cfg.resolved_learning_rate())
 
+    def imbalance_warning(self, cfg: TrainConfig) -> str:
+        """'' or the warning that the training labels the data check counted are strongly imbalanced while Class
+        weights is off (class_balance.imbalance_note)."""
+        from explorer.ui.launch.class_balance import imbalance_note
+
+        res = self.train_result or {}
+        return imbalance_note(cfg.task, res.get("class_counts") if res.get("ok") else None, cfg.class_weights)
+
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
         start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates
