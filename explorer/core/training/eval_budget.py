@@ -9,7 +9,7 @@ longer run than the budget, and a 10-minute run trained less than (1 - eval_shar
 
 from __future__ import annotations
 
-from explorer.core.training.budget import seconds_ahead, steps_fitting, steps_in, training_seconds_planned
+from explorer.core.training.budget import seconds_ahead, step_rate, steps_fitting, steps_in, training_seconds_planned
 
 def steps_for_plan(run) -> int:
     """The optimizer steps the evaluations are planned around: a time-budgeted run's steps that fit in the
@@ -39,8 +39,10 @@ def plan_evaluations_now(run) -> None:
         return
     before = schedule.plan
     windows = run.plan["effective_batch_size"]
+    # the training rate after the first step (its warm-up is no rate), as the steps are counted: counted over all
+    # steps, a slow first step made training look longer and gave the evaluations more rows than planned
     plan = schedule.make_plan(steps=steps_for_plan(run), windows_per_step=windows,
-                              train_rate=run.progress.step * windows / seconds)
+                              train_rate=step_rate(run) * windows)
     if plan is not None and before is None:
         run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
     elif plan is not None and plan.eval_every != before.eval_every:
