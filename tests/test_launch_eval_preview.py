@@ -343,3 +343,60 @@ def test_the_whole_run_time_says_it_assumes_the_machine_alone_while_a_run_trains
     rough = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
                              share=0.2, rough_rate=3.0, busy="busy-run")
     assert " alone (rough)" in eval_plan_summary(rough) and "training now" in eval_plan_summary(rough)
+
+
+def _runs_own_plan(cfg: TrainConfig, dev_total: int, *, train_rate: float, eval_rate: float, steps_total: int):
+    """The plan the run makes (eval_schedule, eval_budget) once its probe evaluation and its first 10 steps are
+    timed at these rates: None when it plans none."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.eval_budget import steps_for_plan
+    from explorer.core.training.eval_schedule import EvalSchedule
+
+    schedule = EvalSchedule(cfg, dev_total, sampleable=True)
+    schedule.timed(schedule.rows, schedule.rows / eval_rate)
+    windows = cfg.batch_size * cfg.gradient_accumulation_steps
+    step, seconds = 10, 10 * windows / train_rate
+    run = SimpleNamespace(config=cfg, clock=SimpleNamespace(seconds=lambda: seconds),
+                          progress=SimpleNamespace(step=step), first_step=None, steps_total=steps_total,
+                          wall=SimpleNamespace(total=60.0 * cfg.time_budget_minutes) if cfg.time_budget_minutes else None,
+                          planned_steps=lambda: steps_total)
+    return schedule.make_plan(steps=steps_for_plan(run), windows_per_step=windows, train_rate=train_rate)
+
+
+def test_the_evaluation_sentence_gives_the_rows_and_evaluations_the_runs_own_plan_chooses():
+    """The launcher said a sample of 358 of 511 dev rows and 6 evaluations for a time-budgeted run that then
+    planned around the steps of its budget's training share and chose otherwise: at the rates of a past run of the
+    same settings, the line's cadence, rows and number of evaluations are those the run plans at those rates, with
+    and without a Time budget, with a Dev cap above the dev rows, and for a dev set too small to sample."""
+    from explorer.core.specs.tasks import run_steps
+
+    rates = {"train_rate": 40.0, "eval_rate": 600.0}
+    cases = [(dict(epochs=1, eval_every=10), 511),
+             (dict(epochs=3, eval_every=10, time_budget_minutes=1.0), 511),
+             (dict(epochs=3, eval_every=10, time_budget_minutes=1.0, eval_share=0.3), 2478),
+             (dict(epochs=1, eval_every=10, dev_cap=5000), 511),
+             (dict(epochs=1, eval_every=10, dev_cap=400), 2478),
+             (dict(epochs=1, eval_every=10), 240)]
+    for fields, dev in cases:
+        cfg = TrainConfig(task="single", train="t.csv", dev="d.csv", batch_size=16, max_seq_length=128, **fields)
+        values = {"batch_size": 16, "gradient_accumulation_steps": 1, "model": cfg.model, "train_cap": 0,
+                  "max_steps": 0, "task": "single", "max_seq_length": 128,
+                  "time_budget_minutes": cfg.time_budget_minutes, "epochs": cfg.epochs}
+        plan = RunPlan(values)
+        plan.train_result = {"ok": True, "counts": {"examples": 2000}}
+        plan.dev_result = {"ok": True, "counts": {"examples": dev}}
+        plan.past_runs = lambda: [_timed_run("past", cfg.model, "single", 128, rates["train_rate"],
+                                             rates["eval_rate"])]
+        total = run_steps(2000, 16, epochs=cfg.epochs)[1]
+        dev_total = min(dev, cfg.dev_cap) if cfg.dev_cap else dev
+        own = _runs_own_plan(cfg, dev_total, steps_total=total, **rates)
+        line, whole = plan.eval_summary(cfg), plan.eval_preview(cfg)
+        if own is None:
+            assert dev_total < 250 and f"on all {dev_total:,} dev rows, as set" in line, (fields, line)
+            continue
+        rows = (f"a sample of {own.dev_rows:,} of the {dev_total:,} dev rows" if own.sampled
+                else f"all {dev_total:,} dev rows")
+        when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
+        assert line.startswith(f"Evaluation: {when} on {rows};"), (fields, line, own)
+        assert f"on {own.rows_text()}" in whole and f"{own.evaluations + 1} evaluations" in whole, (fields, whole)

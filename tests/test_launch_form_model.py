@@ -680,3 +680,25 @@ def test_a_time_budget_of_few_steps_at_2e5_warns_that_the_run_predicts_one_class
     from explorer.ui.launch.small_table import short_run_note
 
     assert "predicts about the mean score;" in short_run_note(dict(form.values, task="regression"), 70, 307, 2.5, 2e-5)
+
+
+def test_strongly_imbalanced_training_labels_without_class_weights_are_warned_before_launch(tmp_path):
+    """A table of 78% one class, trained without class weights, ended predicting only that class and nothing had
+    said so: the plan names the shares by class and the majority, unless the labels are balanced enough, class
+    weights are on, or the task takes none."""
+    form = _form(tmp_path, task="single", model="bundled:minilm", train=_table(tmp_path, "train.tsv"),
+                 learning_rate=1e-4)
+    form.plan.train_result = {"ok": True, "counts": {"examples": 511}, "class_counts": {"positive": 112, "negative": 399}}
+    note = form.plan.imbalance_warning(form.config())
+    assert note.startswith("Imbalanced training labels ('negative' 78%, 'positive' 22%) and no class weights: a short "
+                           "run tends to predict only the majority class 'negative'")
+    assert 'class weights "balanced"' in note
+    form.edit("class_weights", "balanced")
+    assert form.plan.imbalance_warning(form.config()) == ""
+    form.edit("class_weights", "")
+    form.plan.train_result["class_counts"] = {"positive": 240, "negative": 271}   # 53%: balanced enough
+    assert form.plan.imbalance_warning(form.config()) == ""
+    form.plan.train_result["class_counts"] = {"a": 700, "b": 100, "c": 100, "d": 50, "e": 30, "f": 20}
+    assert "('a' 70%, 'b' 10%, 'c' 10%, 'd' 5%, others 5%)" in form.plan.imbalance_warning(form.config())
+    form.edit("task", "regression")   # no classes to weigh
+    assert form.plan.imbalance_warning(form.config()) == ""

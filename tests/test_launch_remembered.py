@@ -94,3 +94,33 @@ def test_a_remembered_host_gone_from_the_list_falls_back_to_this_machine_and_the
 
     w.run_on.choose("cluster")   # the next choice: the note goes, the choice is kept
     assert said not in w.banner.whole_text() and settings.run_on() == "cluster"
+
+
+
+def test_new_run_puts_the_time_budget_and_run_on_back_to_their_defaults(queued_window, tmp_path):
+    """The last run's Time budget and host stay in the form for a second run of the same data, but File → New run
+    (Ctrl+N) starts a new one: the budget back to none, Run on to this machine (remembered so), the banner saying
+    both."""
+    from explorer.core.remote.hosts import Host
+
+    window = queued_window
+    window.settings.set_hosts([Host(name="cluster", target="me@cluster")])
+    w = window.launcher
+    w.run_on.refresh()
+    w.set_config(TrainConfig(output_dir=str(tmp_path / "runs"), task="single", train=_table(tmp_path),
+                             time_budget_minutes=5.0))
+    w.editors["time_budget_minutes"].set(7.5)   # typed by the user for the last run
+    w._field_changed("time_budget_minutes")
+    w.run_on.choose("cluster")
+    assert w.config().time_budget_minutes == 7.5 and w.run_on.host().name == "cluster"
+    new_run = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "&New run")
+
+    new_run.trigger()
+    assert w.config().time_budget_minutes == TrainConfig().time_budget_minutes
+    assert "time_budget_minutes" not in w.form.edited
+    assert w.run_on.host() is None and window.settings.run_on() == ""
+    said = w.banner.whole_text()
+    assert "Time budget back to none (was 7.5 min)" in said and "Run on back to this machine (was cluster)" in said
+
+    new_run.trigger()   # already a new run's defaults: nothing changes
+    assert w.config().time_budget_minutes == TrainConfig().time_budget_minutes and w.run_on.host() is None

@@ -77,3 +77,18 @@ def test_a_worker_applies_the_policy_to_torch(monkeypatch):
         assert os.environ["OMP_NUM_THREADS"] == "1"
     finally:
         torch.set_num_threads(before)
+
+
+def test_fewer_threads_than_cores_say_why():
+    """'device: CPU (1 thread)' on a 2-core machine read as the app limiting itself for no reason: the count the
+    policy chose under load says the cores and the load, an override names its variable, all cores say no more."""
+    from explorer.ui.launch.device import describe
+
+    busy = choose_threads(TRAINING, 2, 1.6)
+    assert busy.summary() == "1 of 2 threads: the machine is busy, load 1.6"
+    assert choose_threads(TRAINING, 2, 0.2).summary() == "2 threads"
+    assert choose_threads(TRAINING, 4, 0.0, {"EXPLORER_TORCH_THREADS": "1"}).summary() == \
+        "1 of 4 threads: EXPLORER_TORCH_THREADS"
+    info = {"device": "CPU", "count": busy.threads, "inspect_threads": 1, "threads_said": busy.summary(),
+            "precision": "fp32"}
+    assert describe(info) == "CPU (1 of 2 threads: the machine is busy, load 1.6) · fp32"

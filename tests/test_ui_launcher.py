@@ -676,3 +676,26 @@ def test_a_short_time_budget_at_2e5_is_named_under_the_form_with_a_link_that_tak
     assert w.config().learning_rate is None
     w.problem.linkActivated.emit("use-small-table-rate")
     assert w.config().learning_rate == 1e-4 and "predicts one class" not in w.problem.text()
+
+
+def test_imbalanced_training_labels_are_noted_under_the_form_with_balanced_class_weights_one_click_away(qtbot, tmp_path):
+    """The problem line warns of a 78% majority class without class weights before Launch (Launch stays on), and
+    its link sets Class weights to balanced as if typed, which ends the warning."""
+    import html
+
+    from explorer.ui.launch.class_balance import BALANCED_LINK
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    train = write_file(tmp_path / "data" / "train.tsv", "sentence\tlabel\nok\tnegative\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(train), learning_rate=1e-4, output_dir=str(tmp_path / "runs")))
+    w.train_preview.result = {"ok": True, "counts": {"examples": 511},
+                              "class_counts": {"negative": 399, "positive": 112}}
+    w._changed()
+    line = html.unescape(w.problem.text())
+    assert "Imbalanced training labels ('negative' 78%, 'positive' 22%)" in line and BALANCED_LINK in line
+    assert w.launch_btn.isEnabled()
+    w.problem.linkActivated.emit(BALANCED_LINK)
+    assert w.editors["class_weights"].get() == "balanced" and w.config().class_weights == "balanced"
+    assert "Imbalanced" not in w.problem.text()

@@ -154,3 +154,25 @@ def test_the_steps_a_budget_fits_are_counted_at_the_rate_after_the_first_step():
     assert steps_for_plan(run) == 3 + 88
     run.progress.step, run.clock.seconds = 1, (lambda: 10.0)
     assert TrainingRun.planned_steps(run) == 10
+
+
+def test_the_evaluations_are_planned_at_the_training_rate_after_the_first_step():
+    """A first step of 10 s, then 1 s a step: the evaluation plan counts training at 1 step/s, as the steps a budget
+    fits are counted; at 3 steps in 12 s training looked four times slower, and the evaluations got the larger
+    sample (all the dev rows, often) that four times the training seconds allowed."""
+    from types import SimpleNamespace
+
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.eval_budget import plan_evaluations_now
+    from explorer.core.training.eval_schedule import EvalSchedule
+
+    schedule = EvalSchedule(TrainConfig(eval_every=10, eval_share=0.15), 2000, sampleable=True)
+    schedule.timed(200, 2.0)   # the probe before training: 100 dev rows/s
+    logged = []
+    run = SimpleNamespace(clock=SimpleNamespace(seconds=lambda: 12.0), progress=SimpleNamespace(step=3),
+                          first_step=(1, 10.0), wall=None, steps_total=400, planned_steps=lambda: 400,
+                          config=schedule.config, plan={"effective_batch_size": 16}, schedule=schedule,
+                          writer=SimpleNamespace(emit=lambda *a, **k: logged.append(k.get("message"))))
+    plan_evaluations_now(run)
+    assert schedule.plan.train_rate == pytest.approx(16.0)   # 1 step/s of 16 rows
+    assert schedule.plan.train_seconds == pytest.approx(400.0) and logged

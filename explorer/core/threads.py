@@ -42,6 +42,17 @@ class ThreadChoice:
     load: float | None
     source: str = "policy"
 
+    def summary(self) -> str:
+        """The count as the status bar says it, with why it is fewer than the cores: '2 threads', '1 of 2 threads:
+        the machine is busy, load 1.6', '1 of 2 threads: EXPLORER_TORCH_THREADS'. A bare '1 thread' on a 2-core
+        machine read as a fault of the app."""
+        if self.threads >= self.cores:
+            return f"{self.threads} thread{'s' if self.threads != 1 else ''}"
+        count = f"{self.threads} of {self.cores} threads"
+        if self.source != "policy":
+            return f"{count}: {self.source}"
+        return f"{count}: the machine is busy, load {self.load or 0.0:.1f}"
+
     def describe(self) -> str:
         """'1 thread (load 8.1 on 2 cores)' / '4 threads (EXPLORER_TORCH_THREADS)'."""
         count = f"{self.threads} thread{'s' if self.threads != 1 else ''}"

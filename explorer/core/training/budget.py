@@ -93,10 +93,31 @@ def steps_fitting(run, training_seconds: float) -> int:
     steps so far; at least the steps done, at most ``run.steps_total``. The first step holds the data loader's
     start and the model's warm-up, which are no rate: counted in, a slow first step made the plan start low and
     grow all through the run (the progress line's "step 2 of ~71" became "of ~225")."""
+    return steps_in(training_seconds, step_rate(run), run.steps_total, step=run.progress.step,
+                    seconds=run.clock.seconds())
+
+
+def step_rate(run) -> float:
+    """The optimizer steps per training second of ``run`` (a TrainingRun with a step done): after this process's
+    first step (``run.first_step``) once a later step is timed, else over all steps so far. The first step holds
+    the data loader's start and the model's warm-up: the steps a budget fits and the training seconds the
+    evaluations are planned against are both counted at this rate."""
     seconds, step = run.clock.seconds(), run.progress.step
     first = getattr(run, "first_step", None)
     if first is not None and step > first[0] and seconds > first[1]:
-        rate = (step - first[0]) / (seconds - first[1])
-    else:
-        rate = step / seconds
-    return min(run.steps_total, max(step, step + round((training_seconds - seconds) * rate)))
+        return (step - first[0]) / (seconds - first[1])
+    return step / seconds
+
+
+def steps_in(training_seconds: float, steps_per_second: float, steps_total: int, *, step: int = 0,
+             seconds: float = 0.0) -> int:
+    """The optimizer steps done when a training clock now at ``seconds`` (after ``step`` steps) reaches
+    ``training_seconds`` at ``steps_per_second``: at least ``step``, at most ``steps_total``. The run counts its
+    steps by it (:func:`steps_fitting`), and the launcher the steps a time budget fits before any is timed."""
+    return min(steps_total, max(step, step + round((training_seconds - seconds) * steps_per_second)))
+
+
+def training_seconds_planned(budget_seconds: float, share: float) -> float:
+    """The training seconds a time budget of ``budget_seconds`` is planned with: what is left once evaluations take
+    their ``share`` of it (eval_share; the whole budget when the share is not in (0, 1))."""
+    return (1.0 - share) * budget_seconds if 0 < share < 1 else budget_seconds

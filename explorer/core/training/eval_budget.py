@@ -9,7 +9,7 @@ longer run than the budget, and a 10-minute run trained less than (1 - eval_shar
 
 from __future__ import annotations
 
-from explorer.core.training.budget import seconds_ahead, steps_fitting
+from explorer.core.training.budget import seconds_ahead, step_rate, steps_fitting, steps_in, training_seconds_planned
 
 def steps_for_plan(run) -> int:
     """The optimizer steps the evaluations are planned around: a time-budgeted run's steps that fit in the
@@ -19,7 +19,16 @@ def steps_for_plan(run) -> int:
     share = float(run.config.eval_share)
     if run.wall is None or step <= 0 or seconds <= 0 or not 0 < share < 1:
         return run.planned_steps()
-    return steps_fitting(run, (1.0 - share) * run.wall.total)
+    return steps_fitting(run, training_seconds_planned(run.wall.total, share))
+
+
+def budget_plan_steps(budget_seconds: float, share: float, steps_per_second: float, steps_total: int) -> int:
+    """:func:`steps_for_plan` before the run has made a step: the steps of at most ``steps_total`` (its epochs or
+    Max steps) that fit the training seconds a ``budget_seconds`` time budget is planned with, at
+    ``steps_per_second`` (the launcher's estimate; the run measures its own); ``steps_total`` without a budget."""
+    if budget_seconds <= 0 or steps_per_second <= 0:
+        return steps_total
+    return max(1, steps_in(training_seconds_planned(budget_seconds, share), steps_per_second, steps_total))
 
 
 def plan_evaluations_now(run) -> None:
@@ -30,8 +39,10 @@ def plan_evaluations_now(run) -> None:
         return
     before = schedule.plan
     windows = run.plan["effective_batch_size"]
+    # the training rate after the first step (its warm-up is no rate), as the steps are counted: counted over all
+    # steps, a slow first step made training look longer and gave the evaluations more rows than planned
     plan = schedule.make_plan(steps=steps_for_plan(run), windows_per_step=windows,
-                              train_rate=run.progress.step * windows / seconds)
+                              train_rate=step_rate(run) * windows)
     if plan is not None and before is None:
         run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
     elif plan is not None and plan.eval_every != before.eval_every:

@@ -30,6 +30,43 @@ def can_sample(dev_ex, dev_feats) -> bool:
             and (rows is None or list(rows) == list(range(len(dev_ex)))))
 
 
+FULL_DEV_WHY_ASKED = "as asked"
+FULL_DEV_WHY_UNSAMPLEABLE = "as a dev set of QA windows, tagged sentences or choices cannot be sampled"
+
+
+def plans_evaluations(share: float, dev_total: int) -> bool:
+    """A run with ``eval_share`` ``share`` and ``dev_total`` dev rows fits its evaluations to its time; otherwise
+    it scores the whole dev set at the asked cadence: Evaluation share 0, or a dev set whose smallest sample
+    (MIN_SAMPLE_ROWS) would hold most of its rows (nothing worth sampling, and it costs little next to training)."""
+    return share > 0 and worth_sampling(MIN_SAMPLE_ROWS, dev_total)
+
+
+def plan_for_run(*, wanted_every: int, share: float, full_dev_asked: bool, sampleable: bool, dev_total: int,
+                 steps: int, windows_per_step: float, train_rate: float, eval_rate: float, overhead: float = 0.0,
+                 start_evaluation: bool = True, fixed_rows: int = 0) -> EvalPlan | None:
+    """The evaluation plan a run of these settings makes at these rates (plan_evaluations), None when it plans
+    none (:func:`plans_evaluations`) or a rate is unknown. The run (:meth:`EvalSchedule.make_plan`) and the
+    launcher's preview of it both plan through here, so the launcher says the rows and the evaluations the run
+    will choose at the same rates.
+
+    Args:
+        wanted_every: the run's eval_every; share: its eval_share (at most 0.95 is planned with: a share of 1
+            would leave training nothing); full_dev_asked: its full_dev_evals; sampleable: its dev rows are one
+            feature each (:func:`can_sample`).
+        dev_total: the dev rows after Dev cap; steps: the steps the plan is made around (a time-budgeted run:
+            eval_budget.steps_for_plan, before the run eval_budget.budget_plan_steps).
+        the rest: as plan_evaluations.
+    """
+    if not plans_evaluations(share, dev_total) or eval_rate <= 0 or train_rate <= 0:
+        return None
+    full_dev = bool(full_dev_asked) or not sampleable
+    return plan_evaluations(steps=steps, windows_per_step=windows_per_step, train_rate=train_rate,
+                            eval_rate=eval_rate, dev_total=dev_total, wanted_every=wanted_every,
+                            share=min(float(share), 0.95), full_dev=full_dev, start_evaluation=start_evaluation,
+                            fixed_rows=fixed_rows, overhead=overhead,
+                            full_dev_why=FULL_DEV_WHY_ASKED if full_dev_asked else FULL_DEV_WHY_UNSAMPLEABLE)
+
+
 class EvalSchedule:
     """The cadence and the dev rows of one run's evaluations.
 
@@ -45,7 +82,8 @@ class EvalSchedule:
         self.dev_total = dev_total
         # a dev set whose smallest sample (MIN_SAMPLE_ROWS) would hold most of its rows has nothing worth sampling
         # and costs little next to training: it is evaluated whole at the asked cadence, as with eval_share 0
-        self.active = config.eval_share > 0 and worth_sampling(MIN_SAMPLE_ROWS, dev_total)
+        self.active = plans_evaluations(config.eval_share, dev_total)
+        self.sampleable = sampleable
         self.full_dev = bool(config.full_dev_evals) or not sampleable
         self.start_evaluation = start_evaluation
         self.plan: EvalPlan | None = None
@@ -97,15 +135,15 @@ class EvalSchedule:
     def make_plan(self, *, steps: int, windows_per_step: float, train_rate: float) -> EvalPlan | None:
         """Plan (or re-plan the cadence of) the evaluations from the rates measured so far; None while an
         evaluation rate is not known. The first plan fixes the sample's rows."""
-        if not self.active or self.eval_rate <= 0 or train_rate <= 0:
+        plan = plan_for_run(wanted_every=self.config.eval_every, share=self.config.eval_share,
+                            full_dev_asked=bool(self.config.full_dev_evals), sampleable=self.sampleable,
+                            dev_total=self.dev_total, steps=steps, windows_per_step=windows_per_step,
+                            train_rate=train_rate, eval_rate=self.eval_rate, overhead=self.overhead,
+                            start_evaluation=self.start_evaluation,
+                            fixed_rows=self.rows if self.plan is not None else 0)
+        if plan is None:
             return None
-        self.plan = plan_evaluations(steps=steps, windows_per_step=windows_per_step, train_rate=train_rate,
-                                     eval_rate=self.eval_rate, dev_total=self.dev_total,
-                                     wanted_every=self.config.eval_every, share=self.config.eval_share,
-                                     full_dev=self.full_dev, start_evaluation=self.start_evaluation,
-                                     fixed_rows=self.rows if self.plan is not None else 0, overhead=self.overhead,
-                                     full_dev_why="as asked" if self.config.full_dev_evals else
-                                     "as a dev set of QA windows, tagged sentences or choices cannot be sampled")
+        self.plan = plan
         self.rows = self.plan.dev_rows
         return self.plan
 

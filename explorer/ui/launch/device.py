@@ -30,7 +30,8 @@ try:
     else:
         from explorer.core.threads import INSPECTOR, TRAINING, choose_here
         train, inspect = choose_here(TRAINING), choose_here(INSPECTOR)
-        out.update(count=train.threads, inspect_threads=inspect.threads, threads_why=train.describe())
+        out.update(count=train.threads, inspect_threads=inspect.threads, threads_why=train.describe(),
+                   threads_said=train.summary())
         dev = "cpu"
     mp = resolve_mixed_precision("auto", dev)
     out["precision"] = {"no": "fp32"}.get(mp, mp)
@@ -42,11 +43,14 @@ print(json.dumps(out))
 
 def describe(info: dict) -> str:
     """'CUDA (NVIDIA H200) · bf16' / 'CPU (2 threads) · fp32' for the status bar; on a CPU the torch threads a
-    fine-tune gets now and, where fewer, the inspector's: 'CPU (2 threads, inspector 1) · fp32'
-    (explorer.core.threads, from the cores and the load when the app started)."""
+    fine-tune gets now, with why where they are fewer than the cores ('CPU (1 of 2 threads: the machine is busy,
+    load 1.6) · fp32': ThreadChoice.summary), and, where fewer, the inspector's: 'CPU (2 threads, inspector 1) ·
+    fp32' (explorer.core.threads, from the cores and the load when the app started; each run chooses again at its
+    start)."""
     dev = info.get("device", "CPU")
     count = info.get("count")
-    extra = info.get("name") or (f"{count} thread{'s' if count != 1 else ''}" if dev == "CPU" and count else "")
+    said = info.get("threads_said") or (f"{count} thread{'s' if count != 1 else ''}" if count else "")
+    extra = info.get("name") or (said if dev == "CPU" else "")
     inspect = info.get("inspect_threads")
     if dev == "CPU" and extra and inspect and inspect != info.get("count"):
         extra = f"{extra}, inspector {inspect}"

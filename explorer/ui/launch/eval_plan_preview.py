@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
-from explorer.core.training.eval_plan import (DEFAULT_SHARE, MIN_SAMPLE_ROWS, clock_text, evaluations_between,
-                                             plan_evaluations, worth_sampling)
+from explorer.core.training.eval_budget import budget_plan_steps
+from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, clock_text, evaluations_between, worth_sampling
+from explorer.core.training.eval_schedule import plan_for_run, plans_evaluations
 
 __all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary", "expected_plan",
            "measured_eval_rate", "other_task_run", "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
@@ -133,6 +134,9 @@ class EvalPreviewInput:
         what: what the dev rows are, plural ("dev rows"; a SQuAD file's "dev questions").
         held_out: the dev rows are held out of the training file (Dev fraction), not a dev file.
         steps: optimizer steps the run plans (RunPlan.planned_steps; 0 while unknown).
+        budget_seconds: the Time budget in seconds (0: none); the run then plans its evaluations around the steps
+            that fit the budget's training share (eval_budget.budget_plan_steps), at most ``bound_steps``.
+        bound_steps: the steps its epochs or Max steps allow (0: ``steps``).
         windows_per_step: training rows per optimizer step (batch size x gradient accumulation).
         every: the Evaluate every the run asks for (0: before training and at the end only).
         share: eval_share (0: evaluations are not fitted to the run's time).
@@ -158,6 +162,8 @@ class EvalPreviewInput:
     what: str = "dev rows"
     held_out: bool = False
     steps: int = 0
+    budget_seconds: float = 0.0
+    bound_steps: int = 0
     windows_per_step: float = 1.0
     every: int = 0
     share: float = DEFAULT_SHARE
@@ -225,17 +231,26 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
 
 
 def expected_plan(p: EvalPreviewInput):
-    """The plan (explorer.core.training.eval_plan.EvalPlan) the run's rule makes with the rates past runs
-    measured; None without both rates, without planned steps, with Evaluation share 0 or a dev set small enough
-    to score whole at the asked cadence, or for a task whose dev rows are not the rows it forwards (QA windows)."""
-    if not worth_sampling(MIN_SAMPLE_ROWS, p.dev_rows) or p.share <= 0 or p.every <= 0:
+    """The plan (explorer.core.training.eval_plan.EvalPlan) the run makes with the rates past runs measured,
+    through the run's own planning (eval_schedule.plan_for_run) around the steps it plans with (a time budget's:
+    eval_budget.budget_plan_steps); None without both rates, without planned steps, with Evaluate every 0,
+    Evaluation share 0 or a dev set small enough to score whole at the asked cadence, or for a task whose dev rows
+    are not the rows it forwards (QA windows)."""
+    if p.every <= 0 or p.steps <= 0 or not samples_dev_rows(p.task):
         return None
-    whole = p.full_dev or not samples_dev_rows(p.task)
-    if p.train_rate <= 0 or p.eval_rate <= 0 or p.steps <= 0 or (whole and not samples_dev_rows(p.task)):
-        return None
-    return plan_evaluations(steps=p.steps, windows_per_step=p.windows_per_step, train_rate=p.train_rate,
-                            eval_rate=p.eval_rate, dev_total=p.dev_rows, wanted_every=p.every,
-                            share=min(p.share, 0.95), full_dev=whole)
+    return plan_for_run(wanted_every=p.every, share=p.share, full_dev_asked=p.full_dev, sampleable=True,
+                        dev_total=p.dev_rows, steps=plan_steps(p), windows_per_step=p.windows_per_step,
+                        train_rate=p.train_rate, eval_rate=p.eval_rate)
+
+
+def plan_steps(p: EvalPreviewInput) -> int:
+    """The steps the run plans its evaluations around: with a Time budget those that fit its training share at
+    the past runs' training rate (eval_budget.budget_plan_steps, as the run counts them once timed), else the
+    planned steps."""
+    if p.budget_seconds <= 0 or p.train_rate <= 0:
+        return p.steps
+    per_second = p.train_rate / max(1.0, p.windows_per_step)
+    return budget_plan_steps(p.budget_seconds, p.share, per_second, p.bound_steps or p.steps)
 
 
 def slower_cadence_note(p: EvalPreviewInput) -> str:
@@ -289,7 +304,7 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
 
     Example: 'Evaluation: every 50 steps on a sample of 727 of the 1,003 dev rows; whole run about 4:42 (estimate
     from past runs, rough).'"""
-    if p.dev_rows <= 0 or p.share <= 0 or p.every <= 0 or not worth_sampling(MIN_SAMPLE_ROWS, p.dev_rows):
+    if p.dev_rows <= 0 or p.every <= 0 or not plans_evaluations(p.share, p.dev_rows):
         return eval_plan_preview(p)   # one sentence already: the cadence as set, nothing planned
     plan = expected_plan(p)
     rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"

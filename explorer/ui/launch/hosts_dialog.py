@@ -460,6 +460,10 @@ class RunOnPicker(QWidget):
         self.combo.setCurrentIndex(max(self.combo.findText(name), 0))
         self._chosen()
 
+    def host_name(self) -> str:
+        """The chosen host's name, "" for this machine."""
+        return self.combo.currentText() if self.combo.currentIndex() > 0 else ""
+
     def edit_hosts(self) -> HostsDialog:
         """Open the Hosts dialog (non-modal); the list reloads when it is saved."""
         self.dialog = HostsDialog(self.settings, self.window())

@@ -12,6 +12,7 @@ from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.form_fields import mark_invalid
 from explorer.ui.launch.form_model import WARNING_COLOR
+from explorer.ui.launch.class_balance import BALANCED_LINK
 from explorer.ui.launch.small_table import SHORT_RUN_LINK, SMALL_TABLE_LEARNING_RATE
 
 
@@ -61,17 +62,22 @@ class LaunchChecks:
         mark_invalid(p.editors["dev_fraction"], no_dev, "warning")
         abstain = p.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
         short = p.form.plan.short_run_warning(cfg)   # a Time budget too short to leave chance at 2e-5
+        imbalanced = p.form.plan.imbalance_warning(cfg)   # one class holds most rows and no class weights
         said = "" if note else no_dev
-        note = ". ".join(n.rstrip(".") for n in (short, abstain, note or no_dev) if n)
+        note = ". ".join(n.rstrip(".") for n in (short, imbalanced, abstain, note or no_dev) if n)
         if not note or p.problem.text():
             return ""
         offer = f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>" if short else ""
+        offer += f" <a href='{BALANCED_LINK}'>Use class weights \"balanced\"</a>" if imbalanced else ""
         p.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>{offer}")
         return said
 
     def link(self, href: str) -> None:
-        """A link on the problem line: the short run's learning rate taken, as if typed."""
+        """A link on the problem line: the short run's learning rate or balanced class weights taken, as if typed."""
         p = self.panel
         if href == SHORT_RUN_LINK:
             p.editors["learning_rate"].set(SMALL_TABLE_LEARNING_RATE)
             p._field_changed("learning_rate")
+        elif href == BALANCED_LINK:
+            p.editors["class_weights"].set("balanced")
+            p._field_changed("class_weights")

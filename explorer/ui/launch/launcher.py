@@ -27,7 +27,8 @@ from explorer.ui.launch.config_files import ConfigFiles
 from explorer.ui.launch.form_fields import Editor, set_field_note, set_metric_choices
 from explorer.ui.launch.form_model import WARNING_COLOR, LaunchForm, column_choices, grid_suffixes  # noqa: F401
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
-from explorer.ui.launch.hosts_dialog import RunOnPicker
+from explorer.ui.launch.hosts_dialog import THIS_MACHINE, RunOnPicker
+from explorer.ui.launch.new_run import start_new_run
 from explorer.ui.launch.launch_checks import LaunchChecks
 from explorer.ui.launch.launch_download import LaunchDownload
 from explorer.ui.launch.form_view import FormView, PreviewPane
@@ -268,6 +269,18 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.form.show_note(text)
         self._changed()
         self.banner.fit(refit=True)   # filled, not typed: the whole note in view (up to BANNER_MAX_LINES lines)
+
+    def new_run(self) -> None:
+        """File → New run: the Time budget to its default and Run on to this machine (new_run.start_new_run), the
+        banner naming what changed."""
+        self._pull()
+        note = start_new_run(self.form, self.run_on.host_name())
+        if self.run_on.host_name():
+            self.run_on.choose(THIS_MACHINE)
+        if note:
+            self.show_note(note)
+        else:
+            self._changed()
 
     def _banner_link(self, href: str) -> None:
         """A link in the banner's note: "Reset to defaults" puts the settings kept from before to their defaults."""

@@ -159,6 +159,14 @@ class RunPlan:
             return ""
         return short_run_note(self.values, planned, per_epoch, budget, cfg.resolved_learning_rate())
 
+    def imbalance_warning(self, cfg: TrainConfig) -> str:
+        """'' or the warning that the training labels the data check counted are strongly imbalanced while Class
+        weights is off (class_balance.imbalance_note)."""
+        from explorer.ui.launch.class_balance import imbalance_note
+
+        res = self.train_result or {}
+        return imbalance_note(cfg.task, res.get("class_counts") if res.get("ok") else None, cfg.class_weights)
+
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
         start and the end (90 for a run of Max steps 60 draws no dev point in between); or when, at the rates
@@ -251,7 +259,8 @@ class RunPlan:
                                                                  cfg.resolved_max_seq_length())
         return EvalPreviewInput(
             task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
-            held_out=held_out, steps=self.planned_steps()[1],
+            held_out=held_out, steps=self.planned_steps()[1], budget_seconds=60.0 * float(cfg.time_budget_minutes or 0.0),
+            bound_steps=self._bound_steps(),
             windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
             share=cfg.eval_share, full_dev=cfg.full_dev_evals, train_rate=train_rate, eval_rate=eval_rate,
             measured_runs=int(source is not None), other_runs=others,

@@ -16,7 +16,7 @@ from explorer.ui.shell.screen_fit import keep_on_screen
 SHORTCUTS = (
     ("Ctrl+Return", "Launch tab", "launch the form's run"),
     *shortcut_rows(),
-    ("Ctrl+N", "anywhere", "new run (show the launcher)"),
+    ("Ctrl+N", "anywhere", "new run (the launcher; Time budget and Run on back to their defaults)"),
     ("Ctrl+O", "anywhere", "open a run folder from disk"),
     ("Ctrl+S", "anywhere", "save the form as a run config (.json)"),
     ("Ctrl+.", "anywhere", "stop early (selected runs)"),

@@ -423,6 +423,8 @@ class MainWindow(HelpActions, QMainWindow):
         self.statusBar().showMessage(text, ms)
 
     def new_run(self) -> None:
+        """File → New run: the launcher, its Time budget and Run on back to a new run's defaults."""
+        self.launcher.new_run()
         self.tabs.setCurrentWidget(self.launcher)
         self.launcher.editors["model"].focus.setFocus()
 

@@ -24,7 +24,7 @@ def build_menus(w) -> None:
         return act
 
     f = w.menuBar().addMenu("&File")
-    action(f, "&New run", w.new_run, QKeySequence.StandardKey.New, "Show the launcher")
+    action(f, "&New run", w.new_run, QKeySequence.StandardKey.New, "Show the launcher for a new run: Time budget and Run on back to their defaults")
     action(f, "&" + OPEN_RUN_FOLDER_ACTION, w.ask_open_run, QKeySequence.StandardKey.Open,
            "Add a run folder from disk to the Runs list")
     action(f, "Load run &config…", w.launcher._ask_load, None, "Load a run config into the launcher")
