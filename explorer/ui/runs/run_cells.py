@@ -179,7 +179,7 @@ class RunCells:
                         "evaluation that scores better" + (f"\n{rows}" if rows else ""))
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")
-                    + (f"\nnote: {_whose(s)} {note}" if note else "")
+                    + (f"\nnote: {_whose(s)} {note.text}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":
             return "\n".join(self.baselines.tooltip_lines(s))
@@ -233,11 +233,14 @@ ONE_CLASS = " · one class"   # after a Best dev figure of a run that predicted 
 MISSED_CLASSES = " · classes never predicted"   # ... of a run that never predicted some classes of its dev rows
 
 
-def class_mark(note: str) -> str:
-    """The Best dev cell's mark for RunState.one_class_note's ``note``: one class, classes never predicted, or ""."""
+def class_mark(note) -> str:
+    """The Best dev cell's mark for RunState.one_class_note's ``note`` (a ClassNote), by its kind: classes never
+    predicted; one class (a regression no better than the mean too); or ""."""
+    from explorer.core.metrics import baselines
+
     if not note:
         return ""
-    return MISSED_CLASSES if note.startswith("never predicts") else ONE_CLASS
+    return MISSED_CLASSES if note.kind == baselines.MISSED_CLASSES else ONE_CLASS
 
 
 def only_evaluation(s: RunState) -> bool:
