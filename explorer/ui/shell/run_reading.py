@@ -157,7 +157,7 @@ class RunReading(QObject):
     def poll_external(self) -> None:
         """Runs that are running elsewhere (another window, the CLI): re-read their folders; list new ones."""
         store = self.window.store
-        for s in store.running_elsewhere() + store.trainer_folders_to_recheck():
+        for s in store.running_elsewhere() + store.trainer_folders_to_recheck() + store.unstarted_to_recheck():
             run_in_thread(reload_followed, s.path, owner=self,
                           on_done=lambda state, rid=s.run_id, path=s.path: self._reloaded(state, rid, path))
         self.look_for_new_runs()
