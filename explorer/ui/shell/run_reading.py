@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from explorer.core.runs.reading import find_runs, is_run_dir
+from explorer.core.runs.reading import OURS, find_runs, is_run_dir
 from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
 from explorer.ui.runs.state import RunState
@@ -201,10 +201,12 @@ class RunReading(QObject):
         store = self.window.store
         if state is None:
             if store.listed_key(path) == run_id and not store.is_driven(run_id):
+                ours = getattr(store.get(run_id), "kind", OURS) == OURS
                 store.remove(run_id)
                 self.window._refresh_selected()   # Curves drops it too
-                store.note(f"{run_id} ended and is no longer listed: its folder {path} is gone (a run that fails "
-                           "before its first step removes its folder; the command line that started it says why)")
+                store.note(f"{run_id} is no longer listed: its folder {path} is gone" + (
+                    " (a run that fails before its first step removes its folder; the command line that started it "
+                    "says why)" if ours else ""))
                 self.window._update_status_labels()
             return
         if store.offer(state):
