@@ -29,12 +29,12 @@ def test_a_tagger_predicting_only_o_is_warned_as_a_stuck_classifier_is():
 
     assert tagging_metrics(GOLD, ONLY_O)["predicted_tags"] == {"O": 8}
     stuck = RunState.from_events("ner-a", _tagger_events("ner-a", ONLY_O))
-    assert stuck.one_class_note() == ("predicts only 'O' for every dev token: try a larger learning rate, e.g. 1e-4 "
+    assert stuck.one_class_note().text == ("predicts only 'O' for every dev token: try a larger learning rate, e.g. 1e-4 "
                                       "(this run: 5e-5), or more epochs")
-    assert RunState.from_events("ner-b", _tagger_events("ner-b", SOME)).one_class_note() == ""
+    assert RunState.from_events("ner-b", _tagger_events("ner-b", SOME)).one_class_note().text == ""
     # the unit comes from the head spec: a head without one (regression) is never warned
     assert heads.TOKEN_CLASSIFICATION.one_class_unit == "dev token" and heads.SINGLE_LABEL.one_class_unit == "dev row"
-    assert task_one_class_note("stsb", tagging_metrics(GOLD, ONLY_O), 2e-5) == ""
+    assert task_one_class_note("stsb", tagging_metrics(GOLD, ONLY_O), 2e-5).text == ""
 
 
 def test_bert_explorer_runs_says_the_same_note(tmp_path, capsys):
@@ -57,9 +57,9 @@ def test_learning_rates_are_written_one_way(rate, text):
 
 def test_the_advice_names_a_larger_rate_written_as_the_suggestion_or_other_advice():
     metrics = tagging_metrics(GOLD, ONLY_O)
-    low = one_class_note(metrics, 5e-5, unit="dev token")
+    low = one_class_note(metrics, 5e-5, unit="dev token").text
     assert "e.g. 1e-4 (this run: 5e-5)" in low
-    high = one_class_note(metrics, 1e-4, unit="dev token", steps=12)
+    high = one_class_note(metrics, 1e-4, unit="dev token", steps=12).text
     assert "larger learning rate" not in high and "at learning rate 1e-4: train longer" in high
     assert "0.0001" not in high
 
@@ -99,10 +99,10 @@ def test_a_live_run_is_advised_only_once_its_one_class_evaluations_persist():
         state.status = "running"
         return state
 
-    assert live(events([10])).one_class_note() == ""                          # one early evaluation: wait
-    assert live(events([10, 20])).one_class_note().startswith("predicts only 'O'")   # two in a row
-    assert live(events([45])).one_class_note().startswith("predicts only 'O'")       # past a third of the steps
-    assert RunState.from_events("r", events([10], ended=True)).one_class_note().startswith("predicts only 'O'")
+    assert live(events([10])).one_class_note().text == ""                          # one early evaluation: wait
+    assert live(events([10, 20])).one_class_note().text.startswith("predicts only 'O'")   # two in a row
+    assert live(events([45])).one_class_note().text.startswith("predicts only 'O'")       # past a third of the steps
+    assert RunState.from_events("r", events([10], ended=True)).one_class_note().text.startswith("predicts only 'O'")
 
 
 def _stuck_classifier_events(run_id: str) -> list[dict]:
@@ -126,7 +126,8 @@ def test_the_runs_list_and_the_end_message_mark_a_run_that_predicts_one_class():
     from explorer.ui.shell.status_texts import ended_message
 
     stuck = RunState.from_events("sst-a", _stuck_classifier_events("sst-a"))
-    note = stuck.one_class_note()
+    note = stuck.one_class_note().text
+    assert stuck.one_class_note().kind == "one class"   # the kind the mark is chosen by, made with the words
     assert note.startswith("predicts only '5' for every dev row: try a larger learning rate")
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     col = COLUMNS.index("Best dev")
@@ -157,7 +158,8 @@ def test_a_run_that_never_predicts_some_classes_is_marked_as_one_stuck_on_one_cl
         if ev["event"] == "eval":
             ev["metrics"] = {"macro_f1": per["macro_f1"], "per_class": per["per_class"]}
     state = RunState.from_events("own", events)
-    note = state.one_class_note()
+    note = state.one_class_note().text
+    assert state.one_class_note().kind == "classes never predicted"
     assert note.startswith("never predicts 'negative' or 'positive' (109 of 511 dev rows are theirs): try a larger")
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     col = COLUMNS.index("Best dev")

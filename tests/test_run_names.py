@@ -1,6 +1,8 @@
 """A Run name that exists is asked about ("stance exists: use stance-2?"), never silently replaced; the Runs list
 shows the user's name; automatic ids and names say the task and the data file (its folder for a generic name)."""
 
+import json
+
 from explorer.core.runs import naming
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.runs import names as run_names
@@ -271,16 +273,53 @@ def test_the_runs_list_keeps_earlier_names_and_names_new_runs_by_their_data(qtbo
                                                                            tweets)]
     first = RunsModel()
     first.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))
-    for s in first_two:
-        first.upsert(s)
+    with first.names_deferred():
+        for s in first_two:
+            first.upsert(s)
     assert first.names == {"20261206-102630-minilm-single-stance": "stance_semeval2016",
                            "20261206-102837-minilm-single-tweets": "tweets"}
     second = RunsModel()
     second.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))   # the next session
-    for s in first_two + [run("20261206-102630-minilm-single-stance-2", stance, "gpubox"),
-                          run("20261206-110500-minilm-single-stance", dict(stance, learning_rate=5e-5))]:
-        second.upsert(s)
+    with second.names_deferred():   # its runs folder read at its start: named together
+        for s in first_two + [run("20261206-102630-minilm-single-stance-2", stance, "gpubox"),
+                              run("20261206-110500-minilm-single-stance", dict(stance, learning_rate=5e-5))]:
+            second.upsert(s)
     assert second.names == {"20261206-102630-minilm-single-stance": "stance_semeval2016",
                             "20261206-102837-minilm-single-tweets": "tweets",
                             "20261206-102630-minilm-single-stance-2": "stance_semeval2016 · lr2e-05 @ gpubox",
                             "20261206-110500-minilm-single-stance": "stance_semeval2016 · lr5e-05"}
+
+
+def test_a_run_that_appears_never_renames_the_runs_already_listed(qtbot, tmp_path):
+    """Two stance runs are listed by the learning rate they differ in; an HF Trainer output folder opened beside them
+    makes the names computed now say the data set too ("stance_semeval2016 · lr2e-05"), but the names already shown
+    stay, the Trainer run gets a name of its own, and a run leaving the list renames none either."""
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.runs.store import load_summary
+    from explorer.ui.shell.settings import AppSettings, ShownRunNames
+
+    stance = {"model": "bundled:minilm", "task": "single", "train": "/data/stance_semeval2016/train.txt"}
+    ours = []
+    for rid, lr in (("20261206-102630-minilm-single-stance", 2e-5), ("20261206-110500-minilm-single-stance", 5e-5)):
+        (tmp_path / rid).mkdir()
+        ours.append(RunState(run_id=rid, path=tmp_path / rid, config=dict(stance, learning_rate=lr)))
+    model = RunsModel()
+    model.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))
+    with model.names_deferred():   # the runs folder read at start
+        for s in ours:
+            model.upsert(s)
+    seen = dict(model.names)
+    assert sorted(seen.values()) == ["lr2e-05", "lr5e-05"]
+    trainer = tmp_path / "hf-output"
+    trainer.mkdir()
+    (trainer / "trainer_state.json").write_text(json.dumps({"global_step": 40, "max_steps": 40, "log_history": [
+        {"step": 10, "loss": 0.7}, {"step": 40, "train_runtime": 12.0, "train_loss": 0.5}]}))
+    hf = load_summary(trainer)
+    assert run_names.short_names({**{s.run_id: s.config for s in ours}, hf.run_id: hf.config}) != {
+        **seen, hf.run_id: model.names.get(hf.run_id)}   # the rule alone would rename the runs listed
+    model.upsert(hf)
+    assert {r: model.names[r] for r in seen} == seen
+    assert model.names[hf.run_id] not in seen.values() and len(set(model.names.values())) == 3
+    model.remove(ours[0].run_id)
+    assert model.names[ours[1].run_id] == seen[ours[1].run_id]

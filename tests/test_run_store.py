@@ -295,3 +295,24 @@ def test_two_folders_of_one_name_are_two_runs_told_apart_by_their_parent(tmp_pat
     assert store.listed_key(trainer) == "hf-output" and store.listed_key(tmp_path / "elsewhere") is None
     store.remove("hf-output (tb)")
     assert store.listed_key(tmp_path / "tb" / "hf-output") is None and store.ids() == ["hf-output"]
+
+
+def test_a_run_read_crashed_before_any_event_is_rechecked_while_its_folder_is_new(tmp_path):
+    """A folder read with a config.json and no event nor live worker reads as crashed, yet its worker may only not
+    have recorded itself yet: the store names it for a re-read while its config.json is new, or once its folder is
+    gone; an old one, one with events and a run driven here are left alone."""
+    store = run_store.RunStore(tmp_path)
+    folders = {}
+    for name in ("new", "with-events", "gone", "driven"):
+        folders[name] = tmp_path / name
+        folders[name].mkdir()
+        (folders[name] / "config.json").write_text("{}")
+    states = {name: _State(name, "crashed", folder) for name, folder in folders.items()}
+    states["with-events"].last_event_at = 100.0
+    for name, state in states.items():
+        store.add(state, driver=_Driver() if name == "driven" else None)
+    (folders["gone"] / "config.json").unlink()
+    folders["gone"].rmdir()
+    written = (folders["new"] / "config.json").stat().st_mtime
+    assert store.unstarted_to_recheck(now=written + 5) == [states["new"], states["gone"]]
+    assert store.unstarted_to_recheck(now=written + run_store.NEW_FOLDER_S + 1) == [states["gone"]]

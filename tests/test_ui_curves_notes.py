@@ -29,7 +29,7 @@ def test_a_stuck_classifier_is_never_told_to_try_the_learning_rate_it_used():
     events[1:1] = [{"event": "step", "run_id": "fold1", "step": 10, "time": 1030.0, "elapsed": 30.0, "loss": 1.0}]
     events[-1].update(time=1050.0, seconds=20.0)
     events.append({"event": "finished", "run_id": "fold1", "time": 1050.0, "seconds": 50.0, "metrics": {}})
-    note = RunState.from_events("fold1", events).one_class_note()
+    note = RunState.from_events("fold1", events).one_class_note().text
     assert note.startswith("predicts only 'NONE' for every dev row after 10 training steps at learning rate 1e-4: "
                            "train longer (a longer time budget, more epochs or more training rows)")
     assert "evaluations took 40% of the run" in note
@@ -50,12 +50,12 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     assert predicted_for_every_row(stuck.evals[-1]["metrics"]) == "NONE"
     assert predicted_for_every_row(fine.evals[-1]["metrics"]) is None
     assert predicted_for_every_row(_classifier_events("x", [2] * 3, [2, 2, 2])[1]["metrics"]) is None   # one class
-    assert stuck.one_class_note() == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
+    assert stuck.one_class_note().text == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
                                       "1e-4 (this run: 2e-5), or more epochs")
-    assert fine.one_class_note() == ""
+    assert fine.one_class_note().text == ""
     from explorer.core.metrics.baselines import one_class_note
 
-    at_suggested = one_class_note(stuck.evals[-1]["metrics"], 1e-4)   # already at the suggested rate: not again
+    at_suggested = one_class_note(stuck.evals[-1]["metrics"], 1e-4).text   # already at the suggested rate: not again
     assert "larger learning rate" not in at_suggested and "more epochs or more training rows" in at_suggested
     curves = shown_curves_panel(qtbot, 1000, 600)
     curves.set_runs([fine, stuck])
@@ -99,21 +99,21 @@ def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_r
 
     flat = RunState.from_events("flat", _regression_events("flat", [(50, FLAT), (100, FLAT[::-1])]))
     learned = RunState.from_events("learned", _regression_events("learned", [(50, FLAT), (100, LEARNED)]))
-    assert flat.one_class_note() == ("predicts no better than the mean score for every dev row (best dev Pearson "
+    assert flat.one_class_note().text == ("predicts no better than the mean score for every dev row (best dev Pearson "
                                      "0.068, Spearman -0.086): try a larger learning rate, e.g. 1e-4 (this run: 2e-5), "
                                      "or more epochs")
-    assert learned.one_class_note() == ""   # judged by its best evaluation, not by an early flat one
+    assert learned.one_class_note().text == ""   # judged by its best evaluation, not by an early flat one
     constant = _regression_events("constant", [(100, [2.7] * 6)])
-    assert RunState.from_events("c", constant).one_class_note() == ""   # said as undefined correlations instead
+    assert RunState.from_events("c", constant).one_class_note().text == ""   # said as undefined correlations instead
     live = RunState.from_events("live", _regression_events("live", [(10, FLAT)], ended=False))
     live.status = "running"
-    assert live.one_class_note() == ""   # one early evaluation while it trains: wait for a second
+    assert live.one_class_note().text == ""   # one early evaluation while it trains: wait for a second
     live = RunState.from_events("live", _regression_events("live", [(10, FLAT), (20, FLAT)], ended=False))
     live.status = "running"
-    assert live.one_class_note().startswith("predicts no better than the mean score")
+    assert live.one_class_note().text.startswith("predicts no better than the mean score")
     from explorer.core.metrics.baselines import mean_score_note
 
-    assert mean_score_note({"accuracy": 0.5}) == ""   # no regression head
+    assert mean_score_note({"accuracy": 0.5}).text == ""   # no regression head
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     tip = cells.tooltip(flat, COLUMNS.index("Best dev"))
     assert "note: the run predicts no better than the mean score for every dev row" in tip

@@ -423,3 +423,54 @@ def test_run_menu_entries_are_decided_without_qt():
     assert labels[:3] == ["Rename…", "Delete…", "-"] and labels[-1] == "Export scalars to CSV…"
     by_label = {e.label: e for e in entries if e is not None}
     assert not by_label["Open folder"].enabled and not by_label["Predict on a file…"].enabled
+
+
+def test_a_run_elsewhere_whose_worker_removed_its_folder_leaves_the_list(window, qtbot):
+    """A CLI run refused before its first step (a bad data path) removes the folder it made; listed as running while
+    its worker lived, it leaves the list at the next re-read, as after a restart, and the status bar says why (it
+    stayed "running" until the app restarted)."""
+    from explorer.core.runs.workers import write_pid_file
+
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=WAIT_MS)
+    window.reading.poll.stop()                                    # each re-read below is asked for
+    run = window.runs_dir / "cli-refused"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"run_id": "cli-refused", "model": "bundled:minilm",
+                                                 "task": "single", "train": "missing.tsv"}))
+    write_pid_file(run)                                           # this process stands for the live worker
+    qtbot.waitUntil(lambda: "cli-refused" in window.runs.all_ids(), timeout=WAIT_MS)
+    assert window.runs.state("cli-refused").status == "running"
+    for name in ("config.json", "worker.pid"):                    # what the worker does when it is refused
+        (run / name).unlink()
+    run.rmdir()
+    window.reading.poll_external()
+    qtbot.waitUntil(lambda: "cli-refused" not in window.runs.all_ids(), timeout=WAIT_MS)
+    assert "cli-refused" not in window.store
+    assert "cli-refused" in window.statusBar().currentMessage() and "is gone" in window.statusBar().currentMessage()
+    assert len(window.runs.all_ids()) == 2
+
+
+def test_a_run_first_read_before_its_worker_recorded_itself_is_read_again(window, qtbot):
+    """A CLI run whose folder is read when it holds only config.json (its worker, at a low priority, has not written
+    worker.pid yet) reads as crashed; the re-reads follow it, so it shows running once its worker is recorded and
+    failed once it reports, as a restart would show it (it stayed "crashed")."""
+    from explorer.core.runs.workers import write_pid_file
+
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=WAIT_MS)
+    window.reading.poll.stop()                                    # each re-read below is asked for
+    run = window.runs_dir / "cli-slow"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"run_id": "cli-slow", "model": "bundled:minilm", "task": "single",
+                                                 "train": "t.tsv"}))
+    qtbot.waitUntil(lambda: "cli-slow" in window.runs.all_ids(), timeout=WAIT_MS)
+    assert window.runs.state("cli-slow").status == "crashed"
+    write_pid_file(run)                                           # this process stands for the live worker
+    qtbot.waitUntil(lambda: not window.reading.looking, timeout=WAIT_MS)
+    window.reading.poll_external()
+    qtbot.waitUntil(lambda: window.runs.state("cli-slow").status == "running", timeout=WAIT_MS)
+    (run / "events.jsonl").write_text(json.dumps({"event": "failed", "run_id": "cli-slow", "time": 100.0,
+                                                  "error": "a setting the task refuses", "traceback": ""}) + "\n")
+    (run / "worker.pid").unlink()
+    qtbot.waitUntil(lambda: not window.reading.looking, timeout=WAIT_MS)
+    window.reading.poll_external()
+    qtbot.waitUntil(lambda: window.runs.state("cli-slow").status == "failed", timeout=WAIT_MS)

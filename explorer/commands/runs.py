@@ -77,7 +77,7 @@ def one_class_line(rec) -> str:
         rate = None
     task = str(config.get("task") or (rec.summary.task if rec.summary else "") or "")
     note = run_one_class_note(task, evals, rate, step=rec.summary.steps if rec.summary else 0)
-    return f"{rec.run_id} {note}" if note else ""
+    return f"{rec.run_id} {note.text}" if note else ""
 
 
 HEADER = ("run", "kind", "status", "step", "task", "best", "path")   # the columns of row_line

@@ -133,13 +133,36 @@ def learning_rate_text(rate: float) -> str:
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
+ONE_CLASS = "one class"                        # one class (a tagger's one tag) predicted for everything
+MISSED_CLASSES = "classes never predicted"      # classes the dev rows hold never predicted
+MEAN_SCORE = "no better than the mean"          # a regression's scores no better than the mean score
+
+
+@dataclass(frozen=True)
+class ClassNote:
+    """What a run's evaluations say about the classes it predicts: ``kind`` (:data:`ONE_CLASS`,
+    :data:`MISSED_CLASSES`, :data:`MEAN_SCORE`; "" for none), decided where the sentence is made, so that a display
+    marks the figure by it, and ``text``, the sentence with what to try ("" for none). False when there is none."""
+
+    kind: str = ""
+    text: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+NO_NOTE = ClassNote()
+
 SUGGESTED_LEARNING_RATE = "1e-4"   # where bundled:minilm leaves the majority class on a few hundred rows
 LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "little time was left to train"
 
 
 def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
-                   budget_seconds: float = 0.0, eval_share: float | None = None, unit: str = "dev row") -> str:
-    """One line when an evaluation predicted one class for every ``unit``, or never predicted classes that a
+                   budget_seconds: float = 0.0, eval_share: float | None = None, unit: str = "dev row") -> ClassNote:
+    """A :class:`ClassNote`, one line, when an evaluation predicted one class for every ``unit``, or never predicted classes that a
     classifier's dev rows hold (:func:`never_predicted`: "never predicts 'negative' or 'positive'") ('' otherwise;
     the head's
     ``one_class_unit``, explorer.core.specs.heads: "dev row" for a classifier, "dev token" for a tagger, whose
@@ -149,19 +172,21 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
     proposes what the run already did: a run whose ``learning_rate`` is already :data:`SUGGESTED_LEARNING_RATE` or
     more is told to train longer (a longer time budget when ``budget_seconds`` > 0, more epochs or more training
     rows), after its ``steps`` optimizer steps; an ``eval_share`` (evaluation seconds / the run's seconds) of
-    :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training."""
+    :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training. Its kind:
+    :data:`ONE_CLASS` or :data:`MISSED_CLASSES`."""
     name = predicted_for_everything(metrics) if unit else None
     if name is None:
         missed = never_predicted(metrics) if unit == "dev row" else []
         if not missed:
-            return ""
+            return NO_NOTE
         rows = sum(int(metrics["per_class"][c]["support"]) for c in missed)
         total = sum(int(row["support"]) for row in metrics["per_class"].values())
         named = " or ".join(f"'{c}'" for c in missed)
-        return advice_note(f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs)", learning_rate,
-                           steps=steps, budget_seconds=budget_seconds, eval_share=eval_share)
-    return advice_note(f"predicts only '{name}' for every {unit}", learning_rate, steps=steps,
-                       budget_seconds=budget_seconds, eval_share=eval_share)
+        return ClassNote(MISSED_CLASSES, advice_note(f"never predicts {named} ({rows:,} of {total:,} dev rows are "
+                                                     "theirs)", learning_rate, steps=steps,
+                                                     budget_seconds=budget_seconds, eval_share=eval_share))
+    return ClassNote(ONE_CLASS, advice_note(f"predicts only '{name}' for every {unit}", learning_rate, steps=steps,
+                                            budget_seconds=budget_seconds, eval_share=eval_share))
 
 
 def never_predicted(metrics: dict) -> list[str]:
@@ -208,19 +233,19 @@ def _correlation(metrics: dict, name: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> str:
-    """One line when a regression evaluation is no better than predicting the mean score for every dev row
+def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> ClassNote:
+    """A :class:`ClassNote` of kind :data:`MEAN_SCORE`, one line, when a regression evaluation is no better than predicting the mean score for every dev row
     ('' otherwise): both its Pearson and Spearman correlations are below :data:`FLAT_CORRELATION` in size, or they are
     undefined because the predictions are constant; with what to try (:func:`advice_note`; ``kw``: steps,
     budget_seconds, eval_share). '' for metrics without a Pearson correlation (no regression head)."""
     if not isinstance(metrics, dict) or "pearson" not in metrics:
-        return ""
+        return NO_NOTE
     pearson, spearman = _correlation(metrics, "pearson"), _correlation(metrics, "spearman")
     if pearson is None or abs(pearson) >= FLAT_CORRELATION or (spearman is not None and abs(spearman) >= FLAT_CORRELATION):
-        return ""   # undefined (constant predictions) has its own note: regression.undefined_note
+        return NO_NOTE   # undefined (constant predictions) has its own note: regression.undefined_note
     said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
-    return advice_note(f"predicts no better than the mean score for every dev row (best dev {said})",
-                       learning_rate, **kw)
+    return ClassNote(MEAN_SCORE, advice_note(f"predicts no better than the mean score for every dev row (best dev "
+                                             f"{said})", learning_rate, **kw))
 
 
 def regression_task(task: str) -> bool:
@@ -238,41 +263,41 @@ def _best_by_pearson(evals: list[dict]) -> dict:
     return max(finite, key=lambda m: _correlation(m, "pearson")) if finite else scored[-1]
 
 
-def task_one_class_note(task: str, metrics: dict, learning_rate: float | None = None, **kw) -> str:
+def task_one_class_note(task: str, metrics: dict, learning_rate: float | None = None, **kw) -> ClassNote:
     """:func:`one_class_note` for a run of ``task`` (a task name of explorer.core.specs.tasks), counted over its
-    head's ``one_class_unit``: '' for a task whose head has none, or an unknown task. ``kw``: steps,
-    budget_seconds, eval_share."""
+    head's ``one_class_unit`` (:func:`mean_score_note` for a regression): none for a task whose head has neither,
+    or an unknown task. ``kw``: steps, budget_seconds, eval_share."""
     facts = find_task_facts(task)
     unit = facts.head.one_class_unit if facts is not None else ""
     if not unit and regression_task(task):
         return mean_score_note(metrics, learning_rate, **kw)
-    return one_class_note(metrics, learning_rate, unit=unit, **kw) if unit else ""
+    return one_class_note(metrics, learning_rate, unit=unit, **kw) if unit else NO_NOTE
 
 
 EARLY_SHARE = 1 / 3   # before this share of its planned steps a run stuck on one class often comes out of it
 
 
 def run_one_class_note(task: str, evals: list[dict], learning_rate: float | None = None, *, step: int = 0,
-                       steps_total: int = 0, live: bool = False, **kw) -> str:
+                       steps_total: int = 0, live: bool = False, **kw) -> ClassNote:
     """:func:`task_one_class_note` of a run's last evaluation (``evals``: its ``eval`` events, in order). While the
     run trains (``live``) the note waits until it persists: past EARLY_SHARE of the ``steps_total`` planned, or the
     evaluation before (after step 0) stuck on one class too; a first evaluation a few dozen steps in often
     predicts one class and the next does not (an SST-2 run: one class at step 31, 83% two evaluations later).
     A regression run (a one-score head) is judged by its best evaluation after step 0 (the highest Pearson):
     :func:`mean_score_note` when even that is no better than the mean, while it trains once two evaluations say
-    so. ``kw``: budget_seconds, eval_share. '' when there is nothing to say."""
+    so. ``kw``: budget_seconds, eval_share. :data:`NO_NOTE` when there is nothing to say."""
     if not evals:
-        return ""
+        return NO_NOTE
     if regression_task(task):   # a regression: its best evaluation no better than the mean, once two say so
         scored = [e for e in evals if int(e.get("step") or 0) > 0] or evals
         note = mean_score_note(_best_by_pearson(scored), learning_rate, steps=step, **kw)
         early = live and not (steps_total and step >= EARLY_SHARE * steps_total)
-        return "" if early and len(scored) < 2 else note
+        return NO_NOTE if early and len(scored) < 2 else note
     note = task_one_class_note(task, evals[-1].get("metrics") or {}, learning_rate, steps=step, **kw)
     if not note or not live or (steps_total and step >= EARLY_SHARE * steps_total):
         return note
     before = [e for e in evals[:-1] if int(e.get("step") or 0) > 0]
-    return note if before and task_one_class_note(task, before[-1].get("metrics") or {}, learning_rate) else ""
+    return note if before and task_one_class_note(task, before[-1].get("metrics") or {}, learning_rate) else NO_NOTE
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"

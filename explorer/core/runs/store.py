@@ -13,10 +13,12 @@ from pathlib import Path
 
 from explorer.core.evented import EmitterGroup
 from explorer.core.runs import status as run_status
-from explorer.core.runs.layout import run_dir_of, stop_file
+from explorer.core.runs.layout import config_file, run_dir_of, stop_file
 from explorer.core.runs.reading import run_config_of
 from explorer.core.runs.readers.base import reader_for_kind
 from explorer.core.runs.workers import request_stop, terminate_worker
+
+NEW_FOLDER_S = 600   # a run folder read with no event and no live worker this soon after its config.json: maybe starting
 
 
 class RunStore:
@@ -132,6 +134,26 @@ class RunStore:
                 out.append(s)
         return out
 
+
+    def unstarted_to_recheck(self, now: float | None = None) -> list:
+        """Listed runs read as crashed before any event of theirs (a config.json, no live worker recorded) whose
+        config.json is less than NEW_FOLDER_S old, or whose folder is gone: a worker started elsewhere that had
+        written its config.json but not yet its pid file when the folder was first read (a worker at a low priority
+        on a busy machine), which a read after a restart would show running or ended. Re-read them until they report
+        (stat calls only here)."""
+        now = time.time() if now is None else now
+        out = []
+        for r, s in self._states.items():
+            if (r in self._drivers or s.path is None or s.status != run_status.CRASHED
+                    or getattr(s, "last_event_at", None) is not None):
+                continue
+            try:
+                young = now - config_file(s.path).stat().st_mtime < NEW_FOLDER_S
+            except OSError:
+                young = not Path(s.path).exists()   # its folder went: the re-read takes it off the list
+            if young:
+                out.append(s)
+        return out
 
     def tracked(self) -> list:
         """The runs driven here, then the runs running elsewhere (the status bar's activity)."""

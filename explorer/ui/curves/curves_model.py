@@ -284,7 +284,7 @@ class CurvesModel:
         with evaluations on every dev row (ui/runs/eval_rows);
         then the evaluations' plan the run the progress line describes decided ("Evaluate before training and at
         the end only (not every 10: more often would not fit)"), so a run that evaluates rarely says why."""
-        notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
+        notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note.text, quote=False)}" for s in self.runs
                  if (note := s.one_class_note())]
         notes += [f"{html.escape(self.name_of(s.run_id))}: at step {s.evals[-1].get('step')} "
                   f"{html.escape(note, quote=False)}" for s in self.runs if (note := _undefined_note(s))]

@@ -57,6 +57,7 @@ class RunsModel(QAbstractItemModel):
         self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.runs.names)
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
         self.shown_names = None   # the names runs were shown by across sessions (settings.ShownRunNames), or None
+        self._shown: dict[str, str] = {}   # run_id -> the short name it is shown by in this session
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
         self._names_deferred = self._names_pending = False   # names_deferred: many runs added, names once at the end
         self.groups: list = []                # core.studies.groups.Group, oldest first
@@ -248,19 +249,25 @@ class RunsModel(QAbstractItemModel):
                 self.update_names()
 
     def update_names(self) -> None:
-        """Recompute every row's short name (what differs within its group changes as runs come and go)."""
+        """Recompute every row's short name (what differs within its group changes as runs come and go), keeping
+        the name each run was shown by, in this session or an earlier one: a run that appears (an HF Trainer folder
+        opened, a new run) never renames the runs already listed; it gets a name that differs from theirs."""
         if self._names_deferred:
             self._names_pending = True
             return
         hosts = {s.run_id: s.host for s in self.rows if s.host}
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names, hosts)
-        if self.shown_names is not None:   # the names shown in earlier sessions stay (ui/shell/settings.run_names)
-            paths = {s.run_id: str(Path(s.path).resolve()) for s in self.rows if s.path is not None}
-            before = self.shown_names.names()
-            kept = keep_shown_names(self.names, {r: before[p] for r, p in paths.items() if p in before},
-                                    self.stored_names)
+        paths = {s.run_id: str(Path(s.path).resolve()) for s in self.rows if s.path is not None}
+        before = self.shown_names.names() if self.shown_names is not None else {}   # ui/shell/settings.run_names
+        shown = {r: before[p] for r, p in paths.items() if p in before}
+        shown.update({r: n for r, n in self._shown.items() if r in self.names})   # this session's, newer
+        if shown:
+            kept = keep_shown_names(self.names, shown, self.stored_names)
             self.names = unique_names(kept, hosts, keep=self.stored_names)   # two names shown alike before, too
+        if self.shown_names is not None:
             self.shown_names.remember({p: self.names[r] for r, p in paths.items() if r not in self.stored_names})
+        self._shown = {r: n for r, n in self.names.items()
+                       if not self.stored_names.get(r) and r not in self.group_of}   # a member's name is its own rule
         # a member is named by what its group varies, then its id ("seed 7 · r-02"): in a narrow list the part that
         # tells the members apart is the part left
         for g in self.groups:

@@ -5,6 +5,7 @@ tooltip, the status as listed and its colour. explorer.ui.runs.dock.RunsModel se
 from __future__ import annotations
 
 import math
+import weakref
 
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
@@ -87,6 +88,7 @@ class RunCells:
     def __init__(self, source):
         self._source = source
         self.baselines = BaselineCells()   # the saved bag-of-words comparison, read once per change
+        self._judged: dict[str, tuple] = {}   # run id -> (its state, weakly; revision; (best_metric, one_class_note))
 
     @property
     def names(self) -> dict[str, str]:
@@ -110,12 +112,12 @@ class RunCells:
         if name == "Task":
             return s.task
         if name == "Best dev":
-            best = s.best_metric()
+            best, note = self.judged(s)
             if best is None:
                 return s.best_cell_text() or undefined_best_text(s, short=True)
             return (sample_mark(s.evals + s.rescorings, best[2]) + s.best_cell_text()   # "≈": a dev sample's figure
                     + (ONE_EVALUATION if only_evaluation(s) else "")
-                    + class_mark(s.one_class_note()))   # the majority rate, not a model that learned
+                    + class_mark(note))   # the majority rate, not a model that learned
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
@@ -146,11 +148,26 @@ class RunCells:
             return self.baselines.sort_key(s)
         return self.text(s, col)
 
-    @staticmethod
-    def warns(s: RunState, col: int) -> bool:
+    def warns(self, s: RunState, col: int) -> bool:
         """Whether cell ``col`` of run ``s`` is drawn in the warning colour: a Best dev figure of a run that
         predicted one class for every dev row (its " · one class" mark may be elided in a narrow column)."""
-        return COLUMNS[col] == "Best dev" and s.best_metric() is not None and bool(s.one_class_note())
+        if COLUMNS[col] != "Best dev":
+            return False
+        best, note = self.judged(s)
+        return best is not None and bool(note)
+
+    def judged(self, s: RunState) -> tuple:
+        """(``s.best_metric()``, ``s.one_class_note()``), worked out once per change of the run's state (its events,
+        status and best), not again for each role of a Best dev cell's paint (its text, then its colour). The note's
+        kind is what these use; a tooltip makes its words afresh (a live run's share of time spent evaluating)."""
+        revision = (s.last_event_at, s.status, s.step, s.steps_total, len(s.evals), len(s.rescorings), s.best_pick,
+                    s.declared_best, s.task, (s.config or {}).get("learning_rate"))
+        held = self._judged.get(s.run_id)
+        if held is not None and held[0]() is s and held[1] == revision:
+            return held[2]
+        value = (s.best_metric(), s.one_class_note())
+        self._judged[s.run_id] = (weakref.ref(s), revision, value)
+        return value
 
     def tooltip(self, s: RunState, col: int) -> str:
         """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
@@ -179,7 +196,7 @@ class RunCells:
                         "evaluation that scores better" + (f"\n{rows}" if rows else ""))
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")
-                    + (f"\nnote: {_whose(s)} {note}" if note else "")
+                    + (f"\nnote: {_whose(s)} {note.text}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":
             return "\n".join(self.baselines.tooltip_lines(s))
@@ -233,11 +250,14 @@ ONE_CLASS = " · one class"   # after a Best dev figure of a run that predicted 
 MISSED_CLASSES = " · classes never predicted"   # ... of a run that never predicted some classes of its dev rows
 
 
-def class_mark(note: str) -> str:
-    """The Best dev cell's mark for RunState.one_class_note's ``note``: one class, classes never predicted, or ""."""
+def class_mark(note) -> str:
+    """The Best dev cell's mark for RunState.one_class_note's ``note`` (a ClassNote), by its kind: classes never
+    predicted; one class (a regression no better than the mean too); or ""."""
+    from explorer.core.metrics import baselines
+
     if not note:
         return ""
-    return MISSED_CLASSES if note.startswith("never predicts") else ONE_CLASS
+    return MISSED_CLASSES if note.kind == baselines.MISSED_CLASSES else ONE_CLASS
 
 
 def only_evaluation(s: RunState) -> bool:

@@ -213,9 +213,10 @@ class RunState(TimeLeft):
     def is_live(self) -> bool:
         return run_status.is_live(self.status)
 
-    def one_class_note(self) -> str:
-        """'predicts only 'NONE' for every dev row: try …' when the run's evaluations predicted one class for
-        everything its head counts them over (a classifier's dev rows, a tagger's dev tokens: "only 'O'"), else ''
+    def one_class_note(self):
+        """A ClassNote (explorer.core.metrics.baselines: its kind and its words), 'predicts only 'NONE' for every dev
+        row: try …' when the run's evaluations predicted one class for everything its head counts them over (a
+        classifier's dev rows, a tagger's dev tokens: "only 'O'"), else none, false
         (explorer.core.metrics.baselines.run_one_class_note: while the run trains, once that persists)."""
         from explorer.core.metrics.baselines import run_one_class_note
 

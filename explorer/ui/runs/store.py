@@ -14,7 +14,7 @@ from pathlib import Path
 from explorer.core.specs.metric_display import to_display
 from explorer.core.remote.hosts import read_remote_run
 from explorer.core.remote.launch import launched_config
-from explorer.core.runs.reading import OURS, RunRecord, load_run, read_runs, run_dirs
+from explorer.core.runs.reading import OURS, RunRecord, is_run_dir, load_run, read_runs, run_dirs
 from explorer.ui.curves.plotmath import prepare_curves
 from explorer.ui.runs.state import RunState
 
@@ -51,6 +51,20 @@ def load_run_state(path: str | Path) -> RunState:
     Raises ValueError naming the folder when it holds neither config.json nor events.jsonl.
     """
     return prepare_curves(state_from_record(load_run(Path(path))))
+
+
+def reload_followed(path: str | Path) -> RunState | None:
+    """A followed run's folder (running elsewhere, another tool's growing run) read again -> its RunState, or None
+    when the folder holds no run any more: a worker refused before its first step (a bad data path, an unusable
+    setting found while preparing) removes the folder it made (explorer.worker.train.remove_unstarted_run), so
+    a list read after a restart does not list it either. Raises what :func:`load_run_state` raises for a folder
+    that is still a run folder."""
+    try:
+        return load_run_state(path)
+    except (OSError, ValueError):
+        if is_run_dir(Path(path)):
+            raise
+        return None
 
 
 def load_summary(path: str | Path) -> RunState:

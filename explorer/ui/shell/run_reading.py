@@ -15,11 +15,11 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from explorer.core.runs.reading import find_runs, is_run_dir
+from explorer.core.runs.reading import OURS, find_runs, is_run_dir
 from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
 from explorer.ui.runs.state import RunState
-from explorer.ui.runs.store import load_new_summaries, load_run_state, load_summaries
+from explorer.ui.runs.store import load_new_summaries, load_run_state, load_summaries, reload_followed
 from explorer.ui.shell.settings import ShownRunNames
 from explorer.ui.shell.status_texts import scan_message
 from explorer.ui.shell.tasks import run_in_thread
@@ -157,8 +157,9 @@ class RunReading(QObject):
     def poll_external(self) -> None:
         """Runs that are running elsewhere (another window, the CLI): re-read their folders; list new ones."""
         store = self.window.store
-        for s in store.running_elsewhere() + store.trainer_folders_to_recheck():
-            run_in_thread(load_run_state, s.path, on_done=self._reloaded, owner=self)
+        for s in store.running_elsewhere() + store.trainer_folders_to_recheck() + store.unstarted_to_recheck():
+            run_in_thread(reload_followed, s.path, owner=self,
+                          on_done=lambda state, rid=s.run_id, path=s.path: self._reloaded(state, rid, path))
         self.look_for_new_runs()
 
     def watch_runs_dir(self) -> None:
@@ -193,8 +194,22 @@ class RunReading(QObject):
 
         run_in_thread(load_new_summaries, w.runs_dir, known, on_done=done, on_error=failed, owner=self)
 
-    def _reloaded(self, state: RunState) -> None:
-        if self.window.store.offer(state):
+    def _reloaded(self, state: RunState | None, run_id: str, path) -> None:
+        """A followed run read again: the store takes it; ``state`` None: its folder is gone (a run refused before
+        its first step removes it), so the run leaves the list, as it would at the next start, and the status bar
+        says why it went."""
+        store = self.window.store
+        if state is None:
+            if store.listed_key(path) == run_id and not store.is_driven(run_id):
+                ours = getattr(store.get(run_id), "kind", OURS) == OURS
+                store.remove(run_id)
+                self.window._refresh_selected()   # Curves drops it too
+                store.note(f"{run_id} is no longer listed: its folder {path} is gone" + (
+                    " (a run that fails before its first step removes its folder; the command line that started it "
+                    "says why)" if ours else ""))
+                self.window._update_status_labels()
+            return
+        if store.offer(state):
             self.window._update_status_labels()
 
 

@@ -54,7 +54,7 @@ def ended_message(run_id: str, status: str, state) -> str:
     if status == run_status.FAILED and state is not None:
         msg += f" — {state.error}"
     elif state is not None and (note := state.one_class_note()):
-        msg += f" — {note}"
+        msg += f" — {note.text}"
     return msg
 
 
