@@ -194,6 +194,35 @@ def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = fro
     return found
 
 
+def queued_at_quit(run_dir: str | Path) -> bool:
+    """Whether ``run_dir`` is the record of a run that waited in the queue when the app quit
+    (:func:`cancelled_while_queued`, its ``cancelled`` event marked ``at_quit``), not one the user cancelled."""
+    from explorer.core.runs.layout import events_file
+
+    if not cancelled_while_queued(run_dir):
+        return False
+    try:
+        lines = [json.loads(line) for line in events_file(Path(run_dir)).read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    except (OSError, ValueError):
+        return False
+    return any(isinstance(e, dict) and e.get("at_quit") for e in lines)
+
+
+def never_started_runs(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[Path]:
+    """The run folders directly in ``runs_dir`` of runs queued on their own (no group's members) that waited in the
+    queue when the app quit (:func:`queued_at_quit`), in run id order (the order they were queued in), leaving out
+    the run ids in ``busy``. Their config.json is what queueing them again reads; a group's members are offered
+    with their group (:func:`never_started_members`)."""
+    runs_dir = Path(runs_dir)
+    members = {m.run_id for group in list_groups(runs_dir)[0] for m in group.members}
+    try:
+        folders = sorted(p for p in runs_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+    return [p for p in folders if p.name not in members and p.name not in busy and queued_at_quit(p)]
+
+
 def _member(item, index: int, path: Path) -> GroupMember:
     if not isinstance(item, dict) or not isinstance(item.get("run_id"), str) or not item["run_id"]:
         raise GroupError(f"{path}: members[{index}] has no run_id")

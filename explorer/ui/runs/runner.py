@@ -58,9 +58,11 @@ def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: st
     return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken, data=config.train)
 
 
-def record_cancelled_queued(cfg: TrainConfig) -> str:
+def record_cancelled_queued(cfg: TrainConfig, at_quit: bool = False) -> str:
     """Keep a queued run that was cancelled before it started: its folder gets config.json and one
-    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart.
+    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart. ``at_quit``:
+    the queue was dropped because the app quit (the event says ``at_quit: true``), so the next start offers the
+    run again (explorer.core.studies.groups.never_started_runs); a run the user cancelled is not offered.
 
     Returns "" when recorded, else what failed (the row stays in this window's list; only the record on
     disk is missing)."""
@@ -69,8 +71,9 @@ def record_cancelled_queued(cfg: TrainConfig) -> str:
         run_dir.mkdir(parents=True, exist_ok=True)
         if not config_file(run_dir).exists():
             cfg.save(config_file(run_dir))
+        extra = {"at_quit": True} if at_quit else {}
         append_event(run_dir, make_event(run_status.CANCELLED, cfg.run_id, step=None, seconds=None, queued=True,
-                                         source="gui"))
+                                         source="gui", **extra))
     except OSError as exc:
         return f"{cfg.run_id}: the cancelled queued run is not recorded on disk ({exc})"
     return ""
@@ -358,8 +361,9 @@ class RunManager(QObject):
             state.status = run_status.after_request(state.status, "stop")
             self.changed.emit(run_id, set())
 
-    def cancel(self, run_id: str) -> None:
-        """Cancel a running worker, or drop a queued run."""
+    def cancel(self, run_id: str, at_quit: bool = False) -> None:
+        """Cancel a running worker, or drop a queued run (``at_quit``: because the app quits; its record then
+        says so, and the next start offers it again: record_cancelled_queued)."""
         proc = self.procs.get(run_id)
         state = self.states.get(run_id)
         if proc is not None:
@@ -370,7 +374,7 @@ class RunManager(QObject):
             cfg = next((c for c in self.queue if c.run_id == run_id), None)
             self.queue = [c for c in self.queue if c.run_id != run_id]
             state.status = run_status.after_request(state.status, "cancel")
-            problem = record_cancelled_queued(cfg) if cfg is not None else ""
+            problem = record_cancelled_queued(cfg, at_quit) if cfg is not None else ""
             if problem:
                 state.logs.append(f"[warning] {problem}")
                 self.store.note(problem)
