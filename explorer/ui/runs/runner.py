@@ -281,6 +281,8 @@ class RunManager(QObject):
         self.added.connect(lambda state: self.store.add(state, driver=self))
         self.changed.connect(self.store.changed)
         self.ended.connect(self.store.ended)
+        self.store.events.added.connect(self._listed)   # a run training elsewhere may have ended: start the next
+        self.store.events.removed.connect(lambda _run_id: self._pump())
         self.max_parallel = max_parallel
         self.states: dict[str, RunState] = {}
         self.procs: dict[str, RunProcess] = {}
@@ -324,9 +326,19 @@ class RunManager(QObject):
         for proc in list(self.procs.values()):
             proc.proc.waitForFinished(wait_ms)
 
+    def occupied(self) -> int:
+        """Places of the queue taken: this queue's workers and the runs of this machine still training with a
+        worker an earlier window left training (RunStore.training_elsewhere): a queued run waits for them too."""
+        return len(self.procs) + len(self.store.training_elsewhere())
+
     def _pump(self) -> None:
-        while self.queue and len(self.procs) < self.max_parallel:
+        while self.queue and self.occupied() < self.max_parallel:
             self._start(self.queue.pop(0))
+
+    def _listed(self, state) -> None:
+        """A run read from disk was listed again (a run training elsewhere re-read as it ended): the queue goes on."""
+        if self.queue and not self.store.is_driven(state.run_id):
+            self._pump()
 
     def _start(self, cfg: TrainConfig) -> None:
         state = self.states[cfg.run_id]
