@@ -302,6 +302,7 @@ def test_a_queued_run_waits_for_a_run_left_training_by_an_earlier_window(qtbot, 
     quit) holds the queue's place: the run queued now starts only when that one has ended."""
     from explorer.core.runs.store import RunStore
     from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.runs.run_cells import status_text
     from explorer.ui.runs.runner import RunManager
     from explorer.ui.runs.state import RunState
 
@@ -313,5 +314,6 @@ def test_a_queued_run_waits_for_a_run_left_training_by_an_earlier_window(qtbot, 
     store.offer(RunState(run_id="remote", path=tmp_path / "remote", status="running", host="lab"))   # not here
     (queued,) = manager.enqueue([TrainConfig(train="x.json", output_dir=str(tmp_path), run_id="next")])
     assert started == [] and manager.queued() == [queued]    # not beside the run still training
+    assert status_text(manager.states[queued]) == "queued (after inherited, left training)"
     store.offer(RunState(run_id="inherited", path=tmp_path / "inherited", status="finished"))   # re-read as it ended
-    assert started == [queued]
+    assert started == [queued] and manager.states[queued].queue_note == ""

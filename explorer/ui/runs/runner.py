@@ -333,7 +333,22 @@ class RunManager(QObject):
 
     def _pump(self) -> None:
         while self.queue and self.occupied() < self.max_parallel:
-            self._start(self.queue.pop(0))
+            cfg = self.queue.pop(0)
+            self.states[cfg.run_id].queue_note = ""
+            self._start(cfg)
+        self._note_waiting()
+
+    def _note_waiting(self) -> None:
+        """The queued runs that wait only for runs left training by an earlier window say so in their status
+        ("queued (after <run>, left training)"); the note goes when they no longer wait for them."""
+        blocked = bool(self.queue) and len(self.procs) < self.max_parallel
+        waiting_for = [s.run_id for s in self.store.training_elsewhere()] if blocked else []
+        note = f"after {', '.join(waiting_for)}, left training" if waiting_for else ""
+        for cfg in self.queue:
+            state = self.states[cfg.run_id]
+            if state.queue_note != note:
+                state.queue_note = note
+                self.changed.emit(cfg.run_id, set())
 
     def _listed(self, state) -> None:
         """A run read from disk was listed again (a run training elsewhere re-read as it ended): the queue goes on."""
