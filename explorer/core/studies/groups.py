@@ -168,12 +168,14 @@ def cancelled_while_queued(run_dir: str | Path) -> bool:
     run_dir = Path(run_dir)
     try:
         names = {p.name for p in run_dir.iterdir()}
+        if not names <= {config_file(run_dir).name, events_file(run_dir).name}:   # a run that started: not read
+            return False
         lines = [json.loads(line) for line in events_file(run_dir).read_text(encoding="utf-8").splitlines()
                  if line.strip()]
     except (OSError, ValueError):
         return False
-    return (names <= {config_file(run_dir).name, events_file(run_dir).name} and bool(lines)
-            and all(isinstance(e, dict) and e.get("event") == "cancelled" and e.get("queued") for e in lines))
+    return bool(lines) and all(isinstance(e, dict) and e.get("event") == "cancelled" and e.get("queued")
+                               for e in lines)
 
 
 def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[NeverStarted]:
