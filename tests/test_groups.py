@@ -475,6 +475,25 @@ def test_members_with_a_config_but_no_folder_are_found_as_never_started(tmp_path
     assert not groups.cancelled_while_queued(tmp_path / "cv-x-01")
 
 
+
+def test_runs_queued_on_their_own_at_quit_are_found_apart_from_group_members_and_user_cancels(tmp_path):
+    """never_started_runs: the records of runs left in the queue at quit, in run id order; a group's member (offered
+    with its group), a queued run the user cancelled, a run that trained and a busy one are not among them."""
+    from explorer.ui.runs.runner import record_cancelled_queued
+
+    group, configs = groups.plan_restarts(TrainConfig(), "cv-x", [1, 2])
+    groups.write_group(tmp_path, group)
+    out = str(tmp_path)
+    assert record_cancelled_queued(dataclasses.replace(configs[0], output_dir=out), at_quit=True) == ""
+    for run_id in ("b-lone", "a-lone", "busy"):
+        assert record_cancelled_queued(TrainConfig(output_dir=out, run_id=run_id), at_quit=True) == ""
+    assert record_cancelled_queued(TrainConfig(output_dir=out, run_id="user-cancelled")) == ""
+    _fake_run(tmp_path, "trained", [(0, 0.5), (10, 0.8)])
+    found = groups.never_started_runs(tmp_path, busy={"busy"})
+    assert [p.name for p in found] == ["a-lone", "b-lone"]
+    assert groups.queued_at_quit(tmp_path / "busy") and not groups.queued_at_quit(tmp_path / "user-cancelled")
+
+
 def test_restarts_with_the_name_box_empty_name_themselves_like_cross_validation(qtbot, tmp_path):
     """An empty name box is no error: the group is named from the training file and its kind (the rule
     Cross-validate names its group by), a taken name followed by -2."""

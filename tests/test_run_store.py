@@ -316,3 +316,25 @@ def test_a_run_read_crashed_before_any_event_is_rechecked_while_its_folder_is_ne
     written = (folders["new"] / "config.json").stat().st_mtime
     assert store.unstarted_to_recheck(now=written + 5) == [states["new"], states["gone"]]
     assert store.unstarted_to_recheck(now=written + run_store.NEW_FOLDER_S + 1) == [states["gone"]]
+
+
+def test_a_queued_run_waits_for_a_run_left_training_by_an_earlier_window(qtbot, tmp_path, monkeypatch):
+    """A run of this machine listed as running with a worker this window did not start (left training at the last
+    quit) holds the queue's place: the run queued now starts only when that one has ended."""
+    from explorer.core.runs.store import RunStore
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.runs.run_cells import status_text
+    from explorer.ui.runs.runner import RunManager
+    from explorer.ui.runs.state import RunState
+
+    store = RunStore(tmp_path)
+    manager = RunManager(tmp_path, store=store, max_parallel=1)
+    started = []
+    monkeypatch.setattr(manager, "_start", lambda cfg: started.append(cfg.run_id))
+    store.offer(RunState(run_id="inherited", path=tmp_path / "inherited", status="running"))
+    store.offer(RunState(run_id="remote", path=tmp_path / "remote", status="running", host="lab"))   # not here
+    (queued,) = manager.enqueue([TrainConfig(train="x.json", output_dir=str(tmp_path), run_id="next")])
+    assert started == [] and manager.queued() == [queued]    # not beside the run still training
+    assert status_text(manager.states[queued]) == "queued (after inherited, left training)"
+    store.offer(RunState(run_id="inherited", path=tmp_path / "inherited", status="finished"))   # re-read as it ended
+    assert started == [queued] and manager.states[queued].queue_note == ""

@@ -253,10 +253,40 @@ def test_a_group_queued_here_shows_its_runs_and_cancel_keeps_the_runs_that_ended
     assert "cancelled: 1 ended runs kept" in tab.message.text()
 
 
+def test_the_group_progress_row_follows_the_selected_group_else_the_newest_running(qtbot, tmp_path):
+    """Two groups queued here: the row shows the group selected in the Groups page, and the newest running group
+    when the selected one is not running; Cancel stops the group shown."""
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.runs.bridge import StoreBridge
+    from explorer.ui.runs.state import RunState
+
+    store = RunStore(tmp_path)
+    bridge = StoreBridge(store)
+    driver = _Driver(store)
+    for run_id in ("a1", "a2", "b1", "b2", "b3"):
+        store.add(RunState(run_id=run_id, status="queued", steps_total=100), driver=driver)
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.follow_group("older", ["a1", "a2"], bridge)
+    tab.follow_group("newer", ["b1", "b2", "b3"], bridge)
+    assert tab.group_bar.detail.text().startswith("0 of 3 runs of newer done")   # none selected: the newest
+    tab.show_group("older")                          # selected in the Groups page
+    assert tab.group_bar.detail.text().startswith("0 of 2 runs of older done")
+    tab.show_group("not-queued-here")                # a group not running: the newest running one
+    assert tab.group_bar.detail.text().startswith("0 of 3 runs of newer done")
+    tab.show_group("older")
+    tab.group_bar.cancel_button.click()
+    assert driver.cancelled == ["a1", "a2"]          # the group shown, not the newest
+    assert tab.group_bar.detail.text().startswith("0 of 3 runs of newer done")   # the one still running
+
+
 def test_a_groups_time_left_comes_from_its_members_clocks_not_the_rate_of_its_first_seconds():
     """Two restarts of a 1-minute Time budget: while the first is setting up, the group's rate of shares would put
     hours on the clock; the members' own time left (a budget knows its end) and a member's duration give the
-    time left instead, and nothing is said before any member has a time left."""
+    time left instead; before the first member's step rate is measured, its budget less its elapsed time is its time
+    left (not "estimating …" for the first minute of a 1-minute group)."""
     from explorer.ui.runs.group_progress import GroupProgress
     from explorer.ui.runs.state import RunState
 
@@ -265,7 +295,12 @@ def test_a_groups_time_left_comes_from_its_members_clocks_not_the_rate_of_its_fi
     second = RunState(run_id="r2", status="queued", config=budget)
     states = {"r1": first, "r2": second}
     group = GroupProgress(name="g", run_ids=["r1", "r2"], state_of=states.get)
-    assert group.seconds_left() is None          # the first member has not trained a second yet
+    assert group.seconds_left() == 60.0 + 60.0   # not trained a second yet: its budget, then one member like it
+    first.elapsed = 15.0                          # set-up under way, no step rate yet
+    assert group.seconds_left() == 45.0 + 60.0
+    first.elapsed = 0.0
+    unbudgeted = RunState(run_id="r3", status="running", config={}, started_at=None)
+    assert GroupProgress(name="h", run_ids=["r3"], state_of={"r3": unbudgeted}.get).seconds_left() is None
     first.step, first.elapsed, first.train_seconds = 5, 30.0, 10.0   # 20 s of set-up, 10 s of its minute trained
     left = first.eta()
     assert left is not None and 45 < left < 60    # the 50 s of budget left (evaluations not timed yet)

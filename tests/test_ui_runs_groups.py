@@ -3,6 +3,7 @@ children, the group row's status counts and mean ± sd, selecting a group or a m
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -584,3 +585,36 @@ def test_a_start_without_never_started_members_offers_nothing(qtbot, queued_wind
     qtbot.wait(50)   # the offer is decided on the first event-loop turn
     assert queued_window.never_started_offer is None
     assert queued_window.statusBar().findChild(QPushButton, "queue_never_started") is None
+
+
+def test_runs_queued_on_their_own_when_the_app_quit_are_offered_again_at_the_start(qtbot, tmp_path, monkeypatch):
+    """Quitting with "Leave it training" drops the queue: a run queued on its own (no group) is named by the next
+    start and one click queues it again under its own run id; a queued run the user cancelled is not offered."""
+    from explorer.ui.shell import detach, main_window
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    base = TrainConfig(task="pair", model="bundled:minilm", train="train.tsv", output_dir=str(runs))
+    first = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    first.manager.max_parallel = 0                 # queued, never started
+    qtbot.addWidget(first, before_close_func=lambda w: w.manager.cancel_all())
+    kept, dropped = first.manager.enqueue([dataclasses.replace(base, run_id="lone-a"),
+                                           dataclasses.replace(base, run_id="lone-b")])
+    first.manager.cancel(dropped)                  # the user's own cancel: not offered again
+    monkeypatch.setattr(main_window, "ask_quit", lambda *_a, **_k: detach.LEAVE)
+    assert first.close()
+    assert (runs / kept / "config.json").is_file()
+
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: w.never_started_runs_offer is not None, timeout=10_000)
+    button = w.statusBar().findChild(QPushButton, "queue_never_started_runs")
+    assert button is w.never_started_runs_offer
+    assert button.text() == "1 run(s) were queued and never started (lone-a): Queue them again"
+    button.click()
+    assert w.manager.queued() == ["lone-a"]        # under its own id: the cancelled record gave way
+    assert "Queued again: 1 run(s)" in w.statusBar().currentMessage()
+    assert not (runs / "lone-a" / "events.jsonl").exists()

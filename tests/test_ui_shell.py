@@ -339,12 +339,12 @@ def test_quit_plan_acts_on_the_runs_of_this_machine_only():
     assert not QuitPlan.of([], [], []).asks and QuitPlan.of([], [], [("r", "h")]).asks
 
 
-def test_the_quit_question_says_a_groups_queued_runs_are_offered_again_at_the_next_start():
+def test_the_quit_question_says_the_queued_runs_are_offered_again_at_the_next_start():
     from explorer.ui.shell.detach import quit_text
 
     _text, info = quit_text(["cv-x-03"], ["cv-x-04", "cv-x-05"])
     assert "cancelled" not in info.split("\n")[0]
-    assert "the next start offers a group's queued runs (folds, seeds) again in one click" in info
+    assert "the next start offers them again in one click (a group's runs with their group)" in info
 
 
 def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect
 
-from explorer.ui.shell.window_geometry import first_rect, restored_rect, runs_dock_width
+from explorer.ui.shell.window_geometry import first_rect, fills_unframed, restored_rect, runs_dock_width
 
 
 def test_first_start_and_reopen_rectangles_for_any_screen():
@@ -41,10 +41,33 @@ def test_a_session_at_1280x800_reopens_filling_a_1920x1080_screen(qtbot, tmp_pat
         qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
         return w
 
-    first = window()
-    assert first.size().toTuple() == (1264, 760)
+    first = window()   # offscreen, as on a bare X server: no window manager frames or maximises it
+    qtbot.waitUntil(lambda: first.size().toTuple() == (1280, 800), timeout=10_000)   # the whole area
     first.close()
     screen["area"] = QRect(0, 0, 1920, 1080)
     again = window()
-    assert again.size().toTuple() == (1904, 1040)          # not a 1264x760 (or 1500x940) corner of the screen
+    qtbot.waitUntil(lambda: again.size().toTuple() == (1920, 1080), timeout=10_000)   # not a corner of the screen
     qtbot.waitUntil(lambda: again.runs_dock.width() > 500)   # the dock widened with it
+
+
+def test_without_a_window_manager_the_window_fills_the_screen_and_a_remembered_size_still_wins(qtbot, tmp_path,
+                                                                                             monkeypatch):
+    """No window manager (a bare X server; offscreen here): nobody frames or maximises the window, so a first start
+    takes the whole available area; a window with a frame, or of a size of its own (remembered), is left alone."""
+    from explorer.ui.shell import screen_fit
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    area = QRect(0, 0, 1920, 1080)
+    assert fills_unframed((1904, 1040), (1904, 1040), area)            # first-start size, no frame
+    assert fills_unframed((1904, 1040), (1908, 1044), area)            # a border but no title bar
+    assert not fills_unframed((1904, 1040), (1920, 1080), area)        # a window manager framed it
+    assert not fills_unframed((1000, 700), (1000, 700), area)          # a remembered size of its own
+    monkeypatch.setattr(screen_fit, "available_geometry", lambda widget: area)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitUntil(lambda: w.size() == area.size(), timeout=10_000)
+    w.setGeometry(QRect(100, 50, 1400, 900))
+    assert not w.fill_without_frame.fill() and w.size().toTuple() == (1400, 900)

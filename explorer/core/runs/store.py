@@ -122,6 +122,15 @@ class RunStore:
         return [s for r, s in self._states.items()
                 if r not in self._drivers and s.status in run_status.FOLLOWED and s.path is not None]
 
+    def training_elsewhere(self) -> list:
+        """Runs of this app training on this machine with a worker this process did not start (an earlier window
+        left them training, or the CLI started them): listed as running because their worker process lives
+        (explorer.core.runs.workers.worker_alive). Each holds a place of the run queue like a worker of its own,
+        so a queued run does not start beside it."""
+        return [s for r, s in self._states.items()
+                if r not in self._drivers and s.status == run_status.RUNNING and s.path is not None
+                and not getattr(s, "host", "")]
+
     def trainer_folders_to_recheck(self, now: float | None = None) -> list:
         """Listed runs of other tools whose reader says their files changed since they were read
         (RunReader.recheck, stat calls only): an HF Trainer folder read as stopped that a writer is changing after

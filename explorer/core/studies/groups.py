@@ -168,12 +168,14 @@ def cancelled_while_queued(run_dir: str | Path) -> bool:
     run_dir = Path(run_dir)
     try:
         names = {p.name for p in run_dir.iterdir()}
+        if not names <= {config_file(run_dir).name, events_file(run_dir).name}:   # a run that started: not read
+            return False
         lines = [json.loads(line) for line in events_file(run_dir).read_text(encoding="utf-8").splitlines()
                  if line.strip()]
     except (OSError, ValueError):
         return False
-    return (names <= {config_file(run_dir).name, events_file(run_dir).name} and bool(lines)
-            and all(isinstance(e, dict) and e.get("event") == "cancelled" and e.get("queued") for e in lines))
+    return bool(lines) and all(isinstance(e, dict) and e.get("event") == "cancelled" and e.get("queued")
+                               for e in lines)
 
 
 def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[NeverStarted]:
@@ -192,6 +194,35 @@ def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = fro
         if paths:
             found.append(NeverStarted(group=group.name, configs=paths))
     return found
+
+
+def queued_at_quit(run_dir: str | Path) -> bool:
+    """Whether ``run_dir`` is the record of a run that waited in the queue when the app quit
+    (:func:`cancelled_while_queued`, its ``cancelled`` event marked ``at_quit``), not one the user cancelled."""
+    from explorer.core.runs.layout import events_file
+
+    if not cancelled_while_queued(run_dir):
+        return False
+    try:
+        lines = [json.loads(line) for line in events_file(Path(run_dir)).read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    except (OSError, ValueError):
+        return False
+    return any(isinstance(e, dict) and e.get("at_quit") for e in lines)
+
+
+def never_started_runs(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[Path]:
+    """The run folders directly in ``runs_dir`` of runs queued on their own (no group's members) that waited in the
+    queue when the app quit (:func:`queued_at_quit`), in run id order (the order they were queued in), leaving out
+    the run ids in ``busy``. Their config.json is what queueing them again reads; a group's members are offered
+    with their group (:func:`never_started_members`)."""
+    runs_dir = Path(runs_dir)
+    members = {m.run_id for group in list_groups(runs_dir)[0] for m in group.members}
+    try:
+        folders = sorted(p for p in runs_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+    return [p for p in folders if p.name not in members and p.name not in busy and queued_at_quit(p)]
 
 
 def _member(item, index: int, path: Path) -> GroupMember:

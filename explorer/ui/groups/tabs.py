@@ -144,6 +144,8 @@ class GroupsTab(QWidget):
             self.follower = GroupFollower(self.group_bar, store_events, self)
             self.follower.ended.connect(lambda text: (self.message.setText(text), self.refresh()))
         self.follower.follow(name, run_ids)
+        if self.view.group is not None:
+            self.follower.select(self.view.group.name)
 
     def watch_runs(self, store_events) -> None:
         """Show the members the window's runner has queued or runs with its status ("queued", "running"), not the
@@ -356,6 +358,8 @@ class GroupsTab(QWidget):
 
         self.request += 1
         request = self.request
+        if self.follower is not None:   # the progress row follows the group shown when it is running
+            self.follower.select(name)
         self.message.setText(f"Reading group {name}…")
         run_in_thread(_read_group, self.runs_dir, name, owner=self,
                       on_done=lambda data, r=request: self._group_read(r, data),

@@ -30,6 +30,16 @@ def member_share(state) -> float:
     return min(1.0, state.step / state.steps_total) if state.steps_total else 0.0
 
 
+def member_left(state) -> float | None:
+    """A running member's seconds left: its own time left (RunState.eta) once its step rate is measured; before that,
+    for a member with a Time budget, the budget less its elapsed time (the budget bounds its wall time: the first
+    minute of a 1-minute member is not "estimating …"); None for a member with neither."""
+    left = state.eta()
+    if left is None and state.budget_seconds:
+        left = max(0.0, state.budget_seconds - state.live_elapsed())
+    return left
+
+
 @dataclass(kw_only=True)
 class GroupProgress:
     """The members ``run_ids`` of group ``name``; ``state_of(run_id)`` gives a member's RunState (or None)."""
@@ -56,17 +66,18 @@ class GroupProgress:
         return done, len(self.run_ids) * UNITS, head
 
     def seconds_left(self) -> float | None:
-        """The group's time left from its members' own clocks: each running member's time left (RunState.eta,
-        which knows a time budget), plus each queued member at the duration of a member: the mean of those that
-        finished or stopped, else a running one's elapsed time plus its time left. None while no member has a
-        duration to go by (the bar then measures the group's rate). A rate over the group's first seconds is
-        mostly a member's set-up, and a group of 1-minute runs read "about 52:47 left"."""
+        """The group's time left from its members' own clocks: each running member's time left (:func:`member_left`:
+        RunState.eta, or before its step rate is measured, a Time budget less its elapsed time), plus each queued
+        member at the duration of a member: the mean of those that finished or stopped, else a running one's
+        elapsed time plus its time left. None while a running member has no time left to go by (no step rate and no
+        budget yet; the bar then measures the group's rate). A rate over the group's first seconds is mostly a
+        member's set-up, and a group of 1-minute runs read "about 52:47 left"."""
         states = [self.state_of(r) for r in self.run_ids]
         ended = [s.duration for s in states if s is not None and s.status in (run_status.FINISHED, run_status.STOPPED)
                  and s.duration]
         running = [s for s in states if s is not None and s.status in run_status.LIVE
                    and s.status != run_status.QUEUED]
-        lefts = [s.eta() for s in running]
+        lefts = [member_left(s) for s in running]
         per_member = (sum(ended) / len(ended) if ended else
                       next((s.live_elapsed() + left for s, left in zip(running, lefts) if left is not None), None))
         queued = sum(s is None or s.status == run_status.QUEUED for s in states)

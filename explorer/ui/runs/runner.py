@@ -58,9 +58,11 @@ def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: st
     return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken, data=config.train)
 
 
-def record_cancelled_queued(cfg: TrainConfig) -> str:
+def record_cancelled_queued(cfg: TrainConfig, at_quit: bool = False) -> str:
     """Keep a queued run that was cancelled before it started: its folder gets config.json and one
-    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart.
+    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart. ``at_quit``:
+    the queue was dropped because the app quit (the event says ``at_quit: true``), so the next start offers the
+    run again (explorer.core.studies.groups.never_started_runs); a run the user cancelled is not offered.
 
     Returns "" when recorded, else what failed (the row stays in this window's list; only the record on
     disk is missing)."""
@@ -69,8 +71,9 @@ def record_cancelled_queued(cfg: TrainConfig) -> str:
         run_dir.mkdir(parents=True, exist_ok=True)
         if not config_file(run_dir).exists():
             cfg.save(config_file(run_dir))
+        extra = {"at_quit": True} if at_quit else {}
         append_event(run_dir, make_event(run_status.CANCELLED, cfg.run_id, step=None, seconds=None, queued=True,
-                                         source="gui"))
+                                         source="gui", **extra))
     except OSError as exc:
         return f"{cfg.run_id}: the cancelled queued run is not recorded on disk ({exc})"
     return ""
@@ -278,6 +281,8 @@ class RunManager(QObject):
         self.added.connect(lambda state: self.store.add(state, driver=self))
         self.changed.connect(self.store.changed)
         self.ended.connect(self.store.ended)
+        self.store.events.added.connect(self._listed)   # a run training elsewhere may have ended: start the next
+        self.store.events.removed.connect(lambda _run_id: self._pump())
         self.max_parallel = max_parallel
         self.states: dict[str, RunState] = {}
         self.procs: dict[str, RunProcess] = {}
@@ -321,9 +326,34 @@ class RunManager(QObject):
         for proc in list(self.procs.values()):
             proc.proc.waitForFinished(wait_ms)
 
+    def occupied(self) -> int:
+        """Places of the queue taken: this queue's workers and the runs of this machine still training with a
+        worker an earlier window left training (RunStore.training_elsewhere): a queued run waits for them too."""
+        return len(self.procs) + len(self.store.training_elsewhere())
+
     def _pump(self) -> None:
-        while self.queue and len(self.procs) < self.max_parallel:
-            self._start(self.queue.pop(0))
+        while self.queue and self.occupied() < self.max_parallel:
+            cfg = self.queue.pop(0)
+            self.states[cfg.run_id].queue_note = ""
+            self._start(cfg)
+        self._note_waiting()
+
+    def _note_waiting(self) -> None:
+        """The queued runs that wait only for runs left training by an earlier window say so in their status
+        ("queued (after <run>, left training)"); the note goes when they no longer wait for them."""
+        blocked = bool(self.queue) and len(self.procs) < self.max_parallel
+        waiting_for = [s.run_id for s in self.store.training_elsewhere()] if blocked else []
+        note = f"after {', '.join(waiting_for)}, left training" if waiting_for else ""
+        for cfg in self.queue:
+            state = self.states[cfg.run_id]
+            if state.queue_note != note:
+                state.queue_note = note
+                self.changed.emit(cfg.run_id, set())
+
+    def _listed(self, state) -> None:
+        """A run read from disk was listed again (a run training elsewhere re-read as it ended): the queue goes on."""
+        if self.queue and not self.store.is_driven(state.run_id):
+            self._pump()
 
     def _start(self, cfg: TrainConfig) -> None:
         state = self.states[cfg.run_id]
@@ -358,8 +388,9 @@ class RunManager(QObject):
             state.status = run_status.after_request(state.status, "stop")
             self.changed.emit(run_id, set())
 
-    def cancel(self, run_id: str) -> None:
-        """Cancel a running worker, or drop a queued run."""
+    def cancel(self, run_id: str, at_quit: bool = False) -> None:
+        """Cancel a running worker, or drop a queued run (``at_quit``: because the app quits; its record then
+        says so, and the next start offers it again: record_cancelled_queued)."""
         proc = self.procs.get(run_id)
         state = self.states.get(run_id)
         if proc is not None:
@@ -370,7 +401,7 @@ class RunManager(QObject):
             cfg = next((c for c in self.queue if c.run_id == run_id), None)
             self.queue = [c for c in self.queue if c.run_id != run_id]
             state.status = run_status.after_request(state.status, "cancel")
-            problem = record_cancelled_queued(cfg) if cfg is not None else ""
+            problem = record_cancelled_queued(cfg, at_quit) if cfg is not None else ""
             if problem:
                 state.logs.append(f"[warning] {problem}")
                 self.store.note(problem)

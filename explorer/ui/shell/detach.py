@@ -38,8 +38,8 @@ def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str
         text += (f"\n{len(remote)} remote run(s) followed ({_listed(shown)}): they keep training on their host "
                  "whatever you choose.")
     info = ("Leave it training: the worker process goes on without this window; the next start shows it "
-            "again. Queued runs do not start; the next start offers a group's queued runs (folds, seeds) "
-            "again in one click.\n"
+            "again. Queued runs do not start; the next start offers them again in one click (a group's runs "
+            "with their group).\n"
             "Stop early and quit: the runs finish their step, save and evaluate, then the window closes.\n"
             "Cancel run and quit: terminate the workers now (logged points and checkpoints stay on disk).")
     if remote:

@@ -39,6 +39,7 @@ from explorer.ui.inspectors.client import shared_client
 from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs import research_actions
+from explorer.ui.runs.never_started import offer_never_started_runs
 from explorer.ui.runs.runner import RunManager
 from explorer.core.runs import status as run_status
 from explorer.core.runs.store import RunStore
@@ -173,6 +174,8 @@ class MainWindow(HelpActions, QMainWindow):
         self._reopen_predictions()
         self.scan_runs()
         self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
+        self.never_started_runs_offer = None   # "Queue them again" for runs left queued at the last quit
+        QTimer.singleShot(0, self, lambda: setattr(self, "never_started_runs_offer", offer_never_started_runs(self)))
 
     # ---- layout pieces -------------------------------------------------------------------
     def _build_status_bar(self) -> None:
@@ -455,8 +458,8 @@ class MainWindow(HelpActions, QMainWindow):
                 event.ignore()
                 return
             self._quit_choice = choice
-            for run_id in plan.queued:
-                self.manager.cancel(run_id)
+            for run_id in plan.queued:   # offered again at the next start (never_started_offer)
+                self.manager.cancel(run_id, at_quit=True)
             if plan.stopped(choice):     # close again when the last one has saved and ended
                 for run_id in plan.stopped(choice):
                     self.manager.stop_early(run_id)

@@ -6,6 +6,10 @@ fitted to the current screen (never larger, never outside it); a window that fil
 (within FILLED_SLACK pixels of that screen's available size) fills the current one, so a session at 1280x800
 followed by one on a 1920x1080 screen opens at the whole 1920x1080, as it was left: "the whole screen".
 
+Without a window manager (a bare X server) nobody adds a frame or maximises the window: once shown, a window at its
+first-start rectangle that got no frame takes the whole available area (:class:`FillWithoutFrame`); a remembered
+geometry that did not fill its screen still wins.
+
 The decisions are plain functions of sizes (:func:`first_rect`, :func:`restored_rect`, :func:`runs_dock_width`)
 so they can be checked against any screen size; :func:`open_window` and :func:`restore_window` apply them.
 """
@@ -20,6 +24,8 @@ from explorer.ui.shell.screen_fit import FRAME_H, FRAME_W
 FILLED_SLACK = 48          # px: a saved window this close to its screen's available size filled that screen
 DOCK_MIN, DOCK_MAX = 372, 640   # the Runs dock's width in pixels: 372 up to a 1280-wide window (its pages need
 DOCK_SHARE = 0.38               # the rest), plus this share of every pixel beyond (1920 wide: about 615)
+FRAME_SETTLE_MS = 1000     # after the first show: a window manager has framed the window by then
+TITLE_BAR_MIN = 10         # px: a frame this much taller than the client area has a window manager's title bar
 
 
 def first_rect(area: QRect) -> QRect:
@@ -87,13 +93,50 @@ def follow_window_width(window) -> RunsDockFollower:
     return RunsDockFollower(window)
 
 
+def fills_unframed(size: tuple[int, int], frame_size: tuple[int, int], area: QRect) -> bool:
+    """Whether a shown window of client ``size`` whose frame is ``frame_size`` should take the whole available
+    ``area``: no window manager framed it (no title bar: its frame is at most a few pixels taller) and it has its first-start size there
+    (:func:`first_rect`: a first start, or a remembered window that filled its screen), not a size of its own."""
+    first = first_rect(area)
+    return frame_size[1] - size[1] < TITLE_BAR_MIN and size == (first.width(), first.height())
+
+
+class FillWithoutFrame(QObject):
+    """Gives ``window`` the whole available area of its screen FRAME_SETTLE_MS after its first show when no window
+    manager framed it (:func:`fills_unframed`): on a bare X server nobody maximises it, and the first-start
+    rectangle, sized for a frame that never came, left a strip of the screen unused."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.window and event.type() == QEvent.Type.Show:
+            self.window.removeEventFilter(self)
+            QTimer.singleShot(FRAME_SETTLE_MS, self, self.fill)
+        return False
+
+    def fill(self) -> bool:
+        """Take the whole available area when :func:`fills_unframed` says so; returns whether it did."""
+        w = self.window
+        area = screen_fit.available_geometry(w)
+        if (area is None or area.isEmpty() or not w.isVisible() or w.isMaximized() or w.isFullScreen()
+                or not fills_unframed(w.size().toTuple(), w.frameGeometry().size().toTuple(), area)):
+            return False
+        w.setGeometry(area)
+        return True
+
+
 def _apply(window, rect: QRect) -> None:
     window.resize(rect.size())
     window.move(rect.topLeft())
 
 
 def open_window(window) -> None:
-    """Give a new ``window`` its first-start rectangle on the screen it opens on (:func:`first_rect`)."""
+    """Give a new ``window`` its first-start rectangle on the screen it opens on (:func:`first_rect`); the whole
+    area once shown when no window manager frames it (:class:`FillWithoutFrame`)."""
+    window.fill_without_frame = FillWithoutFrame(window)
     area = screen_fit.available_geometry(window)
     if area is not None and not area.isEmpty():
         _apply(window, first_rect(area))
