@@ -16,14 +16,13 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
                                QVBoxLayout, QWidget)
 
-from explorer.core.qa.probe_text import sum_digits
 from explorer.core.qa.scores import tau_axis_limit
 from explorer.ui.shell.columns import cells_told_once, fit_columns, rows_tall, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, tip
-from .components.spans import (cell_tip, decision_lines, passage_html, passage_range, slider_tip, span_line,
-                               window_text)
+from .components.spans import (cell_tip, decision_lines, nbest_rows, passage_html, passage_range, slider_tip,
+                               span_line, window_text)
 from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, StartEndBars
 from .spans_panes import SpansPanes
 
@@ -262,10 +261,7 @@ class SpansView(QWidget):
         self.nbest.setRowCount(len(cands))
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter   # once: a flag | costs Python time
         with cells_told_once(self.nbest) as table:
-            for r, c in enumerate(cands):
-                d = sum_digits(c.start_logit, c.end_logit)   # the shown start and end add up to the shown score
-                values = [str(r + 1), c.text, f"{c.start_logit:.{d}f}", f"{c.end_logit:.{d}f}",
-                          f"{c.start_logit + c.end_logit:.{d}f}", str(c.window_index + 1)]
+            for r, values in enumerate(nbest_rows(cands)):
                 for k, v in enumerate(values):
                     item = QTableWidgetItem(v)
                     if k == 1:
