@@ -151,3 +151,20 @@ def test_probe_decode_rule_keeps_the_other_rules_answer(tiny_folder, capsys):
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--json",
                  "--decode-rule", "run_qa"]) == 0
     assert json.loads(capsys.readouterr().out)["decode_rule"] == "run_qa"
+
+
+def test_the_passage_is_taken_as_context_and_passage_is_the_same_option(tmp_path, capsys):
+    """SQuAD calls the passage the context: --context and --context-file are read as the passage, --passage and
+    --passage-file still are, the help names both, and a text and a file cannot be given together."""
+    from explorer.cli import _subparser, build_parser
+
+    sub = _subparser(build_parser(), "probe")
+    assert sub.parse_args(["--question", "q", "--context", "the text"]).passage == "the text"
+    assert sub.parse_args(["--question", "q", "--passage", "the text"]).passage == "the text"
+    assert sub.parse_args(["--question", "q", "--context-file", "p.txt"]).passage_file == "p.txt"
+    assert sub.parse_args(["--question", "q", "--passage-file", "p.txt"]).passage_file == "p.txt"
+    text = " ".join(sub.format_help().split())
+    assert "--context TEXT, --passage TEXT" in text and "--context-file FILE, --passage-file FILE" in text
+    with pytest.raises(SystemExit):
+        sub.parse_args(["--question", "q", "--context", "a", "--passage-file", "b.txt"])
+    capsys.readouterr()
