@@ -30,8 +30,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2, layers: int = 2):
-    """A tiny random BERT (``layers`` layers, 2 unless told, 4 heads, hidden 32); no files, no network.
+def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2, layers: int = 2,
+                 heads: int = 4):
+    """A tiny random BERT (``layers`` layers, 2 unless told, ``heads`` heads, 4 unless told, 8 dimensions per head:
+    hidden 32 with 4 heads); no files, no network.
 
     Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
     """
@@ -42,7 +44,7 @@ def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_lab
     from explorer.core.specs.heads import for_model_head
 
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4,
+    config = BertConfig(vocab_size=vocab_size, hidden_size=8 * heads, num_hidden_layers=layers, num_attention_heads=heads,
                         intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
     config._attn_implementation = "sdpa"
     auto = getattr(transformers, for_model_head(task).auto_class)     # task: a model head of the head spec
@@ -68,12 +70,14 @@ def tiny_tokenizer():
     return BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
 
 
-def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2, layers: int = 2):
-    """tiny_tokenizer() + a tiny random BERT of ``layers`` layers sized to its vocab, wrapped as a LoadedModel."""
+def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2, layers: int = 2, heads: int = 4):
+    """tiny_tokenizer() + a tiny random BERT of ``layers`` layers and ``heads`` heads sized to its vocab, wrapped as a
+    LoadedModel."""
     from explorer.core.models.loading import LoadedModel
 
     tok = tiny_tokenizer()
-    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels, layers=layers)
+    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels, layers=layers,
+                            heads=heads)
     return LoadedModel(model=model, tokenizer=tok, source="tiny:random", path="", task=task,
                        head_initialised=True, missing_keys=[])
 

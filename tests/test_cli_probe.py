@@ -48,7 +48,7 @@ def base_folder(tmp_path_factory):
 def test_probe_text_output(tiny_folder, capsys):
     from explorer.core.models.loading import load_model
     from explorer.core.qa.probe import probe
-    from explorer.core.qa.probe_text import addition
+    from explorer.core.qa.probe_text import addition, table_digits
 
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--tau", "1.5"]) == 0
     out, err = capsys.readouterr()
@@ -56,7 +56,8 @@ def test_probe_text_output(tiny_folder, capsys):
     expected = probe(load_model(str(tiny_folder)), QUESTION, PASSAGE, tau=1.5)
     best = expected.nbest[0]
     assert f"null_score = S.C + E.C = {addition(expected.null_start_logit, expected.null_end_logit)}" in out
-    assert f"best span score = S.T_i + E.T_j = {addition(best.start_logit, best.end_logit)}" in out
+    shown = table_digits([(c.start_logit, c.end_logit) for c in expected.nbest[:5]])   # the n-best table's decimals
+    assert f"best span score = S.T_i + E.T_j = {addition(best.start_logit, best.end_logit, shown)}" in out
     assert f"score_diff = best_non_null_score - null_score = {expected.score_diff:+.2f}" in out
     assert f"tau = +1.50: {expected.decision(1.5).inequality}" in out
     assert len(re.findall(r"^  \d\. \"", out, flags=re.M)) == min(5, len(expected.nbest))
@@ -150,3 +151,20 @@ def test_probe_decode_rule_keeps_the_other_rules_answer(tiny_folder, capsys):
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--json",
                  "--decode-rule", "run_qa"]) == 0
     assert json.loads(capsys.readouterr().out)["decode_rule"] == "run_qa"
+
+
+def test_the_passage_is_taken_as_context_and_passage_is_the_same_option(tmp_path, capsys):
+    """SQuAD calls the passage the context: --context and --context-file are read as the passage, --passage and
+    --passage-file still are, the help names both, and a text and a file cannot be given together."""
+    from explorer.cli import _subparser, build_parser
+
+    sub = _subparser(build_parser(), "probe")
+    assert sub.parse_args(["--question", "q", "--context", "the text"]).passage == "the text"
+    assert sub.parse_args(["--question", "q", "--passage", "the text"]).passage == "the text"
+    assert sub.parse_args(["--question", "q", "--context-file", "p.txt"]).passage_file == "p.txt"
+    assert sub.parse_args(["--question", "q", "--passage-file", "p.txt"]).passage_file == "p.txt"
+    text = " ".join(sub.format_help().split())
+    assert "--context TEXT, --passage TEXT" in text and "--context-file FILE, --passage-file FILE" in text
+    with pytest.raises(SystemExit):
+        sub.parse_args(["--question", "q", "--context", "a", "--passage-file", "b.txt"])
+    capsys.readouterr()

@@ -124,8 +124,7 @@ WINDOW_AT_1920 = (1500, 940)
 def test_the_chosen_scores_tab_gives_the_span_score_map_a_readable_height(qa_window):
     """With the span score table's tab chosen, at 1280x800 and 1920x1080: its data area (the cells inside the axes,
     as explorer.ui.shell.layout_check measures a plot) is at least MAP_DATA_MIN_HEIGHT px high and the whole map is
-    in view, with the question, the answer and the τ inequality (at 1280x800 the map got 217 px under the τ box,
-    a triangle with every third token labelled). Back on the n-best tab the page is unscrolled again."""
+    in view, with the question, the answer and the τ inequality. Back on the n-best tab the page is unscrolled."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.inspectors.spans_view import MAP_DATA_MIN_HEIGHT
@@ -571,3 +570,103 @@ def test_head_importance_map_and_pruning_curve_are_readable_at_each_size(six_lay
         if len(named) != heads:
             report.append(f"{size[0]}x{size[1]}: the map names {named} of {heads} heads")
     assert not report, "\n".join(report)
+
+
+@pytest.fixture
+def twelve_layer_window(qtbot, tmp_path, monkeypatch):
+    """The main window with a probe by a tiny QA model of BERT-base's shape: 12 layers of 12 heads (a block flow
+    table of twelve rows, a 12 x 12 head importance map)."""
+    from helpers import tiny_loaded_model
+
+    w = _inspector_window(qtbot, tmp_path, monkeypatch, tiny_loaded_model("qa", layers=12, heads=12),
+                          LONG_PASSAGE[:900])
+    hub = w.hub
+    qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=120_000)
+    return w
+
+
+def _importance_report(layers: int, heads: int) -> dict:
+    """A head_importance report (explorer.core.ablation.importance.importance_report's keys) of made-up numbers."""
+    import numpy as np
+
+    scores = np.random.default_rng(0).random((layers, heads)).tolist()
+    total = layers * heads
+    return {"importance": {"scores": scores, "metric": "f1", "examples": 4, "tokens": 400},
+            "least_important_first": [[i // heads, i % heads] for i in range(total)],
+            "prune_curve": [{"heads_kept": total - k * total // 4, "heads_total": total, "value": 50.0 - k}
+                            for k in range(4)]}
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_a_twelve_layer_models_block_flow_table_keeps_its_header_over_its_rows(twelve_layer_window, size):
+    """Attention → Block flow per layer of a 12-layer model: the table, once its tab's page is scrolled to it, is in
+    view whole, header and rows together; its rows beyond the room scroll inside the table under the header, and the
+    shown layer's row is among those in view (the table asked for all twelve rows, taller than its tab at 1280x800:
+    scrolling the page to the last layers took the header out of view)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = twelve_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    table = view.flow_table
+    resize(w, size, app)
+    show_page(w, "Attention", app)
+    view.bottom.setCurrentWidget(view.flow)
+    settle(app)
+    assert table.rowCount() == 12
+    area = view.bottom.currentWidget()
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())   # the page scrolled as far as it goes
+    settle(app)
+    assert not out_of_view(table), out_of_view(table)
+    assert not out_of_view(table.horizontalHeader())
+    view.layer.setCurrentIndex(11)   # the last layer: its row scrolled into view under the header
+    settle(app)
+    row_top = table.rowViewportPosition(11)
+    assert 0 <= row_top and row_top + table.rowHeight(11) <= table.viewport().height() + 1
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_a_twelve_by_twelve_head_importance_map_is_whole_without_scrolling(twelve_layer_window, size):
+    """Attention → Head importance of a 12 x 12 model after a scoring: the whole map, with a readable data area, is
+    in view in the lower tab with nothing scrolled or dragged (the fields and caption over it made the tab's page
+    scroll at 1280x800: the map's lower layers were a scroll away)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = twelve_layer_window, QApplication.instance()
+    view, panel = w.hub.attention_view, w.hub.head_importance
+    resize(w, size, app)
+    show_page(w, "Attention", app)
+    view.bottom.setCurrentWidget(panel)
+    settle(app)
+    panel.show_report(_importance_report(12, 12))
+    settle(app)
+    if panel.plots.tabbed:
+        assert panel.plots.tabs.currentWidget() is panel.heat   # the scoring shows its map's tab
+    area = view.bottom.currentWidget()
+    assert area.verticalScrollBar().maximum() == 0, f"the tab's page scrolls {area.verticalScrollBar().maximum()} px"
+    assert not out_of_view(panel.heat), out_of_view(panel.heat)
+    assert panel.heat.plot.getViewBox().size().height() >= PLOT_IN_VIEW
+
+
+def test_the_scores_tab_shows_the_whole_span_map_without_scrolling_the_page(twelve_layer_window):
+    """Spans & τ at 1280x800, its Scores tab chosen under the decision: the whole span score map is in view and
+    the page does not scroll (the map grew the page when its tab was chosen, seen whole only with the decision's
+    top lines scrolled away)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = twelve_layer_window, QApplication.instance()
+    spans = w.hub.spans_view
+    resize(w, (1280, 800), app)
+    show_page(w, "Spans && τ", app)
+    assert spans.panes.narrow
+    spans.right_tabs.setCurrentWidget(spans.table_map)
+    settle(app)
+    bar = spans.body_scroll.verticalScrollBar()
+    assert bar.maximum() == 0 and bar.value() == 0, f"the page scrolls {bar.maximum()} px"
+    for widget in (spans.table_map, spans.decision_label, spans.null_label):
+        assert not out_of_view(widget), out_of_view(widget)

@@ -153,17 +153,22 @@ def test_an_honest_tau_that_answers_almost_no_question_says_its_figure_is_answer
     assert honest_abstains_note(_abstaining_figures(120, 70.0)) == ""
 
 
-def test_the_official_best_tau_row_names_each_threshold_once():
-    """The official search's row, when answering none scores best: its τ answers none, and the script's
-    best_f1_thresh is named once, as the null-score threshold that maximises F1 on all of dev."""
+def test_the_official_best_tau_row_says_the_scripts_zero_is_no_threshold():
+    """The official search's row, when answering none scores best: its τ lies above the highest score_diff and
+    answers none; the script's best_f1_thresh 0.000 is named once, as the value evaluate-v2.0's find_best_thresh
+    starts from (kept when no threshold beats answering none), not as a threshold that maximises F1: read as
+    one (null odds = −score_diff) it would answer every question with score_diff ≥ 0."""
     figures = _abstaining_figures(0, 56.33)
     figures.scores.score_diff[:] = -2.0
+    figures.scores.score_diff[0] = 8.266
     row = next(r for r in tau_rows(figures, 8.0) if r[0] == "official best τ")
     what = row[3]
     assert row[1] == "+9.266"
     assert what.count("best_f1_thresh") == 1 and what.count("τ") == 1
-    assert "the null-score threshold that maximises F1 on all of dev" in what
-    assert "starting value" not in what
+    assert "lies above the highest score_diff (+8.266) and answers none" in what
+    assert "reads 0.000 here: not a threshold but the value its search starts from" in what
+    assert "null-odds scale = −score_diff, it would answer every question with score_diff ≥ +0.000" in what
+    assert "maximises F1" not in what
 
 
 def test_the_running_line_names_the_model_by_its_last_path_parts():

@@ -59,7 +59,8 @@ def test_windows_and_spans_are_named_by_tokens_characters_and_scores(result):
     assert span_text(result, w, 0, 1) == "(not passage text)"
     valid = span_line(result, 0, p0, p0 + 1, True)
     s, e = float(w.start_logits[p0]), float(w.end_logits[p0 + 1])
-    assert valid == (f"span tokens {p0}..{p0 + 1} of window 1: \"ada was\"  S.T_i + E.T_j = {s:.2f} + {e:.2f} = "
+    second = f"({e:.2f})" if e < 0 else f"{e:.2f}"   # a negative second part in parentheses
+    assert valid == (f"span tokens {p0}..{p0 + 1} of window 1: \"ada was\"  S.T_i + E.T_j = {s:.2f} + {second} = "
                      f"{s + e:.2f}")
     assert span_line(result, 0, p0 + 2, p0, False).endswith("(invalid span: the search never considers it)")
 
@@ -118,3 +119,47 @@ def test_the_shown_parts_of_a_score_add_up_to_the_shown_sum(result):
     assert lines.null == "S.C + E.C = 3.656 + 3.535 = 7.191" and _added_up(lines.best)
     text = render_text(r)
     assert "null_score = S.C + E.C = 3.656 + 3.535 = 7.191" in text and "= 3.656 + 3.535 = 7.191" in text
+
+
+def test_a_difference_with_a_negative_null_score_reads_without_two_minus_signs(result):
+    """best − null with null below zero: "6.61 − (-1.20) = 7.81", never "6.61 − -1.20"; a null score that rounds to
+    zero reads "0.00", never "-0.00"."""
+    import copy
+
+    from explorer.core.qa.probe_text import addition, subtraction
+
+    assert subtraction(6.61, -1.2) == "6.61 − (-1.20) = 7.81"
+    assert subtraction(6.61, -0.001) == "6.61 − 0.00 = 6.61"
+    assert addition(3.0, -1.5) == "3.00 + (-1.50) = 1.50" and addition(-0.001, 2.0) == "0.00 + 2.00 = 2.00"
+    r = copy.deepcopy(result)
+    r.best_non_null_score, r.null_score, r.score_diff = 6.61, -0.002, 6.612
+    diff = decision_lines(r, 0.0).diff
+    assert diff == "6.61 − 0.00 = 6.61" and "− -" not in diff and "-0.00" not in diff
+    r.null_score, r.score_diff = -1.2, 7.81
+    assert decision_lines(r, 0.0).diff == "6.61 − (-1.20) = 7.81"
+
+
+def test_the_nbest_table_and_the_probe_text_show_one_decimal_count_per_column(result):
+    """One row needing a third decimal (3.6561 + 3.5351 = 7.1912) gives the whole table three decimals, and every
+    row's shown parts still add up to its shown sum."""
+    import copy
+
+    from explorer.core.qa.probe_text import render_text, table_digits
+    from explorer.ui.inspectors.components.spans import nbest_rows
+
+    assert table_digits([(1.0, 2.0), (3.6561, 3.5351)]) == 3 and table_digits([(1.0, 2.0), (0.5, 0.25)]) == 2
+    r = copy.deepcopy(result)
+    assert len(r.nbest) >= 3
+    r.decoding.nbest[:] = r.nbest[:3]
+    for c, (s, e) in zip(r.nbest, ((4.0, 3.25), (3.6561, 3.5351), (1.5, -0.25))):
+        c.start_logit, c.end_logit = s, e
+    rows = nbest_rows(r.nbest)
+    assert {len(cell.split(".")[1]) for row in rows for cell in row[2:5]} == {3}
+    assert all(round(float(s) + float(e), 3) == float(t) for _, _, s, e, t, _ in rows)
+    text = render_text(r, top=len(r.nbest))
+    listed = [line for line in text.splitlines() if line.startswith("  ") and "S.T_i + E.T_j = " in line]
+    assert len(listed) == len(r.nbest)
+    decimals = {len(n.split(".")[1]) for line in listed
+                for n in line.split("S.T_i + E.T_j = ")[1].split("  (")[0].replace("(", "").replace(")", "").split()
+                if "." in n}
+    assert decimals == {3}

@@ -88,3 +88,16 @@ def test_other_rule_line_and_why_texts(tiny_qa):
     theirs = probe(tiny_qa, QUESTION, PASSAGE, n_best_size=1, decode_rule="run_qa")
     if abs(theirs.score_diff - a.target_value) > 1e-3:
         assert "the run_qa decode rule searched fewer spans" in why_status(theirs, 0, a)
+
+
+def test_the_why_summary_writes_a_negative_baseline_in_parentheses():
+    """The completeness check subtracts the [PAD] baseline's score_diff: a negative one reads "+1.20 − (-0.50)",
+    never "+1.20 − -0.50"; one that rounds to zero reads "0.00"."""
+    from types import SimpleNamespace
+
+    attr = SimpleNamespace(details={"toward_answer": [("london", 1.0)], "toward_no_answer": []}, total=1.7,
+                           target_value=1.2, baseline_value=-0.5, relative_gap=0.001, steps=8, warning="")
+    text = why_summary(attr)
+    assert "score_diff +1.20 − (-0.50) at the [PAD] baseline = +1.70" in text and "− -" not in text
+    attr.baseline_value = -0.001
+    assert "score_diff +1.20 − 0.00 at the [PAD]" in why_summary(attr)

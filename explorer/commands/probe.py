@@ -1,4 +1,4 @@
-"""`bert-explorer probe`: one question + passage -> answer, n-best, null score, tau decision, attention
+"""`bert-explorer probe`: one question + passage (``--context`` or ``--passage``) -> answer, n-best, null score, tau decision, attention
 block flow per layer, and the by-hand check of the output layer (explorer.core.qa.probe)."""
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_device_argument(parser)
     parser.add_argument("--question", required=True, help="the question")
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--passage", help="the passage text")
-    group.add_argument("--passage-file", help="read the passage from this UTF-8 text file")
+    # --context is SQuAD's name for the passage (its JSON field), the one a person reaches for; --passage, the
+    # name the report prints, is kept as another name of the same option
+    group.add_argument("--context", "--passage", dest="passage", metavar="TEXT",
+                       help="the passage (SQuAD's context) to answer from; --passage is the same option")
+    group.add_argument("--context-file", "--passage-file", dest="passage_file", metavar="FILE",
+                       help="read the passage (context) from this UTF-8 text file; --passage-file is the same option")
     parser.add_argument("--tau", type=float, default=0.0,
                         help="SQuAD 2.0 threshold: answer iff score_diff > tau (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print a machine-readable JSON dump instead of text")

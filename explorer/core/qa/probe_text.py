@@ -9,22 +9,55 @@ from __future__ import annotations
 import math
 
 
+def _adds_up(a: float, b: float, d: int) -> bool:
+    """Whether ``a`` and ``b`` shown with ``d`` decimals add up to ``a + b`` shown with ``d`` decimals."""
+    return f"{float(f'{a:.{d}f}') + float(f'{b:.{d}f}'):.{d}f}" == f"{a + b:.{d}f}"
+
+
 def sum_digits(a: float, b: float, digits: int = 2, most: int = 4) -> int:
     """The fewest decimals, from ``digits`` up to ``most``, at which ``a`` and ``b`` as shown add up to ``a + b`` as
     shown: 2 for 3.66 + 3.53 = 7.19, 3 where the parts round up together (3.655 + 3.534 = 7.189, not
     3.66 + 3.53 = 7.20), so a reader checking the arithmetic by hand gets the figure on screen."""
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return digits
+    return table_digits([(a, b)], digits, most)
+
+
+def table_digits(rows, digits: int = 2, most: int = 4) -> int:
+    """One decimal count for a whole column of sums: the fewest, from ``digits`` up to ``most``, at which every
+    row's two parts as shown add up to its sum as shown (a table whose rows carried 2 and 3 decimals in one
+    column would read as a misprint). ``rows``: (a, b) pairs; a difference a − b is the pair (a, −b). Rows with
+    an infinite part are left out (they are shown as ±inf)."""
+    pairs = [(a, b) for a, b in rows if math.isfinite(a) and math.isfinite(b)]
     for d in range(digits, most + 1):
-        if f"{float(f'{a:.{d}f}') + float(f'{b:.{d}f}'):.{d}f}" == f"{a + b:.{d}f}":
+        if all(_adds_up(a, b, d) for a, b in pairs):
             return d
     return most
 
 
-def addition(a: float, b: float) -> str:
-    """"a + b = sum" with the decimals of :func:`sum_digits` (S.T_i + E.T_j, S.C + E.C)."""
-    d = sum_digits(a, b)
-    return f"{a:.{d}f} + {b:.{d}f} = {a + b:.{d}f}"
+def shown(x: float, d: int = 2) -> str:
+    """``x`` with ``d`` decimals; a value that rounds to zero reads "0.00", never "-0.00"."""
+    text = f"{x:.{d}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def operand(x: float, d: int = 2) -> str:
+    """``x`` as the second operand of a shown sum or difference: a negative one in parentheses, so
+    "6.61 − (-1.20)" and "3.00 + (-1.50)" never read as "− -" or "+ -"."""
+    text = shown(x, d)
+    return f"({text})" if text.startswith("-") else text
+
+
+def addition(a: float, b: float, d: int | None = None) -> str:
+    """"a + b = sum" with the decimals of :func:`sum_digits` (S.T_i + E.T_j, S.C + E.C), or ``d`` where a table
+    decides them for all its rows (:func:`table_digits`)."""
+    d = sum_digits(a, b) if d is None else d
+    return f"{shown(a, d)} + {operand(b, d)} = {shown(a + b, d)}"
+
+
+def subtraction(a: float, b: float, d: int | None = None) -> str:
+    """"a − b = difference" (best span score − null score = score_diff) with the fewest decimals at which the
+    shown parts give the shown difference; a negative b in parentheses."""
+    d = sum_digits(a, -b) if d is None else d
+    return f"{shown(a, d)} − {operand(b, d)} = {shown(a - b, d)}"
 
 
 def render_text(result, *, top: int = 5, per_head: bool = False, special_label: str = "[CLS]/[SEP]") -> str:
@@ -42,15 +75,16 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
         lines.append("answer: (no answer)" + (f'  best span "{result.nbest[0].text}" loses to the null score'
                                                if result.nbest else "  (no valid span)"))
     lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}):")
+    d_nbest = table_digits([(c.start_logit, c.end_logit) for c in result.nbest[:max(top, 1)]])
     for rank, c in enumerate(result.nbest[:top], 1):
-        lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {addition(c.start_logit, c.end_logit)}'
+        lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {addition(c.start_logit, c.end_logit, d_nbest)}'
                      f"  (window {c.window_index + 1}, tokens {c.start_token}..{c.end_token})")
     lines.append(f"null_score = S.C + E.C = {addition(result.null_start_logit, result.null_end_logit)}  "
                  f"(window {result.decoding.null_window + 1}; minimum over "
                  f"{len(result.windows)} window{'s' if len(result.windows) != 1 else ''})")
     if result.nbest:
         b = result.nbest[0]
-        lines.append(f"best span score = S.T_i + E.T_j = {addition(b.start_logit, b.end_logit)}")
+        lines.append(f"best span score = S.T_i + E.T_j = {addition(b.start_logit, b.end_logit, d_nbest)}")
     else:
         lines.append("best span score = -inf (no valid span in the passage)")
     lines.append(f"score_diff = best_non_null_score - null_score = {result.score_diff:+.2f}")

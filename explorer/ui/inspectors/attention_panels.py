@@ -31,7 +31,9 @@ LINES_MIN_PX = 180  # the lines view's smallest height (its scroll area, under t
 TABS_MIN_PX = 90    # the lower tabs' smallest page height: a page taller than its tab scrolls inside the tab
 SPLIT_KEY = "attention/views"   # AppSettings.layout_value key: the splitter's saveState, base64
 MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's axes, pixels
-FLOW_MAX_ROWS = 12  # layers the block flow table keeps in view; a deeper model's table scrolls under its header
+FLOW_MAX_ROWS = 6   # layers the block flow table asks room for: a deeper model's rows scroll inside the table, under
+                    # its header (asking for all 12 of BERT-base made the table taller than its tab at 1280x800: the
+                    # tab's page scrolled and took the header away from the rows)
 FLOW_COLOURS = ("#1f77b4", "#2ca02c", "#7f7f7f")
 
 
@@ -319,8 +321,8 @@ class FlowPanel(AdaptiveSplitter):
         self._set_texts(per_layer)
         if resize:
             self._fit_table()
-            # every layer under the header (up to FLOW_MAX_ROWS, then it scrolls within itself): the page scrolls
-            # to it rather than squeezing it to three rows of six
+            # every layer under the header up to FLOW_MAX_ROWS, then the rows scroll within the table, its header
+            # staying over them
             self.table.setMinimumHeight(rows_tall(self.table, min(n_layers, FLOW_MAX_ROWS))
                                         + self.table.horizontalScrollBar().sizeHint().height())
         # no title over the curves (its 30 px kept them out of view under a 1280x800 window's lower tabs): the tab
@@ -338,7 +340,9 @@ class FlowPanel(AdaptiveSplitter):
         if one_layer and 0 <= layer < self.table.rowCount():
             column = max(self.table.currentColumn(), 0)
             flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
-            self.table.selectionModel().setCurrentIndex(self.table.model().index(layer, column), flags)
+            index = self.table.model().index(layer, column)
+            self.table.selectionModel().setCurrentIndex(index, flags)
+            self.table.scrollTo(index)   # a deeper model's shown layer in view under the header
 
     def _set_texts(self, per_layer: np.ndarray) -> None:
         """The table's texts for (layers, 3, 3) flow, its views told once (a head change: 18 cells)."""

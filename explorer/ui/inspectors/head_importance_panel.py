@@ -30,7 +30,10 @@ from .remote import RemoteJob
 # map's data area was 71 px wide for all of a layer's heads, colour bar and layer labels taking the rest)
 MAP_MIN_WIDTH = 380
 CURVE_MIN_WIDTH = 260
-PLOT_MIN_HEIGHT = 210   # px each plot keeps (a data area of 120 px or more inside its axes); a lower tab scrolls
+SCORING_MIN_WIDTH = 250   # px of the fields and the caption as a pane beside the plots (all three at 1920x1080)
+# px each plot keeps: a data area of 120 px or more inside its axes, and with the tab bar and the readout no more
+# than the lower tab's page at 1280x800 (229 px), so the whole map is in view there without scrolling the page
+PLOT_MIN_HEIGHT = 165
 
 
 class HeadImportancePanel(QWidget):
@@ -70,12 +73,17 @@ class HeadImportancePanel(QWidget):
         self.run_button.clicked.connect(self.run)
         self.task.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.task.setMinimumContentsLength(12)
-        row = QHBoxLayout()   # two rows: one would widen the window beyond 1280 px
-        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse, self.iterative):
+        row = QHBoxLayout()   # three rows: one would widen the window beyond 1280 px
+        for w in (QLabel("Task"), self.task):
             row.addWidget(w)
-        row.setStretchFactor(self.dev, 1)
+        row.addStretch(1)
+        row.addWidget(self.run_button)
+        dev_row = QHBoxLayout()
+        for w in (QLabel("Dev file"), self.dev, browse, self.iterative):
+            dev_row.addWidget(w)
+        dev_row.setStretchFactor(self.dev, 1)
         row2 = QHBoxLayout()
-        for w in (QLabel("Examples"), self.cap, QLabel("Curve points"), self.steps, self.run_button):
+        for w in (QLabel("Examples"), self.cap, QLabel("Curve points"), self.steps):
             row2.addWidget(w)
         row2.addStretch(1)
         self.caption = QLabel("Head importance: the gradient of the dev loss with respect to a gate on each head, "
@@ -90,14 +98,24 @@ class HeadImportancePanel(QWidget):
         self.curve.showGrid(x=True, y=True, alpha=0.3)
         for plot in (self.heat, self.curve):
             plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        # the fields and the caption share the space with the plots: a pane beside them where all three fit, else
+        # the first of three tabs, so the map gets the tab's whole height (under the fields it was a scroll away
+        # in the lower tab at 1280x800)
+        self.scoring = QWidget()
+        fields = QVBoxLayout(self.scoring)
+        fields.setContentsMargins(0, 0, 0, 0)
+        fields.addLayout(row)
+        fields.addLayout(dev_row)
+        fields.addLayout(row2)
+        fields.addWidget(self.job_bar)
+        fields.addWidget(self.caption)
+        fields.addStretch(1)
         split = self.plots = PanesOrTabs()
+        split.add(self.scoring, "Scoring", SCORING_MIN_WIDTH)
         split.add(self.heat, "Importance map", MAP_MIN_WIDTH)
         split.add(self.curve, "Pruning curve", CURVE_MIN_WIDTH)
         layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addLayout(row2)
-        layout.addWidget(self.job_bar)
-        layout.addWidget(self.caption)
+        layout.setContentsMargins(4, 4, 4, 0)
         layout.addWidget(split, 1)
         layout.addWidget(self.readout)
 
@@ -158,6 +176,8 @@ class HeadImportancePanel(QWidget):
         self.curve.setLabel("left", report["importance"]["metric"])
         if x:
             self.curve.plot(x, y, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6)
+        if self.plots.tabbed:   # the map is what a scoring is for: its tab, the caption one click away
+            self.plots.tabs.setCurrentWidget(self.heat)
         QTimer.singleShot(0, self._scroll_to_plots)   # once the caption's new lines are laid out
 
     def _scroll_to_plots(self) -> None:

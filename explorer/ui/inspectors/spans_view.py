@@ -16,23 +16,21 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
                                QVBoxLayout, QWidget)
 
-from explorer.core.qa.probe_text import sum_digits
 from explorer.core.qa.scores import tau_axis_limit
 from explorer.ui.shell.columns import cells_told_once, fit_columns, rows_tall, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, tip
-from .components.spans import (cell_tip, decision_lines, passage_html, passage_range, slider_tip, span_line,
-                               window_text)
+from .components.spans import (cell_tip, decision_lines, nbest_rows, passage_html, passage_range, slider_tip,
+                               span_line, window_text)
 from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, StartEndBars
 from .spans_panes import SpansPanes
 
 MAP_MIN_HEIGHT = 300   # px of the span score map: axes, colour bar and a data area of about 220 px
 MAP_TABBED_MIN_HEIGHT = 240   # as a tab under the decision, which fills the rest of the page: 283 px at 1280x800;
                               # the whole map in view also at 1264x760 (a data area of about 160 px there)
-MAP_SHOWN_MIN_HEIGHT = 344    # its Scores tab chosen under the decision: MAP_DATA_MIN_HEIGHT and 44 px of axes
-MAP_DATA_MIN_HEIGHT = 300     # px of the map's cells (inside its axes) when its tab is chosen: 217 px at 1280x800
-                              # and 150 px in a framed window read as a triangle with every third token labelled
+MAP_DATA_MIN_HEIGHT = 180     # px of the map's cells (inside its axes) when its tab is chosen under the decision:
+                              # the tab's height less the axes, with the whole map in view and the page unscrolled
 NBEST_MIN_ROWS = 5   # n-best rows the table keeps in view under its header
 
 
@@ -149,32 +147,30 @@ class SpansView(QWidget):
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
 
     def _fit_map_height(self, *, reveal: bool = False) -> None:
-        """The span score map's minimum height for the arrangement and the tab shown. Side by side:
-        MAP_MIN_HEIGHT. As tabs under the decision (1280x800): MAP_SHOWN_MIN_HEIGHT while the Scores tab is
-        chosen, the page scrolling beyond the room the decision leaves (``reveal``: to the whole map), else
-        MAP_TABBED_MIN_HEIGHT, so the n-best tab under the decision keeps the answer and the τ inequality in
-        view. One minimum for every tab (a tab widget is as tall as its tallest page's minimum) would push
-        the n-best tab's rows below the fold too."""
-        if not self.panes.narrow:
-            height = MAP_MIN_HEIGHT
-        elif self.right_tabs.currentWidget() is self.table_map:
-            height = MAP_SHOWN_MIN_HEIGHT
-        else:
-            height = MAP_TABBED_MIN_HEIGHT
-        self.table_map.setMinimumHeight(height)
+        """The span score map's minimum height for the arrangement. Side by side: MAP_MIN_HEIGHT. As tabs under the
+        decision (1280x800): MAP_TABBED_MIN_HEIGHT whichever tab is chosen, so the Scores tab shows the whole map
+        in the room the decision leaves, its cells smaller, and the page never scrolls for it (a taller map while
+        its tab was chosen grew the page: the map was seen whole only by scrolling the decision away)."""
+        self.table_map.setMinimumHeight(MAP_MIN_HEIGHT if not self.panes.narrow else MAP_TABBED_MIN_HEIGHT)
         if reveal:
             self._reveal_map()
 
     def _reveal_map(self) -> None:
-        """Scroll the page the least that brings the whole span score map into view, when it is the tab chosen
-        under the decision (the decision's top lines scroll out first; nothing moves when it is in view)."""
-        if not (self.panes.narrow and self.right_tabs.currentWidget() is self.table_map and self.table_map.isVisible()):
+        """Scroll the page the least that brings the tab chosen under the decision whole into view (the passage
+        with its windows list asks a little more than the room at 1280x800; the decision's top lines scroll out
+        first; nothing moves when it is in view, as the span score map always is there). The n-best table's rows
+        scroll inside it: chosen, the page goes back to its top, the decision and the answer it names in view."""
+        page = self.right_tabs.currentWidget()
+        if not (self.panes.narrow and page is not None and page.isVisible()):
+            return
+        if page is self.nbest:
+            self.body_scroll.verticalScrollBar().setValue(0)
             return
         # by hand: QScrollArea.ensureWidgetVisible asks a graphics view for its input cursor's rectangle, and the
         # plot's empty one counts as already in view
         bar = self.body_scroll.verticalScrollBar()
-        top = self.table_map.mapTo(self.body_scroll.widget(), QPoint(0, 0)).y()
-        bottom = top + self.table_map.height()
+        top = page.mapTo(self.body_scroll.widget(), QPoint(0, 0)).y()
+        bottom = top + page.height()
         seen = self.body_scroll.viewport().height()
         if bottom > bar.value() + seen:
             bar.setValue(min(top, bottom - seen))
@@ -262,10 +258,7 @@ class SpansView(QWidget):
         self.nbest.setRowCount(len(cands))
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter   # once: a flag | costs Python time
         with cells_told_once(self.nbest) as table:
-            for r, c in enumerate(cands):
-                d = sum_digits(c.start_logit, c.end_logit)   # the shown start and end add up to the shown score
-                values = [str(r + 1), c.text, f"{c.start_logit:.{d}f}", f"{c.end_logit:.{d}f}",
-                          f"{c.start_logit + c.end_logit:.{d}f}", str(c.window_index + 1)]
+            for r, values in enumerate(nbest_rows(cands)):
                 for k, v in enumerate(values):
                     item = QTableWidgetItem(v)
                     if k == 1:

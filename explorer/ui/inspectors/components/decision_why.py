@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 from explorer.core.qa.decode_rules import DEFAULT_RULE
+from explorer.core.qa.probe_text import operand
 
 from .saliency import colour
 
@@ -26,7 +27,8 @@ def why_summary(attr) -> str:
     up = ", ".join(f"{_clean(t)} {v:+.2f}" for t, v in d.get("toward_answer", [])[:SUMMARY_WORDS]) or "none"
     down = ", ".join(f"{_clean(t)} {v:+.2f}" for t, v in d.get("toward_no_answer", [])[:SUMMARY_WORDS]) or "none"
     change = attr.target_value - attr.baseline_value
-    check = (f"sum {attr.total:+.2f} = score_diff {attr.target_value:+.2f} − {attr.baseline_value:+.2f} at the [PAD] "
+    # a negative baseline in parentheses: "+1.20 − (-0.50)", never "+1.20 − -0.50"
+    check = (f"sum {attr.total:+.2f} = score_diff {attr.target_value:+.2f} − {operand(attr.baseline_value)} at the [PAD] "
              f"baseline = {change:+.2f} (gap {100 * attr.relative_gap:.2f} %, {attr.steps} points)")
     line = f"toward answering: {up}; toward no answer: {down}. {check}"
     return f"{line}. {attr.warning}" if attr.warning else line

@@ -202,10 +202,14 @@ def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
         if thresh is None:
             what = "evaluate-v2.0's exact search"
         elif answered == 0:
+            # evaluate-v2.0's find_best_thresh starts at best_thresh = 0.0 and moves it only when a threshold
+            # beats answering none; here none did, so its 0.0 is that start, not a threshold on either scale
+            top = float(np.max(f.scores.score_diff)) if len(f.scores.score_diff) else float("nan")
             what = ("evaluate-v2.0's exact search on all of dev: answering no question scores best, so this τ "
-                    "lies above every score_diff. The script's best_f1_thresh (the null-score threshold that "
-                    f"maximises F1 on all of dev) reads {thresh:.3f}: the value it starts from, kept because no "
-                    "threshold beats answering none")
+                    f"lies above the highest score_diff ({top:+.3f}) and answers none. The script's own output, "
+                    f"best_f1_thresh, reads {thresh:.3f} here: not a threshold but the value its search starts "
+                    "from, kept because no threshold beat answering none (read as one, on its null-odds scale = "
+                    f"−score_diff, it would answer every question with score_diff ≥ {-thresh + 0.0:+.3f})")
         else:
             from explorer.core.specs.metric_display import threshold_relation
 

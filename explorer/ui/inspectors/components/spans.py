@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.qa.probe_text import addition
+from explorer.core.qa.probe_text import addition, operand, shown, subtraction, table_digits
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 from explorer.glossary import tooltip
 
@@ -69,9 +69,25 @@ def decision_lines(r, tau: float) -> DecisionLines:
     else:
         by_hand = r.byhand_note or "not available for this model"
     return DecisionLines(null=null, null_tip=null_tip, best=best, best_tip=best_tip,
-                         diff=f"{fmt(r.best_non_null_score)} − {r.null_score:.2f} = {fmt(r.score_diff)}",
+                         diff=difference_line(r.best_non_null_score, r.null_score, r.score_diff),
                          decision=f"τ = {tau:+.2f}:  {d.inequality}", answer=bool(d.answer), by_hand=by_hand,
                          other_rule=other_rule_line(r, tau))
+
+
+def difference_line(best: float, null: float, diff: float) -> str:
+    """"best − null = score_diff" as the decision panel shows it: the shown parts give the shown difference, a
+    negative null score in parentheses ("6.61 − (-1.20) = 7.81"); "-inf − 1.20 = -inf" without a valid span."""
+    if math.isfinite(best) and math.isfinite(null):
+        return subtraction(best, null)
+    return f"{fmt(best)} − {operand(null) if math.isfinite(null) else fmt(null)} = {fmt(diff)}"
+
+
+def nbest_rows(cands) -> list[list[str]]:
+    """The n-best table's cells (rank, text, start, end, score, window) with one decimal count for the whole table:
+    the fewest at which every row's shown start and end add up to its shown score."""
+    d = table_digits([(c.start_logit, c.end_logit) for c in cands])
+    return [[str(r + 1), c.text, shown(c.start_logit, d), shown(c.end_logit, d),
+             shown(c.start_logit + c.end_logit, d), str(c.window_index + 1)] for r, c in enumerate(cands)]
 
 
 def other_rule_line(r, tau: float) -> str:
