@@ -76,6 +76,7 @@ class RunsDockFollower(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
+        self.shown_at: QRect | None = None   # the geometry at the first show: a window moved or sized since is left
         window.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
@@ -103,17 +104,20 @@ def fills_unframed(size: tuple[int, int], frame_size: tuple[int, int], area: QRe
 
 class FillWithoutFrame(QObject):
     """Gives ``window`` the whole available area of its screen FRAME_SETTLE_MS after its first show when no window
-    manager framed it (:func:`fills_unframed`): on a bare X server nobody maximises it, and the first-start
-    rectangle, sized for a frame that never came, left a strip of the screen unused."""
+    manager framed it (:func:`fills_unframed`) and nothing moved or sized it since that show: on a bare X server
+    nobody maximises it, and the first-start rectangle, sized for a frame that never came, left a strip of the
+    screen unused."""
 
     def __init__(self, window):
         super().__init__(window)
         self.window = window
+        self.shown_at: QRect | None = None   # the geometry at the first show: a window moved or sized since is left
         window.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if watched is self.window and event.type() == QEvent.Type.Show:
             self.window.removeEventFilter(self)
+            self.shown_at = QRect(self.window.geometry())
             QTimer.singleShot(FRAME_SETTLE_MS, self, self.fill)
         return False
 
@@ -121,7 +125,8 @@ class FillWithoutFrame(QObject):
         """Take the whole available area when :func:`fills_unframed` says so; returns whether it did."""
         w = self.window
         area = screen_fit.available_geometry(w)
-        if (area is None or area.isEmpty() or not w.isVisible() or w.isMaximized() or w.isFullScreen()
+        moved = self.shown_at is not None and w.geometry() != self.shown_at   # by a window manager, or by code
+        if (area is None or area.isEmpty() or not w.isVisible() or w.isMaximized() or w.isFullScreen() or moved
                 or not fills_unframed(w.size().toTuple(), w.frameGeometry().size().toTuple(), area)):
             return False
         w.setGeometry(area)
