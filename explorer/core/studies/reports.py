@@ -101,6 +101,13 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
         lines[at:at] = [f"- {pooled.text(task)}"] + ([f"- out-of-fold predictions: {pooled.path}"] if pooled.path else [])
         if stuck := pooled.one_class_note(group.base):   # every fold stuck on one class: said in words
             lines.insert(at + 1, f"- {stuck}")
+    said = pooled is not None and bool(pooled.one_class_note(group.base))
+    if not said:   # members stuck on one class or never predicting some: their mean is no result (group_classes)
+        from explorer.core.studies.group_classes import members_class_note
+
+        if stuck := members_class_note(group, members, table.best.sd if table.best.has_spread else None):
+            at = lines.index("## Runs") - 1
+            lines[at:at] = [f"- {stuck.text}"]
     if group.kind == "cv":   # classes with fewer rows than folds: held out in only some folds
         from explorer.core.studies.cv_runs import group_rare_note
 

@@ -163,7 +163,8 @@ class GroupView(QWidget):
                                f"of {Path(str(group.cv.get('source', ''))).name}, {len(self.members)} folds "
                                f"({status}); each fold's run trains on the other folds and is scored on its own")
         name = self.table_data.label or "dev metric"
-        self.summary.setText(summary_head(group, self.members, self.table_data, self.notes))
+        said = group.kind == "cv" and self.pooled is not None and bool(self.pooled.one_class_note(group.base))
+        self.summary.setText(summary_head(group, self.members, self.table_data, self.notes, said))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             waiting = ("learning curve: not scored yet (each size's dev rows are predicted when every size's run "
                        "has finished)")

@@ -188,6 +188,8 @@ class RunsModel(QAbstractItemModel):
             return self.cells.group_sort_key(row, col)
         if role == Qt.ItemDataRole.ForegroundRole and name == "Status":
             return QColor(STATUS_COLORS.get(row.colour_status(), "#222"))
+        if role == Qt.ItemDataRole.ForegroundRole and name == "Best dev" and row.warns():   # learned nothing
+            return QColor(WARNING_COLOR)
         if role == Qt.ItemDataRole.FontRole and name == "Run":
             font = QFont()
             font.setBold(True)
