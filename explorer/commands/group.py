@@ -215,7 +215,9 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         from explorer.core.studies.label_issues import read_group_label_issues
 
         issues = read_group_label_issues(runs_dir, name)
-        if issues is not None:
+        if issues is not None and issues.get("withheld"):   # folds that learned nothing judge no label
+            lines.append(f"suspected label errors: none listed: {issues['withheld']}")
+        elif issues is not None:
             lines.append(f"suspected label errors (cleanlab on the out-of-fold probabilities; review: "
                          f"bert-explorer label-issues --group {name}):")
             lines += [f"  {line}" for line in issues["lines"]]

@@ -114,7 +114,10 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
         if rare := group_rare_note(group):
             at = lines.index("## Runs") - 1
             lines[at:at] = [f"- {rare}"]
-    if label_issues:   # confident learning on the out-of-fold probabilities: the share of suspects per class
+    if label_issues and label_issues.get("withheld"):   # fold models that learned nothing judge no label
+        at = lines.index("## Runs") - 1
+        lines[at:at] = [f"- suspected label errors: none listed: {label_issues['withheld']}"]
+    elif label_issues:   # confident learning on the out-of-fold probabilities: the share of suspects per class
         at = lines.index("## Runs") - 1
         lines[at:at] = (["- suspected label errors (cleanlab on the out-of-fold probabilities), per class:"]
                         + [f"  - {line}" for line in label_issues.get("lines", [])]

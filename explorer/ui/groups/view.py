@@ -136,7 +136,10 @@ class GroupView(QWidget):
         """Add a cv group's share of suspected label errors per class (core.studies.label_issues.
         read_group_label_issues; None: none written) under its figures, and keep it for the report."""
         self.label_issues = issues
-        if issues:
+        if issues and issues.get("withheld"):   # fold models that learned nothing judge no label: why, in amber
+            self.summary.setText(self.summary.text() + "<br><span style='color:#b26a00'>suspected label errors: "
+                                 f"none listed: {html.escape(issues['withheld'])}</span>")
+        elif issues:
             self.summary.setText(self.summary.text() + "<br>suspected label errors (cleanlab, out-of-fold): "
                                  + "; ".join(issues.get("lines", [])))
 
