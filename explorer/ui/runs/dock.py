@@ -94,7 +94,8 @@ class RunsModel(QAbstractItemModel):
     def group_row(self, name: str) -> GroupRow | None:
         """The group with its members' listed RunStates (None for a member not listed), or None."""
         g = self.group(name)
-        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members], self.pooled.get(name))
+        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members], self.pooled.get(name),
+                                             self.cells.judged)
 
     def node(self, index) -> tuple[str, object] | None:
         """("run", RunState) or ("group", GroupRow) of a source index; None when invalid."""

@@ -32,6 +32,7 @@ class GroupRow:
     group: Group
     states: list   # RunState | None per member, in group order
     pooled: object | None = None   # a cv group's core.studies.cv_runs.OofResult (oof_metrics.json), None before it
+    judge: object | None = None   # RunState -> (best_metric(), one_class_note()), cached per change (RunCells.judged)
 
     def pooled_figure(self) -> tuple[str, float] | None:
         """A cross-validation's (ranking metric, pooled out-of-fold value on the display scale): every example
@@ -94,8 +95,8 @@ class GroupRow:
         pooled = self.pooled.one_class_note(self.group.base) if self.pooled is not None else ""
         if pooled:
             return GroupClassNote("learned nothing", pooled, len(self.states), len(self.states))
-        notes = [s.one_class_note() for s in self.states
-                 if s is not None and not s.is_live and s.best_metric() is not None]
+        judged = [(self.judge or _judged)(s) for s in self.states if s is not None and not s.is_live]
+        notes = [note for best, note in judged if best is not None]
         _, st = self.best()
         return group_class_note(notes, self.group.kind, spread=st.sd if st.has_spread else None,
                                 learning_rate=shared_learning_rate(self.group))
@@ -199,6 +200,11 @@ class GroupRow:
                          + (f"; {undefined}" if undefined else ""))
         lines.append("Select the row for the group curves and table; F2 renames, Delete deletes the group.")
         return "\n".join(lines)
+
+
+def _judged(s) -> tuple:
+    """(``s.best_metric()``, ``s.one_class_note()``) of a RunState, worked out afresh."""
+    return s.best_metric(), s.one_class_note()
 
 
 def group_of(groups: list[Group]) -> dict[str, str]:
