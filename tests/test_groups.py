@@ -15,15 +15,17 @@ from explorer.core.runs.layout import CONFIG_FILE
 from explorer.core.specs.train_config import TrainConfig
 
 
-def _fake_run(runs_dir, run_id, evals, finished=True, seed=1, task="pair", metric="accuracy"):
-    """A run folder written by hand: config.json + events (started, steps, evals, finished or nothing)."""
+def _fake_run(runs_dir, run_id, evals, finished=True, seed=1, task="pair", metric="accuracy", per_class=None):
+    """A run folder written by hand: config.json + events (started, steps, evals, finished or nothing);
+    ``per_class``: the per-class table (explorer.core.metrics.glue.per_class_metrics) of every evaluation."""
     d = runs_dir / run_id
     d.mkdir(parents=True)
     (d / CONFIG_FILE).write_text(json.dumps(TrainConfig(run_id=run_id, task=task, seed=seed).to_dict()))
     ev = [{"event": "started", "run_id": run_id, "time": 1.0, "steps_total": 10}]
     for step, acc in evals:
         ev.append({"event": "step", "run_id": run_id, "time": 2.0, "step": step, "loss": 1.0 / (step + 1)})
-        ev.append({"event": "eval", "run_id": run_id, "time": 2.0, "step": step, "metrics": {metric: acc}})
+        ev.append({"event": "eval", "run_id": run_id, "time": 2.0, "step": step,
+                   "metrics": {metric: acc, **({"per_class": per_class} if per_class else {})}})
     if finished:
         ev.append({"event": "finished", "run_id": run_id, "time": 3.0, "metrics": {}, "seconds": 2.0})
     (d / EVENTS_FILE).write_text("\n".join(json.dumps(e) for e in ev) + "\n")
@@ -510,3 +512,65 @@ def test_restarts_with_the_name_box_empty_name_themselves_like_cross_validation(
     again, _ = tab.plan_group("restarts", base)
     assert again.name == "my_reviews-restarts-2"
     assert groups.default_group_name(tmp_path / "runs", base.train, "cv") == "my_reviews-cv"
+
+
+def one_class_table(stuck: bool = True) -> dict:
+    """The per-class table of 10 dev rows of classes '1', '2', '3': every row predicted '3' (``stuck``), else each
+    row's own class."""
+    import numpy as np
+
+    from explorer.core.metrics.glue import per_class_metrics
+
+    gold = np.array([0] * 3 + [1] * 3 + [2] * 4)
+    return per_class_metrics(gold, np.full(10, 2) if stuck else gold, ["1", "2", "3"])["per_class"]
+
+
+def _restarts_of(tmp_path, stuck: tuple[bool, ...], name="s"):
+    """A finished restarts group of a 3-class table, one member per entry of ``stuck`` (its evaluations predict
+    only '3': macro F1 19.05, else every row right: 100)."""
+    g, _ = groups.plan_restarts(TrainConfig(task="single", learning_rate=1e-4), name,
+                                list(range(1, len(stuck) + 1)))
+    groups.write_group(tmp_path, g)
+    for i, one in enumerate(stuck, start=1):
+        value = 0.1905 if one else 1.0
+        _fake_run(tmp_path, f"{name}-{i:02d}", [(0, 0.1905), (5, value), (10, value)], task="single",
+                  metric="macro_f1", per_class=one_class_table(one))
+    return g
+
+
+def test_a_restarts_group_whose_members_all_predict_one_class_says_so_in_the_cli_summary_and_report(tmp_path):
+    """Both restarts predict only '3' for every dev row: "19.0 ± 0.0" is the majority rate twice, not a stable
+    result; the summary and the report say so, with what to try. A healthy group gets no such line."""
+    from explorer.core.studies.group_stats import group_table
+    from explorer.core.studies.reports import write_group_report
+
+    _restarts_of(tmp_path, (True, True))
+    p = _cli(["group", "--group", "s", "--summary", "--output-dir", str(tmp_path)])
+    assert p.returncode == 0, p.stderr
+    said = [ln for ln in p.stdout.splitlines() if ln.startswith("note: both seeds")]
+    assert said == ["note: both seeds predict only '3' for every dev row (the models learned nothing, so the ± 0.0 "
+                    "is no stability) at learning rate 1e-4: train longer (more epochs or "
+                    "more training rows)"]
+    g, members, notes = groups.load_group_data(tmp_path, "s")
+    report = write_group_report(tmp_path / "report", g, members, group_table(members, list(g.varied)), notes=notes)
+    assert "both seeds predict only '3' for every dev row (the models learned nothing" in (
+        report / "report.md").read_text(encoding="utf-8")
+
+    _restarts_of(tmp_path, (False, False), name="h")
+    p = _cli(["group", "--group", "h", "--summary", "--output-dir", str(tmp_path)])
+    assert p.returncode == 0, p.stderr
+    assert "learned nothing" not in p.stdout and "predict" not in p.stdout
+
+
+def test_one_of_three_seeds_stuck_on_one_class_is_counted_in_the_groups_sentence():
+    """Some members learned: the sentence counts the stuck ones and says the mean mixes them with the others;
+    members never predicting some classes are counted alike; none noted: no sentence."""
+    from explorer.core.metrics.baselines import NO_NOTE, one_class_note
+    from explorer.core.studies.group_classes import SOME_LEARNED_NOTHING, group_class_note
+
+    stuck = one_class_note({"per_class": one_class_table()}, 1e-5)
+    note = group_class_note([stuck, NO_NOTE, NO_NOTE], "restarts", spread=30.0, learning_rate=1e-5)
+    assert note.kind == SOME_LEARNED_NOTHING and note.mark() == " · 1 of 3 one class"
+    assert note.text.startswith("1 of 3 seeds predicts only '3' for every dev row (it learned nothing, and the mean "
+                                "± sd mixes it with the others): try a larger learning rate")
+    assert not group_class_note([NO_NOTE, NO_NOTE], "restarts")

@@ -55,9 +55,10 @@ def test_suspects_refuse_what_does_not_match():
         find_suspects(given, p[:, :2], ["a", "b"])
 
 
-def _cv_group(tmp_path):
+def _cv_group(tmp_path, stuck: bool = False):
     """A cv group planned on 40 rows (no training) and an out-of-fold file written as predict writes it, whose
-    probabilities confidently disagree with the given label of rows 3 and 17 (both "pos")."""
+    probabilities confidently disagree with the given label of rows 3 and 17 (both "pos"); ``stuck``: every row
+    predicted "neg" instead (fold models that learned nothing)."""
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.studies import cv_runs
     from explorer.core.studies.groups import group_dir
@@ -78,6 +79,8 @@ def _cv_group(tmp_path):
         p_pos = rng.uniform(0.8, 0.97) if r["label"] == "pos" else rng.uniform(0.03, 0.2)
         if i in (3, 17):
             p_pos = 0.02 if r["label"] == "pos" else 0.98     # confidently the other class
+        if stuck:
+            p_pos = rng.uniform(0.2, 0.4)                      # every row "neg", whatever its label
         out.append({**r, "predicted_label": "pos" if p_pos > 0.5 else "neg", "p_neg": f"{1 - p_pos:.4f}",
                     "p_pos": f"{p_pos:.4f}", "margin": f"{abs(2 * p_pos - 1):.4f}", "error": "",
                     "fold": plan.fold[i]})
@@ -164,15 +167,64 @@ def test_flipped_sst2_labels_are_found_in_a_slice(real_data):
     assert result["precision"] >= 0.10 and result["recall"] >= 0.45
 
 
-def test_a_model_no_better_than_the_majority_class_is_said_so():
-    """Out-of-fold predictions stuck on the most common label make every other row a suspect: a note says the
-    suspects are the model's errors; a model better than that gets none."""
+def test_a_model_no_better_than_the_majority_class_judges_no_label():
+    """Out-of-fold predictions stuck on the most common label make every other row a suspect: no suspects are
+    listed, the reason and what to do instead; predictions of both classes no better than the majority share are
+    withheld alike; a model better than that lists its suspects."""
     from explorer.core.studies.label_issues import find_suspects
 
     labels = np.array([0] * 12 + [1] * 8)
     stuck = np.tile([0.7, 0.3], (20, 1))                       # always class 0: right on 60% = the majority share
     issues = find_suspects(labels, stuck, ["neg", "pos"])
-    assert len(issues.notes) == 1 and "no better than always giving 'neg' (60.0%)" in issues.notes[0]
+    assert issues.withheld.startswith("the fold models predict only 'neg' for every held-out row (they learned "
+                                      "nothing): no given label can be judged from these folds")
+    assert "larger learning rate (e.g. 1e-4) or class weights" in issues.withheld
+    assert issues.rows == [] and issues.share_lines() == [issues.withheld]
+    assert "of 12" not in " ".join(issues.share_lines()) and issues.to_dict()["suspects"] == []
+    weak = np.where(labels[:, None] == np.arange(2), 0.8, 0.2)
+    weak[:9] = [0.2, 0.8]                                       # 9 neg rows called pos: right on 55% < 60%
+    issues = find_suspects(labels, weak, ["neg", "pos"])
+    assert issues.withheld.startswith("the out-of-fold predictions are right on 55.0% of the rows, no better than "
+                                      "always giving 'neg' (60.0%): no given label can be judged")
+    assert issues.rows == []
     good = np.where(labels[:, None] == np.arange(2), 0.8, 0.2)
     good[0] = [0.2, 0.8]                                        # one row the model doubts
-    assert find_suspects(labels, good, ["neg", "pos"]).notes == []
+    issues = find_suspects(labels, good, ["neg", "pos"])
+    assert issues.withheld == "" and issues.rows == [0]
+    assert issues.share_lines()[-1] == "all: 1 of 20 (5.0%) suspected"
+
+
+def test_folds_that_learned_nothing_list_no_suspects_in_the_cli_or_the_group_summary(tmp_path):
+    """Every held-out row predicted "neg": `label-issues --group` and `group --summary` list no counts of
+    suspected errors, the reason and what to do instead."""
+    from helpers import run_cli
+
+    from explorer.commands.group import summary_lines
+
+    _cv_group(tmp_path, stuck=True)
+    p = run_cli(["label-issues", "--group", "cv", "--output-dir", str(tmp_path / "runs")])
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.startswith("no suspected label errors listed: the fold models predict only 'neg' for every "
+                               "held-out row (they learned nothing): no given label can be judged")
+    assert " of 20 " not in p.stdout and "rank\trow" not in p.stdout
+    text = "\n".join(summary_lines(tmp_path / "runs", "cv"))
+    assert "suspected label errors: none listed: the fold models predict only 'neg'" in text
+    assert "suspected\n" not in text + "\n" and "pos: " not in text
+
+
+def test_a_summary_written_with_suspects_of_folds_no_better_than_the_majority_reads_as_withheld(tmp_path):
+    """label_issues.json written when such folds still listed counts (with a note that they are no better than the
+    majority): read back, its lines are the reason, not the counts."""
+    from explorer.core.studies.groups import group_dir
+    from explorer.core.studies.label_issues import ISSUES_SUMMARY, read_group_label_issues
+
+    folder = group_dir(tmp_path, "cv")
+    folder.mkdir(parents=True)
+    note = ("the out-of-fold predictions are right on 50.0% of the rows, no better than always giving 'neg' (50.0%): "
+            "the suspects are mostly the model's errors, not wrong labels; train the folds longer before correcting "
+            "labels")
+    (folder / ISSUES_SUMMARY).write_text(json.dumps({"lines": ["pos: 20 of 20 (100.0%) suspected"], "notes": [note]}))
+    summary = read_group_label_issues(tmp_path, "cv")
+    assert summary["lines"] == [summary["withheld"]]
+    assert summary["withheld"].startswith("the out-of-fold predictions are right on 50.0% of the rows, no better "
+                                          "than always giving 'neg' (50.0%): no given label can be judged")

@@ -192,3 +192,30 @@ def test_groups_tab_and_report_state_the_share_of_suspected_label_errors(qtbot, 
     assert "pos: 2 of 20 (10.0%) suspected" in tab.view.summary.text()
     md = (tab.view.export_report(tmp_path / "report") / "report.md").read_text()
     assert "  - pos: 2 of 20 (10.0%) suspected" in md and md.index("suspected label errors") < md.index("## Runs")
+
+
+def test_folds_that_learned_nothing_open_no_review_and_the_groups_page_lists_no_suspects(qtbot, tmp_path):
+    """Every held-out row predicted "neg": "Suspected label errors…" says why no label can be judged instead of
+    opening rows to "correct"; the Groups page and its report give that reason, no counts."""
+    from test_label_issues import _cv_group
+
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.runs.research_actions import open_label_issues
+
+    _cv_group(tmp_path, stuck=True)
+    asked = []
+    window = type("Window", (), {"open_predictions": lambda self, path: asked.append(("opened", path)),
+                                 "show_message": lambda self, *a: None})()
+    assert open_label_issues(window, tmp_path / "runs", "cv", ask=lambda *a: asked.append(a)) is None
+    assert len(asked) == 1 and "no suspected label errors listed: the fold models predict only 'neg'" in asked[0][2]
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("cv")
+    qtbot.waitUntil(lambda: "suspected label errors" in tab.view.summary.text(), timeout=10_000)
+    text = tab.view.summary.text().replace("&#x27;", "'")
+    assert "suspected label errors: none listed: the fold models predict only 'neg'" in text
+    assert "of 20" not in text and "neg: " not in text
+    md = (tab.view.export_report(tmp_path / "report") / "report.md").read_text()
+    assert "- suspected label errors: none listed: the fold models predict only 'neg'" in md
+    assert "of 20" not in md

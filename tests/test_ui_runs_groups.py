@@ -618,3 +618,35 @@ def test_runs_queued_on_their_own_when_the_app_quit_are_offered_again_at_the_sta
     assert w.manager.queued() == ["lone-a"]        # under its own id: the cancelled record gave way
     assert "Queued again: 1 run(s)" in w.statusBar().currentMessage()
     assert not (runs / "lone-a" / "events.jsonl").exists()
+
+
+def test_a_restarts_group_that_learned_nothing_is_amber_with_its_sentence_on_the_row_and_the_groups_page(qtbot,
+                                                                                                     tmp_path):
+    """Both restarts predict only '3' for every dev row: the group row's Best dev figure is marked and amber, the
+    sentence is in its tooltip and under the Groups page's headline; a healthy group's row is neither."""
+    from PySide6.QtCore import Qt
+
+    from explorer.core.studies.groups import load_group_data
+    from explorer.ui.groups.view import GroupView
+    from test_groups import _restarts_of
+
+    _restarts_of(tmp_path, (True, True))
+    _restarts_of(tmp_path, (False, False), name="h")
+    panel = _runs_panel(qtbot, tmp_path, ("s-01", "s-02", "h-01", "h-02"))
+    col = COLUMNS.index("Best dev")
+    grp = panel.model.group_index("s").siblingAtColumn(col)
+    sentence = "both seeds predict only '3' for every dev row (the models learned nothing, so the ± 0.0 is no stability)"
+    assert panel.model.data(grp).endswith(" · one class")
+    assert panel.model.data(grp, Qt.ItemDataRole.ForegroundRole) is not None
+    assert sentence in panel.model.data(grp, Qt.ItemDataRole.ToolTipRole)
+    healthy = panel.model.group_index("h").siblingAtColumn(col)
+    assert "one class" not in panel.model.data(healthy)
+    assert panel.model.data(healthy, Qt.ItemDataRole.ForegroundRole) is None
+    assert "learned nothing" not in panel.model.data(healthy, Qt.ItemDataRole.ToolTipRole)
+
+    view = GroupView()
+    qtbot.addWidget(view)
+    view.set_group(*load_group_data(tmp_path, "s"))
+    assert sentence in view.summary.text().replace("&#x27;", "'")
+    view.set_group(*load_group_data(tmp_path, "h"))
+    assert "learned nothing" not in view.summary.text()

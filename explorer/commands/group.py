@@ -178,6 +178,13 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
     else:
         lines.append("no member has a dev figure yet (none has finished an evaluation): no mean to give")
+    from explorer.core.studies.cv_runs import read_oof
+    from explorer.core.studies.group_classes import members_class_note
+
+    oof = read_oof(runs_dir, name) if group.kind == "cv" else None
+    if not (oof is not None and oof.one_class_note(group.base)):   # a cv's pooled note says it for every fold
+        if stuck := members_class_note(group, members, table.best.sd if table.best.has_spread else None):
+            lines.append(f"note: {stuck.text}")
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
     for metric, st in final_metric_stats(members).items() if group.kind != "curve" and figures else ():
@@ -191,9 +198,6 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
 
         lines += curve_summary_lines(runs_dir, group.name, task)
     if group.kind == "cv":
-        from explorer.core.studies.cv_runs import read_oof
-
-        oof = read_oof(runs_dir, name)
         if oof is None:
             lines.append("pooled out-of-fold: not yet (give the group's --cv command again to predict the folds)")
         else:
@@ -211,7 +215,9 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         from explorer.core.studies.label_issues import read_group_label_issues
 
         issues = read_group_label_issues(runs_dir, name)
-        if issues is not None:
+        if issues is not None and issues.get("withheld"):   # folds that learned nothing judge no label
+            lines.append(f"suspected label errors: none listed: {issues['withheld']}")
+        elif issues is not None:
             lines.append(f"suspected label errors (cleanlab on the out-of-fold probabilities; review: "
                          f"bert-explorer label-issues --group {name}):")
             lines += [f"  {line}" for line in issues["lines"]]

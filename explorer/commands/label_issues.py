@@ -71,6 +71,9 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({**issues.to_dict(top=args.top), "out": str(out)}, indent=1))
         return 0
+    if issues.withheld:   # fold models that learned nothing: their "suspects" are only rows of the other classes
+        print(f"no suspected label errors listed: {issues.withheld}")
+        return 0
     print(f"{len(issues.rows)} of {issues.n} given labels suspected (cleanlab confident learning on out-of-fold "
           "probabilities)")
     for line in issues.share_lines():

@@ -142,10 +142,13 @@ MEAN_SCORE = "no better than the mean"          # a regression's scores no bette
 class ClassNote:
     """What a run's evaluations say about the classes it predicts: ``kind`` (:data:`ONE_CLASS`,
     :data:`MISSED_CLASSES`, :data:`MEAN_SCORE`; "" for none), decided where the sentence is made, so that a display
-    marks the figure by it, and ``text``, the sentence with what to try ("" for none). False when there is none."""
+    marks the figure by it, and ``text``, the sentence with what to try ("" for none); ``what``, the part of the
+    sentence saying what the evaluation shows without the advice ("predicts only '3' for every dev row"), which a
+    group's sentence over its members reuses. False when there is none."""
 
     kind: str = ""
     text: str = ""
+    what: str = field(default="", compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.text)
@@ -182,11 +185,12 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
         rows = sum(int(metrics["per_class"][c]["support"]) for c in missed)
         total = sum(int(row["support"]) for row in metrics["per_class"].values())
         named = " or ".join(f"'{c}'" for c in missed)
-        return ClassNote(MISSED_CLASSES, advice_note(f"never predicts {named} ({rows:,} of {total:,} dev rows are "
-                                                     "theirs)", learning_rate, steps=steps,
-                                                     budget_seconds=budget_seconds, eval_share=eval_share))
-    return ClassNote(ONE_CLASS, advice_note(f"predicts only '{name}' for every {unit}", learning_rate, steps=steps,
-                                            budget_seconds=budget_seconds, eval_share=eval_share))
+        what = f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs)"
+        return ClassNote(MISSED_CLASSES, advice_note(what, learning_rate, steps=steps, budget_seconds=budget_seconds,
+                                                     eval_share=eval_share), what)
+    what = f"predicts only '{name}' for every {unit}"
+    return ClassNote(ONE_CLASS, advice_note(what, learning_rate, steps=steps, budget_seconds=budget_seconds,
+                                            eval_share=eval_share), what)
 
 
 def never_predicted(metrics: dict) -> list[str]:
@@ -244,8 +248,8 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
     if pearson is None or abs(pearson) >= FLAT_CORRELATION or (spearman is not None and abs(spearman) >= FLAT_CORRELATION):
         return NO_NOTE   # undefined (constant predictions) has its own note: regression.undefined_note
     said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
-    return ClassNote(MEAN_SCORE, advice_note(f"predicts no better than the mean score for every dev row (best dev "
-                                             f"{said})", learning_rate, **kw))
+    what = f"predicts no better than the mean score for every dev row (best dev {said})"
+    return ClassNote(MEAN_SCORE, advice_note(what, learning_rate, **kw), what)
 
 
 def regression_task(task: str) -> bool:

@@ -46,6 +46,7 @@ class MemberData:
     undefined: str = ""   # why the metric has no value at any evaluation after step 0 (constant predictions); ""
     ongoing: bool = False   # the run is still training (or queued): its last evaluation is no final figure
     picked: float | None = None   # the loop's logged pick of checkpoints/best (core/specs/best), display scale
+    class_note: object = ""   # an ended run's core.metrics.baselines.ClassNote (one class, classes never predicted)
 
 
     @property
@@ -109,10 +110,27 @@ def member_data(record, params: dict | None = None) -> MemberData:
     finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()
               if metric_spec(k).is_plotted and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     last_step = last.get("step") if last is not None and isinstance(last.get("step"), (int, float)) else None
-    return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
+    return MemberData(class_note=_class_note(record, task, ongoing),
+                      run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals,
                       last_eval_step=last_step, ongoing=ongoing, picked=_picked_value(events, name, task),
                       undefined=record.summary.metric_undefined if record.summary else "")
+
+
+def _class_note(record, task: str, ongoing: bool):
+    """An ended run's core.metrics.baselines.run_one_class_note (its last evaluation predicts one class for every
+    dev row, or never predicts some classes); "" while it trains or without evaluations."""
+    from explorer.core.metrics.baselines import run_one_class_note
+    from explorer.core.protocol.events import run_evaluations
+
+    evals = run_evaluations(record.events)
+    if ongoing or not evals:
+        return ""
+    try:
+        rate = float((record.config or {}).get("learning_rate"))
+    except (TypeError, ValueError):
+        rate = None
+    return run_one_class_note(task, evals, rate, step=record.summary.steps if record.summary else 0)
 
 
 def _picked_value(events: list[dict], name: str, task: str) -> float | None:

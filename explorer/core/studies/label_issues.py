@@ -66,9 +66,13 @@ class LabelIssues:
     suggested: list[str]
     per_class: list[ClassShare]
     notes: list[str] = field(default_factory=list)
+    withheld: str = ""   # why no label is judged (the fold models learned nothing): then no suspects at all
 
     def share_lines(self) -> list[str]:
-        """"AGAINST: 41 of 1342 (3.1%) suspected" per class, then the total."""
+        """"AGAINST: 41 of 1342 (3.1%) suspected" per class, then the total; where no label can be judged
+        (``withheld``), that sentence alone instead of counts."""
+        if self.withheld:
+            return [self.withheld]
         out = [f"{c.label}: {c.flagged} of {c.n} ({100 * c.share:.1f}%) suspected" if c.n
                else f"{c.label}: no row carries this label" for c in self.per_class]
         out.append(f"all: {len(self.rows)} of {self.n} ({100 * len(self.rows) / max(self.n, 1):.1f}%) suspected")
@@ -83,7 +87,7 @@ class LabelIssues:
                 "suspects": [{"rank": i + 1, "row": self.rows[i], "given_label": self.given[i],
                               "suggested_label": self.suggested[i], "label_quality": self.quality[i]}
                              for i in range(k)],
-                "notes": self.notes}
+                "notes": self.notes, "withheld": self.withheld}
 
 
 def find_suspects(labels, pred_probs, class_names: list[str]) -> LabelIssues:
@@ -107,28 +111,43 @@ def find_suspects(labels, pred_probs, class_names: list[str]) -> LabelIssues:
     ranked = find_label_issues(y, p, return_indices_ranked_by="self_confidence")
     quality = get_label_quality_scores(y, p, method="self_confidence")
     counts = np.bincount(y, minlength=k)
+    withheld = withheld_reason(y, p, class_names)
+    if withheld:   # the fold models learned nothing: every "suspect" would only be "not the majority class"
+        ranked = np.zeros(0, dtype=int)
     flagged = np.bincount(y[ranked], minlength=k)
     shares = [ClassShare(label=class_names[c], n=int(counts[c]), flagged=int(flagged[c])) for c in range(k)]
     return LabelIssues(n=len(y), class_names=list(class_names), rows=[int(i) for i in ranked],
                        quality=[float(quality[i]) for i in ranked], given=[class_names[y[i]] for i in ranked],
                        suggested=[class_names[int(np.argmax(p[i]))] for i in ranked], per_class=shares,
-                       notes=weak_model_notes(y, p, class_names))
+                       withheld=withheld)
 
 
-def weak_model_notes(labels: np.ndarray, pred_probs: np.ndarray, class_names: list[str]) -> list[str]:
-    """A note when the out-of-fold predictions are no better than always giving the most common label: then
-    confident learning flags the model's errors far more than wrong labels (a fold model left at the majority
-    class makes every row of the other classes a suspect)."""
+NOT_JUDGED = ("no given label can be judged from these folds (a row is suspected only for not being what the models "
+              "always give); train the folds longer, with a larger learning rate (e.g. {rate}) or class weights "
+              "\"balanced\", then check the labels again")
+
+
+def withheld_reason(labels: np.ndarray, pred_probs: np.ndarray, class_names: list[str]) -> str:
+    """Why no label can be judged from out-of-fold predictions that learned nothing, else "": every row predicted
+    as one class, or the predictions right no more often than always giving the most common label. Confident
+    learning then flags the model's errors, not wrong labels: a fold model left at the majority class makes every
+    row of the other classes a suspect, and a researcher would "correct" right labels."""
+    from explorer.core.metrics.baselines import SUGGESTED_LEARNING_RATE
+
     if not len(labels):
-        return []
-    right = float(np.mean(pred_probs.argmax(axis=1) == labels))
+        return ""
+    predicted = pred_probs.argmax(axis=1)
+    right = float(np.mean(predicted == labels))
     counts = np.bincount(labels, minlength=len(class_names))
     majority = float(counts.max() / len(labels))
+    tail = NOT_JUDGED.format(rate=SUGGESTED_LEARNING_RATE)
+    if len(set(predicted.tolist())) == 1:
+        return (f"the fold models predict only '{class_names[int(predicted[0])]}' for every held-out row (they "
+                f"learned nothing): {tail}")
     if right > majority:
-        return []
-    return [f"the out-of-fold predictions are right on {100 * right:.1f}% of the rows, no better than always "
-            f"giving '{class_names[int(counts.argmax())]}' ({100 * majority:.1f}%): the suspects are mostly the "
-            "model's errors, not wrong labels; train the folds longer before correcting labels"]
+        return ""
+    return (f"the out-of-fold predictions are right on {100 * right:.1f}% of the rows, no better than always giving "
+            f"'{class_names[int(counts.argmax())]}' ({100 * majority:.1f}%): {tail}")
 
 
 def probabilities_of(columns: list[str], rows: list[dict], class_names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -257,6 +276,17 @@ def read_group_label_issues(runs_dir: str | Path, name: str) -> dict | None:
     from explorer.core.studies.groups import group_dir
 
     try:
-        return json.loads((group_dir(runs_dir, name) / ISSUES_SUMMARY).read_text(encoding="utf-8"))
+        summary = json.loads((group_dir(runs_dir, name) / ISSUES_SUMMARY).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(summary, dict):
+        return None
+    weak = [n for n in summary.get("notes") or [] if isinstance(n, str) and "no better than always giving" in n]
+    if weak and not summary.get("withheld"):   # written before such folds were withheld: their counts judge nothing
+        from explorer.core.metrics.baselines import SUGGESTED_LEARNING_RATE
+
+        summary["withheld"] = (weak[0].split(": the suspects are")[0] + ": "
+                               + NOT_JUDGED.format(rate=SUGGESTED_LEARNING_RATE))
+    if summary.get("withheld"):
+        summary["lines"] = [summary["withheld"]]
+    return summary

@@ -101,13 +101,23 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
         lines[at:at] = [f"- {pooled.text(task)}"] + ([f"- out-of-fold predictions: {pooled.path}"] if pooled.path else [])
         if stuck := pooled.one_class_note(group.base):   # every fold stuck on one class: said in words
             lines.insert(at + 1, f"- {stuck}")
+    said = pooled is not None and bool(pooled.one_class_note(group.base))
+    if not said:   # members stuck on one class or never predicting some: their mean is no result (group_classes)
+        from explorer.core.studies.group_classes import members_class_note
+
+        if stuck := members_class_note(group, members, table.best.sd if table.best.has_spread else None):
+            at = lines.index("## Runs") - 1
+            lines[at:at] = [f"- {stuck.text}"]
     if group.kind == "cv":   # classes with fewer rows than folds: held out in only some folds
         from explorer.core.studies.cv_runs import group_rare_note
 
         if rare := group_rare_note(group):
             at = lines.index("## Runs") - 1
             lines[at:at] = [f"- {rare}"]
-    if label_issues:   # confident learning on the out-of-fold probabilities: the share of suspects per class
+    if label_issues and label_issues.get("withheld"):   # fold models that learned nothing judge no label
+        at = lines.index("## Runs") - 1
+        lines[at:at] = [f"- suspected label errors: none listed: {label_issues['withheld']}"]
+    elif label_issues:   # confident learning on the out-of-fold probabilities: the share of suspects per class
         at = lines.index("## Runs") - 1
         lines[at:at] = (["- suspected label errors (cleanlab on the out-of-fold probabilities), per class:"]
                         + [f"  - {line}" for line in label_issues.get("lines", [])]

@@ -136,7 +136,10 @@ class GroupView(QWidget):
         """Add a cv group's share of suspected label errors per class (core.studies.label_issues.
         read_group_label_issues; None: none written) under its figures, and keep it for the report."""
         self.label_issues = issues
-        if issues:
+        if issues and issues.get("withheld"):   # fold models that learned nothing judge no label: why, in amber
+            self.summary.setText(self.summary.text() + "<br><span style='color:#b26a00'>suspected label errors: "
+                                 f"none listed: {html.escape(issues['withheld'])}</span>")
+        elif issues:
             self.summary.setText(self.summary.text() + "<br>suspected label errors (cleanlab, out-of-fold): "
                                  + "; ".join(issues.get("lines", [])))
 
@@ -163,7 +166,8 @@ class GroupView(QWidget):
                                f"of {Path(str(group.cv.get('source', ''))).name}, {len(self.members)} folds "
                                f"({status}); each fold's run trains on the other folds and is scored on its own")
         name = self.table_data.label or "dev metric"
-        self.summary.setText(summary_head(group, self.members, self.table_data, self.notes))
+        said = group.kind == "cv" and self.pooled is not None and bool(self.pooled.one_class_note(group.base))
+        self.summary.setText(summary_head(group, self.members, self.table_data, self.notes, said))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             waiting = ("learning curve: not scored yet (each size's dev rows are predicted when every size's run "
                        "has finished)")

@@ -94,7 +94,8 @@ class RunsModel(QAbstractItemModel):
     def group_row(self, name: str) -> GroupRow | None:
         """The group with its members' listed RunStates (None for a member not listed), or None."""
         g = self.group(name)
-        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members], self.pooled.get(name))
+        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members], self.pooled.get(name),
+                                             self.cells.judged)
 
     def node(self, index) -> tuple[str, object] | None:
         """("run", RunState) or ("group", GroupRow) of a source index; None when invalid."""
@@ -188,6 +189,8 @@ class RunsModel(QAbstractItemModel):
             return self.cells.group_sort_key(row, col)
         if role == Qt.ItemDataRole.ForegroundRole and name == "Status":
             return QColor(STATUS_COLORS.get(row.colour_status(), "#222"))
+        if role == Qt.ItemDataRole.ForegroundRole and name == "Best dev" and row.warns():   # learned nothing
+            return QColor(WARNING_COLOR)
         if role == Qt.ItemDataRole.FontRole and name == "Run":
             font = QFont()
             font.setBold(True)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from explorer.core.runs import status as run_status
+from explorer.core.studies.group_classes import GroupClassNote, group_class_note, shared_learning_rate
 from explorer.core.studies.group_stats import MEMBER_WORDS, Stats, best_headline, stats
 from explorer.core.studies.groups import MISSING, Group
 from explorer.ui.runs.state import undefined_best_text
@@ -31,6 +32,7 @@ class GroupRow:
     group: Group
     states: list   # RunState | None per member, in group order
     pooled: object | None = None   # a cv group's core.studies.cv_runs.OofResult (oof_metrics.json), None before it
+    judge: object | None = None   # RunState -> (best_metric(), one_class_note()), cached per change (RunCells.judged)
 
     def pooled_figure(self) -> tuple[str, float] | None:
         """A cross-validation's (ranking metric, pooled out-of-fold value on the display scale): every example
@@ -85,6 +87,20 @@ class GroupRow:
 
         return name, stats(values, higher_is_better(name))
 
+    def class_note(self) -> GroupClassNote:
+        """The group's sentence when all or some of its ended members predict one class for every dev row or never
+        predict some classes (core.studies.group_classes.group_class_note over each member's
+        RunState.one_class_note), the Groups page's words; a cross-validation whose pooled out-of-fold predictions
+        are all one class: every fold learned nothing (its pooled note, as on the Groups page)."""
+        pooled = self.pooled.one_class_note(self.group.base) if self.pooled is not None else ""
+        if pooled:
+            return GroupClassNote("learned nothing", pooled, len(self.states), len(self.states))
+        judged = [(self.judge or _judged)(s) for s in self.states if s is not None and not s.is_live]
+        notes = [note for best, note in judged if best is not None]
+        _, st = self.best()
+        return group_class_note(notes, self.group.kind, spread=st.sd if st.has_spread else None,
+                                learning_rate=shared_learning_rate(self.group))
+
     def best_text(self) -> str:
         """'best dev acc 74.1 ± 2.3% over 5 seeds': core.studies.group_stats.best_headline, the Groups page's
         headline; 'best dev F_avg 41.50% over 1 seed' while only one member has a figure ('' before any member has
@@ -112,11 +128,16 @@ class GroupRow:
 
         name, st = self.best()
         if self.group.kind == "curve" or self.pooled_figure() is not None or name is None or not st.n:
-            return self.best_text()
+            text = self.best_text()
+            return text + self.class_note().mark() if text else text
         figure = value_then_metric(name, st.mean, self.task, st.sd if st.has_spread else None)
-        if st.has_spread:
-            return figure
-        return f"{figure} ({st.n} {MEMBER_WORDS.get(self.group.kind, 'run')}{'s' if st.n != 1 else ''})"
+        if not st.has_spread:
+            figure += f" ({st.n} {MEMBER_WORDS.get(self.group.kind, 'run')}{'s' if st.n != 1 else ''})"
+        return figure + self.class_note().mark()   # amber in the list, its sentence in the tooltip
+
+    def warns(self) -> bool:
+        """Whether the Best dev cell is drawn in the warning colour: some members learned nothing (:meth:`class_note`)."""
+        return bool(self.best_text()) and bool(self.class_note())
 
     def largest_size(self) -> tuple[str, float, str] | None:
         """A learning curve's (metric name, best dev value, "3200 rows") of its largest size with an evaluation:
@@ -156,7 +177,8 @@ class GroupRow:
         g = self.group
         name, st = self.best()
         headline = self.best_text()   # the Best dev cell's whole figure (best_cell_text is its short form)
-        lines = ([headline] if headline else []) + [
+        stuck = self.class_note() if headline else None
+        lines = ([headline] if headline else []) + ([stuck.text] if stuck else []) + [
             f"group {g.name}: {g.kind}, {len(g.members)} runs, varied {', '.join(g.varied) or '-'}",
             f"task: {self.task or '-'} · model: {self.model or '-'}"]
         if st.n and g.kind == "curve":
@@ -178,6 +200,11 @@ class GroupRow:
                          + (f"; {undefined}" if undefined else ""))
         lines.append("Select the row for the group curves and table; F2 renames, Delete deletes the group.")
         return "\n".join(lines)
+
+
+def _judged(s) -> tuple:
+    """(``s.best_metric()``, ``s.one_class_note()``) of a RunState, worked out afresh."""
+    return s.best_metric(), s.one_class_note()
 
 
 def group_of(groups: list[Group]) -> dict[str, str]:

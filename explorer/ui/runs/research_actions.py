@@ -26,7 +26,8 @@ class _Waiting:
 def open_label_issues(window, runs_dir: str | Path, name: str, *, ask=QMessageBox.information):
     """Flag the suspected label errors of cv group ``name`` and open them, most suspect first, in a Predictions
     page (the given label is its gold column; "Fine-tune on reviewed rows" relabels the training rows). The
-    share of suspects per class goes to the status bar. Returns the page, or None (said in a message box)."""
+    share of suspects per class goes to the status bar. Fold models that learned nothing judge no label: the
+    message box says why, and no page opens. Returns the page, or None (said in a message box)."""
     from explorer.core.studies.label_issues import group_label_issues
 
     try:
@@ -34,6 +35,9 @@ def open_label_issues(window, runs_dir: str | Path, name: str, *, ask=QMessageBo
             issues, out = group_label_issues(runs_dir, name)
     except UserError as exc:
         ask(window, "Suspected label errors", str(exc))
+        return None
+    if issues.withheld:   # fold models that learned nothing: no row to review, why instead
+        ask(window, "Suspected label errors", f"{name}: no suspected label errors listed: {issues.withheld}")
         return None
     page = window.open_predictions(str(out))
     window.show_message(f"{name}: " + "; ".join(issues.share_lines() + issues.notes), 30000)
