@@ -204,3 +204,57 @@ def test_a_cadence_changed_by_a_replan_is_written_to_the_runs_log():
     assert text.startswith("Evaluations re-planned after step 21: at the end only from now on, not every 15 steps")
     assert text.endswith("and evaluations may take at most 15% of the run.") and events[1]["topic"] == "eval_plan"
     assert text.count("every") == 1    # one sentence, one cadence named besides the new one
+
+
+def test_sentences_whose_windows_follow_them_are_sampled_by_sentence_and_other_orders_are_not():
+    """A tagging dev set can be sampled when each sentence's windows follow it in order: the first k sentences'
+    features are then the first features (all windows of a long sentence); features in another order, or dev data
+    that cannot be subset (QA windows), are evaluated whole and counted in features."""
+    from explorer.core.data.conll import TaggingData
+    from explorer.core.training.eval_schedule import can_sample, dev_rows_of
+    from explorer.core.training.evaluation import head_features
+    from explorer.core.training.tasks.base import FeatureSet
+
+    words = [["a"], ["b", "c"], ["d"], ["e"]]
+    dev = TaggingData("dev.txt", words, [["O"] * len(w) for w in words], [[1] * len(w) for w in words],
+                      label_names=["O"])
+    assert dev.subset([2, 0]).words == [["d"], ["a"]] and dev.head(2).words == [["a"], ["b", "c"]]
+    windows = FeatureSet([3, 4, 4, 3, 3], lambda idx: {}, [0, 1, 1, 2, 3], raw=None)   # sentence 1: two windows
+    assert can_sample(dev, windows) and dev_rows_of(dev, windows) == 4
+    assert head_features(windows, 2).examples_of_rows == [0, 1, 1] and len(head_features(windows, 3)) == 4
+    shuffled = FeatureSet([3, 4, 4, 3, 3], lambda idx: {}, [1, 0, 1, 2, 3], raw=None)
+    assert not can_sample(dev, shuffled) and dev_rows_of(dev, shuffled) == 5
+    missing = FeatureSet([3, 3, 3], lambda idx: {}, [0, 1, 3], raw=None)           # sentence 2 has no feature
+    assert not can_sample(dev, missing)
+
+    class Questions(list):    # examples without subset / head, as SQuAD's
+        pass
+
+    assert not can_sample(Questions("abcd"), windows) and dev_rows_of(Questions("abcd"), windows) == 5
+
+
+def test_a_run_whose_dev_windows_do_not_follow_their_sentences_evaluates_the_whole_dev_set():
+    """The run checks the order of the features it made: windows in sentence order give a sample of sentences
+    (300 dev rows, the first 200 probed), windows in another order every window at every evaluation."""
+    from types import SimpleNamespace
+
+    from explorer.core.data.conll import TaggingData
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.setup import _dev_in_sample_order
+    from explorer.core.training.tasks.base import FeatureSet
+
+    words = [["w"] * (1 + i % 3) for i in range(300)]
+    dev = TaggingData("dev.txt", words, [["O"] * len(w) for w in words], [[1] * len(w) for w in words],
+                      label_names=["O"])
+
+    def task(examples_of_rows):
+        return SimpleNamespace(featurize=lambda ex, tok, cfg, train: FeatureSet(
+            [4] * len(examples_of_rows(len(ex))), lambda idx: {}, examples_of_rows(len(ex))))
+
+    config = TrainConfig(task="ner", train="t.txt", dev="d.txt", eval_every=10)
+    in_order = task(lambda n: [0, 0] + list(range(1, n)))                # sentence 0 is two windows
+    _, feats, schedule = _dev_in_sample_order(in_order, dev, None, config, False)
+    assert len(feats) == 301 and schedule.sampleable and (schedule.dev_total, schedule.rows) == (300, 200)
+    swapped = task(lambda n: [1, 0] + list(range(1, n)))
+    _, feats, schedule = _dev_in_sample_order(swapped, dev, None, config, False)
+    assert not schedule.sampleable and schedule.dev_total == schedule.rows == len(feats) == 301

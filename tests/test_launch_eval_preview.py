@@ -22,11 +22,21 @@ def test_a_large_dev_set_of_a_table_is_sampled_by_the_rule_the_run_applies_once_
 
 def test_tasks_that_score_every_dev_example_and_the_whole_dev_set_as_asked_adapt_the_cadence_alone():
     assert samples_dev_rows("single") and samples_dev_rows("regression")
-    assert not samples_dev_rows("squad_v2") and not samples_dev_rows("ner") and not samples_dev_rows("swag")
+    assert not samples_dev_rows("squad_v2") and not samples_dev_rows("swag")
     qa = eval_plan_preview(EvalPreviewInput(task="squad_v2", dev_rows=5000, every=500))
     assert "every evaluation scores all 5,000 dev rows (this task's evaluations score every dev example)" in qa
     asked = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=5000, every=500, full_dev=True))
     assert "all 5,000 dev rows (as asked), about every 500 steps or less often" in asked
+
+
+def test_a_tagging_dev_set_is_sampled_by_sentences_as_the_run_does():
+    """A CoNLL dev file's sentences are sampled during training like a table's rows (a long sentence's windows go
+    with it), so the launcher promises the sample and the whole dev set at the end, not every sentence each time."""
+    assert samples_dev_rows("ner")
+    text = eval_plan_preview(EvalPreviewInput(task="ner", dev_rows=3253, steps=900, every=219, windows_per_step=16))
+    assert "on all 3,253 dev rows if that keeps evaluations within 15%" in text
+    assert "else on a stratified sample of at least 200 of them" in text and "scores all 3,253" in text
+    assert "score every dev example" not in text
 
 
 def test_small_dev_sets_no_share_and_no_dev_data_say_so():

@@ -351,3 +351,93 @@ def test_a_best_that_cannot_be_read_again_stays_best_and_the_log_says_why(files,
     assert not rescorings(ev) and best_readings(tmp_path / "r")["checkpoint"] == (3, 0.9)
     said = [e for e in of(ev, "log") if e.get("topic") == "best_rescored"]
     assert [e["level"] for e in said] == ["warning"] and "could not be scored on all 400 dev rows" in said[0]["message"]
+
+
+def write_tagged_sentences(path, n: int, seed: int):
+    """``n`` CoNLL sentences (IOB2) of words the tiny tokenizer covers, their tags read from the words (ada / bert
+    a person, "model" after one going on with it; london / paris a place), every 25th long enough to be several
+    windows of 16 tokens."""
+    import random
+
+    rng = random.Random(seed)
+    vocab = ["ada", "bert", "model", "london", "paris", "the", "of", "was", "born", "in", "river", "xyzq"]
+    lines = []
+    for i in range(n):
+        words = [rng.choice(vocab) for _ in range(30 if i % 25 == 0 else rng.randint(2, 7))]
+        tags, prev = [], "O"
+        for w in words:
+            tag = ("B-PER" if w in ("ada", "bert") else "I-PER" if w == "model" and prev != "O" and prev.endswith("PER")
+                   else "B-LOC" if w in ("london", "paris") else "O")
+            tags.append(tag)
+            prev = tag
+        lines += [f"{w} {t}" for w, t in zip(words, tags)] + [""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def tags_by_hand(folder, sentences: list[list[str]]) -> tuple[list[list[str]], int]:
+    """The tags checkpoint ``folder`` gives each sentence, every window forwarded alone and each word tagged from its
+    first piece in its best window (alignment.merge_word_predictions), and how many sentences were several windows."""
+    from transformers import AutoModelForTokenClassification, AutoTokenizer
+
+    from explorer.core.tagging.alignment import merge_word_predictions, window_rows, word_pieces
+
+    model = AutoModelForTokenClassification.from_pretrained(folder).eval()
+    tok = AutoTokenizer.from_pretrained(folder)
+    names = model.config.id2label
+    out, split = [], 0
+    for words in sentences:
+        rows = window_rows(tok, word_pieces(tok, [words]), 16)
+        split += len(rows) > 1
+        with torch.no_grad():
+            logits = [model(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                            token_type_ids=torch.zeros(1, len(ids), dtype=torch.long)).logits[0].numpy()
+                      for ids, _, _ in rows]
+        merged = merge_word_predictions([len(words)], rows, logits)[0]
+        out.append([names[int(k)] for k in merged.argmax(-1)])
+    return out, split
+
+
+def test_a_tagging_run_evaluates_a_sample_of_its_sentences_and_all_of_them_at_the_end(tmp_path, fake_rates):
+    """A dev set of 300 sentences (some several windows) is sampled by sentences: the evaluations during training
+    score the first 200 sentences of the seeded sample order (every window of each), the final one all 300; the
+    counts are sentences, and the sample's entity F1 is seqeval's on those sentences' tags."""
+    import json
+
+    from explorer.core.data.conll import load_tagging
+    from explorer.core.data.sample import sample_order
+    from explorer.core.metrics.tagging import tagging_metrics
+
+    model = save_tiny_model(tmp_path / "m", "qa")
+    train = write_tagged_sentences(tmp_path / "train.txt", 64, seed=1)
+    dev = write_tagged_sentences(tmp_path / "dev.txt", 300, seed=2)
+    argv = ["--model", model, "--task", "ner", "--train", train, "--dev", dev, "--max-steps", 8, "--batch-size", 16,
+            "--eval-every", 2, "--eval-share", 0.2, "--max-seq-length", 16, "--learning-rate", 1e-2, "--seed", 7,
+            "--output-dir", tmp_path / "runs", "--run-id", "tags"]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = train_main([str(a) for a in argv])
+    ev = list(iter_events(buf.getvalue().splitlines()))
+    assert rc == EXIT_OK, ev[-1]
+    evals = [e for e in of(ev, "eval") if not e.get("rescored")]
+    assert [(e["step"], e["dev_rows"], e["dev_total"]) for e in evals] == [(0, 200, 300), (3, 200, 300),
+                                                                           (6, 200, 300), (8, 300, 300)]
+    assert all(e["metrics"]["total"] == e["dev_rows"] for e in evals)
+    assert all(e["rows_total"] in (200, 300) and e["dev_total"] == 300 for e in of(ev, "evaluating"))
+    plan = [e["message"] for e in of(ev, "log") if e["message"].startswith("Evaluate ")]
+    assert len(plan) == 1 and "200 of the 300 dev rows" in plan[0] and "cannot be sampled" not in plan[0]
+
+    gold = load_tagging(dev)
+    sample = sample_order(None, len(gold), seed=7)[:200].tolist()
+    last = tmp_path / "runs" / "tags" / "checkpoints" / "last"
+    tags, split = tags_by_hand(last, gold.words)
+    assert split >= 10                                           # long sentences were scored in several windows
+    picked = json.loads((last / "checkpoint.json").read_text())["metrics"]   # the final step on the sample's rows
+    by_hand = tagging_metrics([gold.tags[i] for i in sample], [tags[i] for i in sample])
+    assert picked["total"] == 200
+    for name in ("f1", "precision", "recall", "token_accuracy"):
+        assert picked[name] == pytest.approx(by_hand[name]), name
+    whole = tagging_metrics(gold.tags, tags)
+    for name in ("f1", "precision", "recall", "token_accuracy"):
+        assert evals[-1]["metrics"][name] == pytest.approx(whole[name]), name
+    assert whole["token_accuracy"] != pytest.approx(by_hand["token_accuracy"])   # other rows than the sample's

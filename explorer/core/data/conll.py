@@ -59,6 +59,17 @@ class TaggingData:
     def num_labels(self) -> int:
         return len(self.label_names)
 
+    def subset(self, indices: list[int]) -> TaggingData:
+        """These sentences at ``indices``, in that order (the dev sample's order: eval_schedule); the tag set, scheme
+        and notes stay."""
+        idx = [int(i) for i in indices]
+        return replace(self, words=[self.words[i] for i in idx], tags=[self.tags[i] for i in idx],
+                       lines=[self.lines[i] for i in idx], notes=list(self.notes), label_names=list(self.label_names))
+
+    def head(self, n: int) -> TaggingData:
+        """The first ``n`` sentences (a dev sample's, once the sentences are in sample order)."""
+        return self.subset(range(min(max(0, n), len(self))))
+
     def where(self, i: int, j: int = 0) -> str:
         """'train.txt line 12' for word ``j`` of sentence ``i``."""
         return f"{self.source} line {self.lines[i][j] if self.lines[i] else '?'}"

@@ -111,7 +111,7 @@ class EvaluatingEvent(_Event, total=False):
 
     step: int
     final: bool                     # the final evaluation (the whole dev set), else one during training
-    rows_done: int                  # dev rows (features) forwarded so far
+    rows_done: int                  # dev rows forwarded so far (a tagging run: its windows done, counted in sentences)
     rows_total: int                 # dev rows this evaluation scores (the dev sample during training)
     dev_total: int                  # rows of the whole dev set
     seconds: float                  # since the evaluation began

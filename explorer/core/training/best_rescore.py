@@ -50,7 +50,7 @@ def rescore_best(run, keeper, final_metrics: dict | None) -> None:
     schedule = getattr(run, "schedule", None)
     if not run.config.save_checkpoints or schedule is None or run.dev_loader is None or not final_metrics:
         return
-    dev_total, final_step = len(run.dev_feats), run.progress.step
+    dev_total, final_step = schedule.dev_total, run.progress.step   # dev rows (a tagging run's sentences)
     if not needs_rescoring(keeper, final_step, dev_total) or (keeper.best_rows is None and not schedule.sampled):
         return
     run.accelerator.wait_for_everyone()
@@ -62,9 +62,10 @@ def rescore_best(run, keeper, final_metrics: dict | None) -> None:
     try:
         with weights_from(inner, folder):
             res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, run.dev_ex, run.dev_feats,
-                           run.dev_loader, run.config, control=run.control, out_dir=None,
+                           run.dev_loader, run.config, control=run.control, out_dir=None, rows=dev_total,
                            on_rows=EvaluationProgress(run.writer, step=best_step, final=False, rows_total=dev_total,
-                                                      dev_total=dev_total, rescoring=True))
+                                                      dev_total=dev_total, rescoring=True,
+                                                      features=len(run.dev_feats)))
     except (CheckpointError, OSError) as exc:   # the run's own results stand: best stays as picked on the sample
         run.writer.emit("log", level="warning", topic="best_rescored", message=f"checkpoints/best (step {best_step}) "
                         f"could not be scored on all {dev_total:,} dev rows ({exc}): it stays best, as picked on the "

@@ -76,8 +76,8 @@ class EvalPlan:
         train_rate: measured training windows/s; eval_rate: measured dev rows/s.
         overhead: measured seconds each evaluation costs besides its rows' forward (metrics, checkpoint saves).
         share: the largest share of the wall time evaluations were to take.
-        full_dev: every evaluation scores the whole dev set; ``full_dev_why`` says why (asked, or rows that are
-            not one example each cannot be sampled).
+        full_dev: every evaluation scores the whole dev set; ``full_dev_why`` says why (asked, or dev data that
+            cannot be sampled: QA windows, choices; eval_schedule.can_sample).
     """
 
     steps: int

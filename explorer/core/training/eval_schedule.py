@@ -8,10 +8,14 @@ The final evaluation scores the whole dev set; checkpoints/best is picked on the
 final evaluation also scores first, so every evaluation is compared on the same rows; a best of an earlier step is
 then scored on the whole dev set against the final step (best_rescore), which keeps the better of the two.
 
-Only dev data whose rows are one feature each can be sampled (classification, scores, label sets); for
-the others (QA windows, tagging, multiple choice) every evaluation scores the whole dev set and only the
-cadence adapts. ``eval_share`` 0 turns planning off (the config's eval_every on the whole dev set), as does a
-dev set of at most MIN_SAMPLE_ROWS / WHOLE_DEV_SHARE rows (250: any sample would hold most of it).
+Dev rows are examples: a table's rows (one feature each), a tagging file's sentences (a sentence longer than
+max_seq_length is several windows). A dev set can be sampled when its features follow its examples in order
+(:func:`features_follow_examples`: the first k examples' features are then the first features, so the sample's
+features are a prefix of the dev features) and the examples can be subset (classification, scores, label sets,
+tagging); for the others (QA windows, multiple choice) every evaluation scores the whole dev set, its rows are
+counted in features, and only the cadence adapts. ``eval_share`` 0 turns planning off (the config's eval_every on
+the whole dev set), as does a dev set of at most MIN_SAMPLE_ROWS / WHOLE_DEV_SHARE rows (250: any sample would hold
+most of it).
 """
 
 from __future__ import annotations
@@ -23,15 +27,33 @@ from explorer.core.training.eval_plan import MIN_SAMPLE_ROWS, EvalPlan, plan_eva
 PLAN_AFTER_SECONDS, PLAN_AFTER_STEPS, PLAN_BY_STEP = 5.0, 3, 30
 
 
-def can_sample(dev_ex, dev_feats) -> bool:
-    """A sample of ``dev_ex`` is ``dev_ex.subset(rows)`` and its features are the rows' own (one each)."""
+def features_follow_examples(dev_ex, dev_feats) -> bool:
+    """Every dev example has at least one feature and the features follow the examples in order (example 0's,
+    then example 1's, ...), so the features of the first k examples are the first features: one feature per row,
+    or a tagging sentence's windows one after another. Checked, not assumed: a task whose features were grouped
+    another way is not sampled."""
     rows = getattr(dev_feats, "examples_of_rows", None)
-    return (hasattr(dev_ex, "subset") and len(dev_feats) == len(dev_ex)
-            and (rows is None or list(rows) == list(range(len(dev_ex)))))
+    if rows is None:
+        return len(dev_feats) == len(dev_ex)
+    rows = [int(r) for r in rows]
+    return (len(rows) == len(dev_feats) and len(dev_ex) > 0 and bool(rows) and rows[0] == 0
+            and rows[-1] == len(dev_ex) - 1 and all(b - a in (0, 1) for a, b in zip(rows, rows[1:])))
+
+
+def can_sample(dev_ex, dev_feats) -> bool:
+    """A sample of ``dev_ex`` is ``dev_ex.subset(rows)`` (its first rows ``dev_ex.head(k)``) and its features are a
+    prefix of ``dev_feats`` (:func:`features_follow_examples`)."""
+    return hasattr(dev_ex, "subset") and hasattr(dev_ex, "head") and features_follow_examples(dev_ex, dev_feats)
+
+
+def dev_rows_of(dev_ex, dev_feats) -> int:
+    """The dev rows a run counts, samples and reports: its examples where :func:`can_sample` (a tagging dev set's
+    sentences, however many windows each), else its features (QA windows), as scored."""
+    return len(dev_ex) if can_sample(dev_ex, dev_feats) else len(dev_feats)
 
 
 FULL_DEV_WHY_ASKED = "as asked"
-FULL_DEV_WHY_UNSAMPLEABLE = "as a dev set of QA windows, tagged sentences or choices cannot be sampled"
+FULL_DEV_WHY_UNSAMPLEABLE = "as a dev set of QA windows or choices cannot be sampled"
 
 
 def plans_evaluations(share: float, dev_total: int) -> bool:
@@ -52,7 +74,7 @@ def plan_for_run(*, wanted_every: int, share: float, full_dev_asked: bool, sampl
     Args:
         wanted_every: the run's eval_every; share: its eval_share (at most 0.95 is planned with: a share of 1
             would leave training nothing); full_dev_asked: its full_dev_evals; sampleable: its dev rows are one
-            feature each (:func:`can_sample`).
+            feature each or sentences whose windows follow them (:func:`can_sample`).
         dev_total: the dev rows after Dev cap; steps: the steps the plan is made around (a time-budgeted run:
             eval_budget.steps_for_plan, before the run eval_budget.budget_plan_steps).
         the rest: as plan_evaluations.

@@ -3,6 +3,7 @@ processes (``accelerate.utils.gather_object``, keyed by feature index), metrics 
 
 from __future__ import annotations
 
+import bisect
 import time
 from typing import Callable
 
@@ -20,9 +21,23 @@ class EvaluationStopped(Exception):
     whole dev set is the run's one evaluation after the stop (a stop never waits for two)."""
 
 
-def head_features(features: FeatureSet, k: int) -> FeatureSet:
-    """The first ``k`` rows of ``features`` (one feature per dev row: the dev sample's, see eval_schedule)."""
-    return FeatureSet(features.lengths[:k], features.collate_rows, None, features.raw)
+def features_of_rows(features: FeatureSet, rows: int) -> int:
+    """How many of the first ``features`` belong to the first ``rows`` dev rows (examples): ``rows`` when each row is
+    one feature, more when a row is several (a tagging sentence's windows). The features follow their examples in
+    order (eval_schedule.can_sample checks it before any sample is taken)."""
+    examples = features.examples_of_rows
+    if examples is None:
+        return min(max(0, rows), len(features))
+    return bisect.bisect_left(examples, rows)
+
+
+def head_features(features: FeatureSet, rows: int) -> FeatureSet:
+    """The features of the first ``rows`` dev rows (:func:`features_of_rows`: the dev sample's, see eval_schedule);
+    ``raw`` stays the whole set's, whose first rows these are."""
+    k = features_of_rows(features, rows)
+    examples = features.examples_of_rows
+    return FeatureSet(features.lengths[:k], features.collate_rows, list(examples[:k]) if examples is not None else None,
+                      features.raw)
 
 
 def eval_loader(accelerator, features, batch_size: int):
@@ -104,17 +119,21 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
 
 
 def evaluate(accelerator, model, tokenizer, task, examples, features, loader, config, *, control=None,
-             out_dir=None, watch_items=None, stoppable: bool = False, sample_rows: int = 0,
+             out_dir=None, watch_items=None, stoppable: bool = False, sample_rows: int = 0, rows: int = 0,
              on_rows: Callable[[int], None] | None = None) -> dict:
     """One evaluation: metrics (dict), seconds, and the watch probes (main process only).
 
-    ``sample_rows`` > 0: the first rows of ``examples`` are the run's dev sample; their metrics come back too
-    (``sample_metrics``), for checkpoints/best, which compares every evaluation on the sample's rows.
-    ``stoppable``: a stop early ends it (EvaluationStopped). ``on_rows(rows done)``: after every forward batch.
+    ``sample_rows`` > 0: the first rows of ``examples`` are the run's dev sample (their features the first features:
+    :func:`head_features`); their metrics come back too (``sample_metrics``), for checkpoints/best, which compares
+    every evaluation on the sample's rows.
+    ``stoppable``: a stop early ends it (EvaluationStopped). ``on_rows(features done)``: after every forward batch.
+    ``rows``: the dev rows ``features`` hold (a tagging sentence can be several windows), which ``rows_per_second``
+    counts; 0: one row per feature.
 
     Returns:
         {"metrics": {...}, "seconds": float, "rows_per_second": float (the forward's rate after its first
-         batch), "watch": [...] (only when watch_items), "sample_metrics": {...} (only with sample_rows)}.
+         batch, in dev rows), "watch": [...] (only when watch_items), "sample_metrics": {...} (only with
+         sample_rows)}.
     """
     t0 = time.perf_counter()
     timing: dict = {}
@@ -124,15 +143,17 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
     metrics = task.metrics(examples, features, outputs, config,
                            out_dir if accelerator.is_main_process else None)
     result = {"metrics": metrics}
-    if 0 < sample_rows < len(features):
-        result["sample_metrics"] = task.metrics(examples.head(sample_rows), head_features(features, sample_rows),
-                                                {k: v[:sample_rows] for k, v in outputs.items()}, config, None)
+    if 0 < sample_rows < len(examples):
+        head = head_features(features, sample_rows)
+        result["sample_metrics"] = task.metrics(examples.head(sample_rows), head,
+                                                {k: v[:len(head)] for k, v in outputs.items()}, config, None)
     if watch_items and accelerator.is_main_process:
         inner = accelerator.unwrap_model(model)
         with inference(inner):
             result["watch"] = task.watch(inner, tokenizer, watch_items, config)
     result["seconds"] = time.perf_counter() - t0
-    result["rows_per_second"] = timing.get("rows_per_second") or len(features) / max(forward_seconds, 1e-9)
+    per_feature = timing.get("rows_per_second") or len(features) / max(forward_seconds, 1e-9)
+    result["rows_per_second"] = per_feature * rows / len(features) if rows > 0 and len(features) else per_feature
     return result
 
 
@@ -140,18 +161,22 @@ class EvaluationProgress:
     """The ``evaluating`` events of one evaluation (explorer.core.protocol.events.EvaluatingEvent): one at its start,
     then one every ``every`` seconds while it runs, with the rows forwarded, the rate so far and whether it is the
     final one (``rescoring``: checkpoints/best of ``step`` scored on all dev rows after the final one, best_rescore);
-    called with the rows done after each batch (evaluation.gather_outputs' ``on_rows``)."""
+    called with the features done after each batch (evaluation.gather_outputs' ``on_rows``). ``features``: the
+    features the ``rows_total`` dev rows are (a tagging sentence can be several windows): the events count dev rows,
+    the features done scaled to them; 0: one feature per row."""
 
     def __init__(self, writer, *, step: int, final: bool, rows_total: int, dev_total: int, every: float = 2.0,
-                 rescoring: bool = False):
+                 rescoring: bool = False, features: int = 0):
         self.writer, self.every = writer, every
+        self.scale = rows_total / features if features > 0 else 1.0
         self.fields = {"step": step, "final": final, "rows_total": rows_total, "dev_total": dev_total,
                        **({"rescoring": True} if rescoring else {})}
         self.t0 = time.perf_counter()
         self.last = self.t0
         self._emit(0)
 
-    def __call__(self, rows_done: int) -> None:
+    def __call__(self, features_done: int) -> None:
+        rows_done = int(features_done * self.scale)
         now = time.perf_counter()
         if now - self.last >= self.every and rows_done < self.fields["rows_total"]:
             self.last = now

@@ -173,20 +173,21 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
         return None
     schedule = run.schedule
     sampled = not final and schedule.sampled
+    rows = schedule.rows if sampled else schedule.dev_total   # dev rows (a tagging run's sentences), not features
     feats, loader = (sample_features(run), run.sample_loader[1]) if sampled else (run.dev_feats, run.dev_loader)
-    examples = run.dev_ex.head(schedule.rows) if sampled else run.dev_ex
+    examples = run.dev_ex.head(rows) if sampled else run.dev_ex
     res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, examples, feats, loader, run.config,
                    control=run.control, out_dir=run.run_dir, watch_items=run.watch_items,
                    stoppable=sampled and run.accelerator.num_processes == 1,
-                   sample_rows=schedule.rows if final and schedule.sampled else 0,
-                   on_rows=EvaluationProgress(run.writer, step=run.progress.step, final=final, rows_total=len(feats),
-                                              dev_total=len(run.dev_feats)))
+                   sample_rows=schedule.rows if final and schedule.sampled else 0, rows=rows,
+                   on_rows=EvaluationProgress(run.writer, step=run.progress.step, final=final, rows_total=rows,
+                                              dev_total=schedule.dev_total, features=len(feats)))
     if not final:   # the first evaluation's cost besides its forward is one-off (first batches, caches): not kept
-        forward = len(feats) / res["rows_per_second"]
-        schedule.timed(len(feats), forward, overhead=res["seconds"] - forward if schedule.eval_rows else None)
+        forward = rows / res["rows_per_second"]
+        schedule.timed(rows, forward, overhead=res["seconds"] - forward if schedule.eval_rows else None)
     step = run.progress.step
     fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
-              "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats),
+              "seconds": res["seconds"], "dev_rows": rows, "dev_total": schedule.dev_total,
               "rows_per_second": res["rows_per_second"]}
     if "watch" in res:
         fields["watch"] = res["watch"]
@@ -201,7 +202,8 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
 
 
 def sample_features(run: TrainingRun):
-    """The dev sample's features (the first ``schedule.rows`` dev rows), with its loader built once."""
+    """The dev sample's features (those of the first ``schedule.rows`` dev rows: evaluation.head_features), with its
+    loader built once."""
     from explorer.core.training.evaluation import eval_loader, head_features
 
     rows = run.schedule.rows

@@ -29,7 +29,7 @@ from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
 from explorer.core.training.budget import WallBudget, steps_fitting
 from explorer.core.training.clock import TrainClock
-from explorer.core.training.eval_schedule import EvalSchedule, can_sample
+from explorer.core.training.eval_schedule import EvalSchedule, can_sample, dev_rows_of
 from explorer.core.training.recipe import build_optimizer, build_scheduler, build_time_scheduler, warmup_steps_for
 from explorer.core.training.tasks import Task, get_task
 from explorer.core.training.tasks.base import check_loaded_windows, load_note
@@ -424,9 +424,11 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
 
 
 def _dev_in_sample_order(task: Task, dev_ex, tokenizer, config: TrainConfig, resume: bool):
-    """(dev examples, their features, EvalSchedule): the dev rows put in the stratified sample order
-    (explorer.core.data.sample.sample_order) when they can be sampled, so that any dev sample is their
-    first rows; (None, None, None) without dev data."""
+    """(dev examples, their features, EvalSchedule): the dev rows (examples: a table's rows, a tagging file's
+    sentences) put in the stratified sample order (explorer.core.data.sample.sample_order) when they can be
+    sampled, so that any dev sample is their first rows and its features the first features (eval_schedule.can_sample:
+    checked on the features made); the schedule counts dev rows as eval_schedule.dev_rows_of does; (None, None, None)
+    without dev data."""
     if dev_ex is None:
         return None, None, None
     sampleable = hasattr(dev_ex, "subset") and config.eval_share > 0 and not config.full_dev_evals
@@ -435,6 +437,6 @@ def _dev_in_sample_order(task: Task, dev_ex, tokenizer, config: TrainConfig, res
         order = EvalSchedule(config, len(dev_ex), sampleable=True).order(labels)
         dev_ex = dev_ex.subset(order)
     dev_feats = task.featurize(dev_ex, tokenizer, config, train=False)
-    schedule = EvalSchedule(config, len(dev_feats), sampleable=sampleable and can_sample(dev_ex, dev_feats),
-                            start_evaluation=not resume)
+    schedule = EvalSchedule(config, dev_rows_of(dev_ex, dev_feats),
+                            sampleable=sampleable and can_sample(dev_ex, dev_feats), start_evaluation=not resume)
     return dev_ex, dev_feats, schedule

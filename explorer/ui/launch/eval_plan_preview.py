@@ -25,11 +25,12 @@ __all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_pla
            "measured_eval_rate", "other_task_run", "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
 
 def samples_dev_rows(task: str) -> bool:
-    """A run of ``task`` can evaluate on a sample of its dev rows: one feature per dev row, a text or a pair
-    (classification, scores, label sets), as eval_schedule.can_sample finds at run time. QA (windows of a
-    passage), tagging (windows of a sentence) and multiple choice evaluate the whole dev set every time."""
+    """A run of ``task`` can evaluate on a sample of its dev rows, as eval_schedule.can_sample finds at run time: a
+    text or a pair (classification, scores, label sets: one feature per row) or a tagging file's sentences (a
+    sentence's windows follow it). QA (windows of a passage) and multiple choice evaluate the whole dev set every
+    time."""
     head = head_of_task(task)
-    return head is not None and head.inputs is Inputs.TEXT
+    return head is not None and head.inputs in (Inputs.TEXT, Inputs.WORDS)
 
 
 def run_length(config: dict) -> int:
