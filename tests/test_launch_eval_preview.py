@@ -4,6 +4,8 @@ and with rates past runs of the model measured, the plan and the whole run's tim
 
 from __future__ import annotations
 
+import dataclasses
+
 from explorer.core.runs import status as run_status
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, eval_plan_preview, measured_eval_rate,
@@ -62,17 +64,21 @@ def test_rates_of_past_runs_give_the_plan_and_the_whole_runs_time():
 
 def test_the_evaluation_line_summary_is_one_short_sentence_of_the_plan():
     """The line under the form reads one sentence (the whole explanation is its tooltip and "more…"): with past
-    runs' rates the cadence, the rows and the whole run's time; without, the rule; a one-sentence case as is."""
+    runs' rates the cadence, the rows and the whole run's time; with a rough rate only, the same at rough rates,
+    said as rough; with no rate at all, what the run will do, without a number; a one-sentence case as is."""
     from explorer.ui.launch.eval_plan_preview import eval_plan_summary
 
     timed = EvalPreviewInput(task="single", dev_rows=2478, steps=1000, windows_per_step=16, every=43, share=0.2,
                              train_rate=40.0, eval_rate=200.0, measured_runs=2)
     assert eval_plan_summary(timed) == ("Evaluation: every 43 steps on a sample of 730 of the 2,478 dev rows; whole "
                                         "run about 8:20 (estimate from past runs).")
-    rule = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
-                            share=0.2, rough_rate=3.0)
-    assert eval_plan_summary(rule).startswith("Evaluation: about every 43 steps on all 2,478 held-out dev rows or a "
-                                              "sample of them, within 20% of the run's time; whole run about ")
+    rough = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
+                             share=0.2, rough_rate=3.0)
+    assert eval_plan_summary(rough).startswith("Evaluation: every 43 steps on a sample of ")
+    assert eval_plan_summary(rough).endswith("(rough: no past run here).")
+    rule = dataclasses.replace(rough, rough_rate=0.0)
+    assert eval_plan_summary(rule) == ("Evaluation: the run picks the cadence and sample of the 2,478 held-out dev rows "
+                                       "after timing its first steps and evaluation, within 20% of its time.")
     qa = eval_plan_summary(EvalPreviewInput(task="squad_v2", dev_rows=5000, every=500))
     assert qa == "Evaluation: about every 500 steps or less often, on all 5,000 dev rows, within 15% of the run's time."
     ends = EvalPreviewInput(task="single", dev_rows=3000, every=0)
@@ -83,7 +89,7 @@ def test_the_evaluation_line_summary_is_one_short_sentence_of_the_plan():
     fixed = EvalPreviewInput(task="single", dev_rows=3000, every=20, share=0)
     assert eval_plan_summary(fixed) == eval_plan_preview(fixed)
     assert eval_plan_summary(EvalPreviewInput(task="single", dev_rows=0)) == ""
-    for p in (timed, rule, ends):
+    for p in (timed, rough, rule, ends):
         assert len(eval_plan_summary(p)) <= 160, eval_plan_summary(p)   # two lines at most at 1280x800
 
 
@@ -248,8 +254,9 @@ def test_only_past_runs_of_the_same_task_length_and_batch_estimate_the_run():
     plan.past_runs = lambda: [squad]
     line = plan.eval_preview(cfg)
     assert "estimate from the rates" not in line
-    assert "Whole run about" in line and "(rough: no past run of this model and length here" in line
-    assert "1 past run of this model trained another task, max_seq_length, batch size or device" in line
+    assert "Whole run about" in line and "Rough, with no past run of this model and task here" in line
+    assert "(the built-in rate; 1 past run of this model trained another task, max_seq_length, batch size or " \
+        "device)" in line
     assert "rough, from the built-in rate" in plan.eval_preview_tip(cfg)
     plan.past_runs = lambda: [squad, alike]
     line = plan.eval_preview(cfg)
@@ -269,7 +276,7 @@ def test_a_run_of_another_task_at_a_similar_length_gives_a_rough_rate_before_the
     plan.values["max_seq_length"] = 128
     line = plan.eval_preview(cfg)
     assert "estimate from the rates" not in line   # another task's evaluations are not this task's
-    assert "(rough: from a run of another task, stance-1 (pair), at 30.0 training rows/s" in line
+    assert "at 30.0 training rows/s (from a run of another task, stance-1 (pair))" in line
     assert "built-in" not in line and "stance-1 (pair)" in plan.eval_preview_tip(cfg)
     assert plan.train_rate() == 30.0
     plan.past_runs = lambda: [squad]
@@ -353,6 +360,7 @@ def test_the_whole_run_time_says_it_assumes_the_machine_alone_while_a_run_trains
     rough = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
                              share=0.2, rough_rate=3.0, busy="busy-run")
     assert " alone (rough)" in eval_plan_summary(rough) and "training now" in eval_plan_summary(rough)
+    assert len(eval_plan_summary(rough)) <= 160, eval_plan_summary(rough)
 
 
 def _runs_own_plan(cfg: TrainConfig, dev_total: int, *, train_rate: float, eval_rate: float, steps_total: int):
@@ -410,3 +418,50 @@ def test_the_evaluation_sentence_gives_the_rows_and_evaluations_the_runs_own_pla
         when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
         assert line.startswith(f"Evaluation: {when} on {rows};"), (fields, line, own)
         assert f"on {own.rows_text()}" in whole and f"{own.evaluations + 1} evaluations" in whole, (fields, whole)
+
+
+def _new_users_form(budget_minutes: float, past: list):
+    """The form of a run of SST-2's size (67,349 training rows, 872 dev rows) with the task's defaults and a Time
+    budget, Evaluate every fitted to it as the launcher fits it, on a machine with ``past`` runs."""
+    from explorer.core.specs.tasks import task_defaults
+
+    cfg = TrainConfig(task="single", train="train.tsv", dev="dev.tsv", time_budget_minutes=budget_minutes,
+                      **{k: v for k, v in task_defaults("single").items() if v is not None})
+    values = {"batch_size": cfg.batch_size, "gradient_accumulation_steps": 1, "model": cfg.model, "train_cap": 0,
+              "max_steps": 0, "task": "single", "time_budget_minutes": budget_minutes, "epochs": cfg.epochs}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": 67_349}}
+    plan.dev_result = {"ok": True, "counts": {"examples": 872}}
+    plan.past_runs = lambda: past
+    return dataclasses.replace(cfg, eval_every=plan.eval_every()), plan
+
+
+def test_with_no_past_run_the_line_gives_the_cadence_the_runs_rule_chooses_at_rough_rates():
+    """With no past run here and a 3-minute Time budget, the line said "about every 4 steps" (Evaluate every, fitted
+    to the steps the built-in rate allows) and the run, once timed, chose every 48. With no measured rates the line
+    gives the cadence and rows the run's own planning chooses at the rough rates: the training rate the whole run's
+    time uses, and ROUGH_EVAL_FACTOR times it in dev rows/s; said as rough. The config keeps the field's value
+    (the command's --eval-every) and the tooltip says it is only the cadence asked for. The same holds at the rough
+    rate of a run of another task."""
+    from explorer.core.models.speed import builtin_rate
+    from explorer.core.specs.tasks import run_steps
+    from explorer.ui.launch.eval_plan_preview import ROUGH_EVAL_FACTOR
+
+    for past, rate in (([], builtin_rate("bundled:minilm")),
+                       ([_timed_run("stance-1", "bundled:minilm", "pair", 128, 49.3, 65.7)], 49.3)):
+        cfg, plan = _new_users_form(3.0, past)
+        bound = run_steps(67_349, cfg.batch_size, epochs=cfg.epochs)[1]
+        own = _runs_own_plan(cfg, 872, train_rate=rate, eval_rate=ROUGH_EVAL_FACTOR * rate, steps_total=bound)
+        line = plan.eval_summary(cfg)
+        rows = f"a sample of {own.dev_rows:,} of the 872 dev rows" if own.sampled else "all 872 dev rows"
+        when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
+        assert line.startswith(f"Evaluation: {when} on {rows}; whole run about "), (line, own)
+        assert "(rough" in line, line
+        if not past:   # the built-in rate fits the field's 4 to 16 steps; its final evaluation alone outgrows 15%
+            assert cfg.eval_every == 4 and own.eval_every != 4, (line, own)
+        whole = plan.eval_preview(cfg)
+        assert f"on {own.rows_text()}" in whole and f"{own.evaluations + 1} evaluations" in whole, whole
+        assert f"Evaluate every {cfg.eval_every} (the command's --eval-every) is the cadence asked for" in whole
+        assert f"dev rows/s {ROUGH_EVAL_FACTOR:g} times that" in plan.eval_preview_tip(cfg)
+        assert plan.eval_note(cfg) == ""   # the field is not marked on rough rates
+        assert len(line) <= 160, line

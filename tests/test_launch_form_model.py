@@ -439,6 +439,36 @@ def test_a_time_budget_plans_the_steps_this_machines_speed_allows(tmp_path):
     assert (per_epoch, planned) == (100, 30)             # 60 s x 5 samples/s / 10 per step
 
 
+def test_a_first_runs_evaluation_line_gives_the_cadence_the_run_plans_at_rough_rates(tmp_path):
+    """No past run here, SST-2's 67,349 training and 872 dev rows, a 3-minute Time budget: Evaluate every fits the
+    16 steps the built-in rate allows (4) and the command keeps it, but the Evaluation line no longer says "about
+    every 4 steps": it says what the run's planning (eval_schedule.plan_for_run) chooses at the rough rates, the
+    built-in training rate and ROUGH_EVAL_FACTOR times it to evaluate, around the steps of the budget's training
+    share."""
+    from explorer.core.models.speed import builtin_rate
+    from explorer.core.training.eval_budget import budget_plan_steps
+    from explorer.core.training.eval_schedule import plan_for_run
+    from explorer.ui.launch.eval_plan_preview import ROUGH_EVAL_FACTOR
+
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"),
+                 time_budget_minutes=3.0)
+    _counted(form, 67_349)
+    form.plan.dev_result = {"ok": True, "counts": {"examples": 872}}
+    form.past_runs = lambda: []
+    form.fit_eval_every()
+    cfg = form.config()
+    assert cfg.eval_every == 4 and "--eval-every 4" in form.command(cfg)
+    rate, per_step = builtin_rate(cfg.model), cfg.batch_size
+    steps = budget_plan_steps(180.0, cfg.eval_share, rate / per_step, form.plan._bound_steps())
+    own = plan_for_run(wanted_every=4, share=cfg.eval_share, full_dev_asked=False, sampleable=True, dev_total=872,
+                       steps=steps, windows_per_step=per_step, train_rate=rate, eval_rate=ROUGH_EVAL_FACTOR * rate)
+    when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
+    rows = f"a sample of {own.dev_rows:,} of the 872 dev rows" if own.sampled else "all 872 dev rows"
+    line = form.plan.eval_summary(cfg)
+    assert line.startswith(f"Evaluation: {when} on {rows}; whole run about ") and "(rough" in line, line
+    assert "every 4 steps" not in line
+
+
 def test_train_rows_and_examples_come_from_the_data_check(tmp_path):
     form = _form(tmp_path, task="ner")
     assert form.plan.train_rows() == 0 and form.plan.train_examples() is None

@@ -122,10 +122,11 @@ class EvalPlan:
         return (self.eval_every != self.wanted_every
                 and evaluations_between(self.steps, self.wanted_every) != evaluations_between(self.steps, self.eval_every))
 
-    def describe(self, estimated_from: str = "the first steps") -> str:
+    def describe(self, estimated_from: str = "the first steps", rates_are: str = "measured") -> str:
         """What was chosen and why, with the whole run's time labelled as an estimate (``estimated_from``: the
         rates it comes from, "the first steps" in the run's log, past runs' rates in the launcher), for the
-        launcher and the run's log."""
+        launcher and the run's log; ``rates_are`` says what the rates are ("measured", or "rough" for the
+        launcher's rates when no run measured them)."""
         between = evaluations_between(self.steps, self.eval_every)
         when = f"every {self.eval_every:,} steps" if between else "before training and at the end only"
         if self.less_often_than_asked():
@@ -138,7 +139,7 @@ class EvalPlan:
         asked = f"; the whole dev set each time, {self.full_dev_why}" if self.full_dev else ""
         return (f"Evaluate {when} on {self.rows_text()}{asked}, {why}. Whole run about "
                 f"{clock_text(self.total_seconds)} (estimate from {estimated_from}): training {clock_text(self.train_seconds)}, "
-                f"{self.evaluations + 1} evaluations {clock_text(self.eval_seconds)} (measured "
+                f"{self.evaluations + 1} evaluations {clock_text(self.eval_seconds)} ({rates_are} "
                 f"{self.train_rate:,.1f} training windows/s, {self.eval_rate:,.1f} dev rows/s).")
 
     def to_dict(self) -> dict:

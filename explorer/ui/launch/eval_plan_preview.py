@@ -6,8 +6,11 @@ A run decides its evaluations itself once it has timed its first steps and its f
 stratified dev sample that keep evaluations within ``eval_share`` of its wall time, the whole dev set for the final
 evaluation. Before launch no rate of this run is measured, so :func:`eval_plan_preview` says the rule in the form's
 numbers, and where past runs of the same model on this machine measured both rates, what the same rule would
-choose with them and how long the whole run would take. Without this a run of 2,478 dev rows every 43 steps spent
-most of its wall time evaluating and the form had not said so.
+choose with them and how long the whole run would take; with no such run, what it would choose at the rough
+training rate the whole run's time already uses and a rough evaluation rate (:data:`ROUGH_EVAL_FACTOR`), said as
+rough. Without this a run of 2,478 dev rows every 43 steps spent most of its wall time evaluating and the form had
+not said so; and a form with no past run said the Evaluate every it asks for (every 4 steps) as the cadence while
+the run's rule, once timed, chose every 48.
 """
 
 from __future__ import annotations
@@ -21,8 +24,18 @@ from explorer.core.training.eval_budget import budget_plan_steps
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, clock_text, evaluations_between, worth_sampling
 from explorer.core.training.eval_schedule import plan_for_run, plans_evaluations
 
-__all__ = ["EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary", "expected_plan",
-           "measured_eval_rate", "other_task_run", "rates_of", "run_length", "samples_dev_rows", "slower_cadence_note"]
+__all__ = ["ROUGH_EVAL_FACTOR", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary",
+           "expected_plan", "measured_eval_rate", "other_task_run", "rates_of", "rough_plan", "run_length",
+           "samples_dev_rows", "slower_cadence_note"]
+
+# Dev rows/s an evaluation scores per training row/s of the same model, for the rough plan made before any run of
+# it measured both rates: an evaluation's forward-only pass (no backward, no optimizer step) costs about a third
+# of a training step's forward and backward per row. Recorded rates agree: the 10-minute SST-2 run of
+# benchmarks/results/budget_run.json started at 75.7 training windows/s and 201.5 dev rows/s (2.7x);
+# tests/recorded_first_steps_events.jsonl measured 1.4 training rows/s and 3.1 dev rows/s (2.2x, its first
+# evaluation holding the warm-up); 87 runs of the bundled encoder on 2-core CPUs (tables, regression, tagging and
+# QA) measured a median of 3.2x, the middle half 2.9x to 3.6x.
+ROUGH_EVAL_FACTOR = 3.0
 
 def samples_dev_rows(task: str) -> bool:
     """A run of ``task`` can evaluate on a sample of its dev rows, as eval_schedule.can_sample finds at run time: a
@@ -200,7 +213,8 @@ def _cadence(every: int) -> str:
 
 def eval_plan_preview(p: EvalPreviewInput) -> str:
     """One or two sentences: the dev rows and the cadence the run will use and why, and, with rates measured by
-    past runs, the plan the run's rule would make with them and the whole run's time; '' without dev data.
+    past runs (else, for a table, at rough rates: :func:`rough_plan`), the plan the run's rule would make with them
+    and the whole run's time; '' without dev data.
 
     Example: 'Evaluation: about every 43 steps on all 2,478 dev rows if that keeps evaluations within 20% of the
     wall time, else on a stratified sample of at least 200 of them (the same rows each time) or less often; the
@@ -217,7 +231,7 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     if p.every <= 0:   # the rule keeps the cadence asked for; nothing in between to sample for
         return f"Evaluation: before training and at the end only, on all {rows} (Evaluate every 0)."
     whole = p.full_dev or not samples_dev_rows(p.task)
-    estimate = _estimate(p)
+    estimate = _estimate(p) or _rough_estimate(p)
     if estimate:
         return estimate + _busy_sentence(p)
     decided = "The run decides once it has timed its first steps and its first evaluation." + _rough_time(p)
@@ -237,20 +251,36 @@ def expected_plan(p: EvalPreviewInput):
     eval_budget.budget_plan_steps); None without both rates, without planned steps, with Evaluate every 0,
     Evaluation share 0 or a dev set small enough to score whole at the asked cadence, or for a task whose dev rows
     are not the rows it forwards (QA windows)."""
+    return _plan_at(p, p.train_rate, p.eval_rate)
+
+
+def rough_plan(p: EvalPreviewInput):
+    """The plan the run's rule makes at rough rates, for a run no past run measured the rates of: training at
+    ``rough_rate`` (the rate the rough whole-run time uses) and evaluating at :data:`ROUGH_EVAL_FACTOR` times it,
+    through the same planning as :func:`expected_plan`; None with measured rates (:func:`expected_plan` then
+    says the plan), without a rough rate, or where :func:`expected_plan` would plan none."""
+    if p.rough_rate <= 0 or (p.train_rate > 0 and p.eval_rate > 0):
+        return None
+    return _plan_at(p, p.rough_rate, ROUGH_EVAL_FACTOR * p.rough_rate)
+
+
+def _plan_at(p: EvalPreviewInput, train_rate: float, eval_rate: float):
+    """eval_schedule.plan_for_run for the form's run at these rates (training rows/s, dev rows/s)."""
     if p.every <= 0 or p.steps <= 0 or not samples_dev_rows(p.task):
         return None
     return plan_for_run(wanted_every=p.every, share=p.share, full_dev_asked=p.full_dev, sampleable=True,
-                        dev_total=p.dev_rows, steps=plan_steps(p), windows_per_step=p.windows_per_step,
-                        train_rate=p.train_rate, eval_rate=p.eval_rate)
+                        dev_total=p.dev_rows, steps=plan_steps(p, train_rate), windows_per_step=p.windows_per_step,
+                        train_rate=train_rate, eval_rate=eval_rate)
 
 
-def plan_steps(p: EvalPreviewInput) -> int:
+def plan_steps(p: EvalPreviewInput, train_rate: float | None = None) -> int:
     """The steps the run plans its evaluations around: with a Time budget those that fit its training share at
-    the past runs' training rate (eval_budget.budget_plan_steps, as the run counts them once timed), else the
-    planned steps."""
-    if p.budget_seconds <= 0 or p.train_rate <= 0:
+    ``train_rate`` (default: the past runs' training rate; eval_budget.budget_plan_steps, as the run counts them
+    once timed), else the planned steps."""
+    rate = p.train_rate if train_rate is None else train_rate
+    if p.budget_seconds <= 0 or rate <= 0:
         return p.steps
-    per_second = p.train_rate / max(1.0, p.windows_per_step)
+    per_second = rate / max(1.0, p.windows_per_step)
     return budget_plan_steps(p.budget_seconds, p.share, per_second, p.bound_steps or p.steps)
 
 
@@ -281,6 +311,32 @@ def _estimate(p: EvalPreviewInput) -> str:
             "The run re-plans from its own rates once it has timed its first steps and its first evaluation.")
 
 
+def _rough_source(p: EvalPreviewInput) -> str:
+    """Where ``rough_rate`` comes from, for the rough plan's sentence."""
+    if p.rough_from:
+        return f"from a run of another task, {p.rough_from}"
+    others = (f"; {p.other_runs} past run{'s' if p.other_runs != 1 else ''} of this model trained another task, "
+              "max_seq_length, batch size or device") if p.other_runs else ""
+    return f"the built-in rate{others}"
+
+
+def _rough_estimate(p: EvalPreviewInput) -> str:
+    """The plan the run's rule makes at rough rates (:func:`rough_plan`), said as rough, and that Evaluate every
+    (the command's --eval-every) is only the cadence asked for, which the run keeps where it fits; '' without such
+    a plan."""
+    plan = rough_plan(p)
+    if plan is None:
+        return ""
+    rates = (f"{p.rough_rate:,.1f} training rows/s ({_rough_source(p)}) and {ROUGH_EVAL_FACTOR:g} times that in dev "
+             "rows/s (an evaluation's forward-only pass)")
+    rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
+    return (f"Rough, with no past run of this model and task here, for the {rows}: at {rates}, the run's rule "
+            "would choose: "
+            f"{plan.describe(estimated_from='rough rates', rates_are='rough')} Evaluate every {p.every:,} (the "
+            "command's --eval-every) is the cadence asked for; the run plans its own from the rates it times in its "
+            "first steps and its first evaluation.")
+
+
 def _rough_time(p: EvalPreviewInput) -> str:
     """" Whole run about 12 min (rough: no past run of this model and length here; …)": the planned training rows
     at ``rough_rate`` (a run of another task's, ``rough_from``, else the built-in rate), when no comparable past
@@ -301,21 +357,33 @@ def _rough_time(p: EvalPreviewInput) -> str:
 
 def eval_plan_summary(p: EvalPreviewInput) -> str:
     """One short sentence of :func:`eval_plan_preview` for the line under the form (its whole text is the line's
-    tooltip and "more…"): the cadence, the rows and, where known, the whole run's time; '' without dev data.
+    tooltip and "more…"): the cadence, the rows and, where known, the whole run's time; '' without dev data. With
+    no past run's rates the cadence and rows are those the run's rule chooses at rough rates (:func:`rough_plan`),
+    said as rough; without even those, what the run will do, without a number: Evaluate every is only the cadence
+    asked for, which the run keeps only where it fits.
 
-    Example: 'Evaluation: every 50 steps on a sample of 727 of the 1,003 dev rows; whole run about 4:42 (estimate
-    from past runs, rough).'"""
+    Examples: 'Evaluation: every 50 steps on a sample of 727 of the 1,003 dev rows; whole run about 4:42 (estimate
+    from past runs).'; 'Evaluation: every 69 steps on all 872 dev rows; whole run about 3 min (rough: from a run of
+    another task).'"""
     if p.dev_rows <= 0 or p.every <= 0 or not plans_evaluations(p.share, p.dev_rows):
         return eval_plan_preview(p)   # one sentence already: the cadence as set, nothing planned
-    plan = expected_plan(p)
     rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
-    if plan is not None:
-        when = (f"every {plan.eval_every:,} steps" if evaluations_between(plan.steps, plan.eval_every)
+    plan = expected_plan(p)
+    rough = None if plan is not None else rough_plan(p)
+    if plan is not None or rough is not None:
+        chosen = plan or rough
+        when = (f"every {chosen.eval_every:,} steps" if evaluations_between(chosen.steps, chosen.eval_every)
                 else "at the start and the end only")
-        on = f"a sample of {plan.dev_rows:,} of the {rows}" if plan.sampled else f"all {rows}"
-        rough = ", rough" if p.rate_settings else ""
-        return (f"Evaluation: {when} on {on}; whole run about {clock_text(plan.total_seconds)}{_alone(p)} (estimate "
-                f"from past runs{rough}).{_busy_sentence(p, named=False)}")
+        on = f"a sample of {chosen.dev_rows:,} of the {rows}" if chosen.sampled else f"all {rows}"
+        if plan is not None:
+            rough_note = ", rough" if p.rate_settings else ""
+            time = f"{clock_text(plan.total_seconds)}{_alone(p)} (estimate from past runs{rough_note})"
+        else:
+            from explorer.core.runs.throughput import format_duration
+
+            why = "" if p.busy else ": from a run of another task" if p.rough_from else ": no past run here"
+            time = f"{format_duration(rough.total_seconds)}{_alone(p)} (rough{why})"   # two lines at most
+        return f"Evaluation: {when} on {on}; whole run about {time}.{_busy_sentence(p, named=False)}"
     time = ""
     if p.rough_rate > 0 and p.steps > 0:
         from explorer.core.runs.throughput import format_duration
@@ -325,4 +393,6 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
     within = f"within {p.share:.0%} of the run's time{time}.{_busy_sentence(p, named=False) if time else ''}"
     if p.full_dev or not samples_dev_rows(p.task):
         return f"Evaluation: {_cadence(p.every)} or less often, on all {rows}, {within}"
-    return f"Evaluation: {_cadence(p.every)} on all {rows} or a sample of them, {within}"
+    # no rate to plan with: the run picks them once timed (Evaluate every is only the cadence it asks for)
+    return (f"Evaluation: the run picks the cadence and sample of the {rows} after timing its first steps and "
+            f"evaluation, within {p.share:.0%} of its time.")

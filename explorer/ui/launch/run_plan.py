@@ -14,8 +14,9 @@ from explorer.core.runs import status as run_status
 from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.models.speed import builtin_rate, same_model
-from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, comparable_runs, eval_plan_preview, eval_plan_summary,
-                                                  other_task_run, rates_of, run_batch, run_length, slower_cadence_note)
+from explorer.ui.launch.eval_plan_preview import (ROUGH_EVAL_FACTOR, EvalPreviewInput, comparable_runs, eval_plan_preview,
+                                                  eval_plan_summary, other_task_run, rates_of, run_batch, run_length,
+                                                  samples_dev_rows, slower_cadence_note)
 
 __all__ = ["RunPlan"]
 
@@ -321,16 +322,22 @@ class RunPlan:
 
     def eval_preview_tip(self, cfg: TrainConfig) -> str:
         """The tooltip of the Evaluation line: which past run its rates and the whole run's time come from, or that
-        the time is rough, from the built-in rate."""
+        the time (and a table's evaluation plan, at ROUGH_EVAL_FACTOR times the training rate) is rough, from the
+        built-in rate."""
         source = self.rate_source(cfg)
         rough = other_task_run(self.past_runs(), cfg.model, cfg.task, cfg.resolved_max_seq_length())
+        what, dev_rate = "the whole run's time is", ""
+        if samples_dev_rows(cfg.task):   # a table's line gives the plan at rough rates (rough_plan)
+            what = "the whole run's time and its evaluations' plan are"
+            dev_rate = (f"; dev rows/s {ROUGH_EVAL_FACTOR:g} times that, as an evaluation's forward-only pass costs "
+                        "about a third of a training step")
         if source is None and rough is not None:
-            return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: the whole run's "
-                    f"time is rough, from the training rate of {self._named(rough)} ({rates_of(rough)[0]:,.1f} "
-                    f"training rows/s, max_seq_length {run_length(rough.config)}).")
+            return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: {what} rough, "
+                    f"from the training rate of {self._named(rough)} ({rates_of(rough)[0]:,.1f} training rows/s, "
+                    f"max_seq_length {run_length(rough.config)}{dev_rate}).")
         if source is None:
-            return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: the whole "
-                    f"run's time is rough, from the built-in rate of {builtin_rate(cfg.model):g} training rows/s.")
+            return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: {what} rough, "
+                    f"from the built-in rate of {builtin_rate(cfg.model):g} training rows/s{dev_rate}.")
         train, rows = rates_of(source)
         other = self._other_settings(source, cfg)
         if other:
