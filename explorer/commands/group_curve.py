@@ -45,7 +45,7 @@ def estimate_line(base, runs_dir: Path, rows: list[int]) -> str:
     from explorer.core.runs.throughput import estimate_text
     from explorer.core.studies.learning_curve import curve_samples
 
-    return estimate_text(curve_samples(base, rows), measured_speed(runs_dir, base.model),
+    return estimate_text(curve_samples(base, rows), measured_speed(runs_dir, base.model, base.task),
                          on_top="each size's evaluations and the dev predictions come on top",
                          budget_seconds=60.0 * float(base.time_budget_minutes or 0.0), after="the dev predictions")
 

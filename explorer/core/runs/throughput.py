@@ -1,6 +1,6 @@
 """What a queue of runs will take at a training speed (Qt- and torch-free): its training samples over that speed
 (evaluation comes on top), and the built-in rough speeds for a 2-core CPU (2.3-8.6 samples/s measured for the
-bundled 6-layer encoder; BERT-base about five times slower). The speed measured by past runs of a model is
+bundled 6-layer encoder on QA windows, about ten times that on a table's rows; BERT-base about five times slower). The speed measured by past runs of a model is
 explorer.core.models.speed.measured_speed.
 """
 
@@ -10,6 +10,12 @@ from dataclasses import dataclass
 
 DEFAULT_SPS = {"bundled:minilm": 3.0}
 DEFAULT_SPS_OTHER = 0.6
+# A row of a table or a tagged sentence (one short input, padded to its batch's longest) trains about ten times as
+# fast as a full-length QA window, the case DEFAULT_SPS was measured on: the bundled encoder at max_seq_length 128
+# trained SST-2 at 75.7 rows/s on a quiet 2-core Xeon (benchmarks/results/budget_run.json) and at about 30 rows/s
+# at load 3 on a 2-core EPYC; CoNLL-2003 at 32 sentences/s at load 3-6 (ner_time_to_f1.json). The factor takes
+# the busy end, so a first run's estimate errs towards fewer steps.
+SHORT_INPUT_SPEEDUP = 10.0
 
 
 @dataclass(frozen=True, kw_only=True)

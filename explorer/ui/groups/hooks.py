@@ -120,7 +120,7 @@ def _cv_estimate(window):
     from explorer.core.studies.cv import fold_disk_line
 
     base = window.launcher.config()
-    speed = measured_throughput(window.launcher.past_runs(), base.model)
+    speed = measured_throughput(window.launcher.past_runs(), base.model, base.task)
     n = window.launcher.train_examples()
     weights = weight_bytes(base.model)   # the folds' checkpoints are this size x what each keeps x K
 
@@ -137,7 +137,7 @@ def _curve_estimate(window):
     from explorer.ui.launch.grid_estimate import budget_seconds_of, estimate_line, measured_throughput
 
     base = window.launcher.config()
-    speed = measured_throughput(window.launcher.past_runs(), base.model)
+    speed = measured_throughput(window.launcher.past_runs(), base.model, base.task)
     return lambda sizes: estimate_line(curve_samples(base, sizes), speed,
                                        on_top="each size's evaluations and the dev predictions come on top",
                                        budget_seconds=budget_seconds_of(base), after="the dev predictions")

@@ -32,8 +32,9 @@ class Throughput:
         return f"{self.samples_per_second:.1f} samples/s, a rough default (no past run of this model here)"
 
 
-def measured_throughput(states, model: str) -> Throughput:
-    """The median samples/s of the runs in ``states`` (RunState) that trained ``model``, else a default."""
+def measured_throughput(states, model: str, task: str | None = None) -> Throughput:
+    """The median samples/s of the runs in ``states`` (RunState) that trained ``model``, else the built-in rate
+    for ``model`` on ``task`` (core.models.speed.builtin_rate)."""
     values = []
     for s in states:
         if s.model != model:
@@ -44,7 +45,7 @@ def measured_throughput(states, model: str) -> Throughput:
     values = [v for v in values if v > 0]
     if values:
         return Throughput(float(statistics.median(values)), len(values))
-    return Throughput(builtin_rate(model), 0)
+    return Throughput(builtin_rate(model, task), 0)
 
 
 def run_samples(config, n_examples: int | None) -> int | None:

@@ -425,7 +425,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         base = self.config()
         grid = paper_grid(base)
         if confirm:
-            speed = measured_throughput(self.past_runs(), base.model)
+            speed = measured_throughput(self.past_runs(), base.model, base.task)
             text = grid_message(grid, self.train_examples(), speed, is_qa_task(base.task))
             if QMessageBox.question(self, "Queue the paper grid", text) != QMessageBox.StandardButton.Yes:
                 return False

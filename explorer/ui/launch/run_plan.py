@@ -267,7 +267,7 @@ class RunPlan:
             measured_runs=int(source is not None), other_runs=others,
             rate_from=source.run_id if source is not None else "",
             rate_settings=self._other_settings(source, cfg) if source is not None else "",
-            rough_rate=0.0 if source is not None else rates_of(rough)[0] if rough is not None else builtin_rate(cfg.model),
+            rough_rate=0.0 if source is not None else rates_of(rough)[0] if rough is not None else builtin_rate(cfg.model, cfg.task),
             rough_from=self._named(rough) if rough is not None else "",
             busy=next((s.run_id for s in everyone if s.status == run_status.RUNNING), ""))
 
@@ -278,7 +278,8 @@ class RunPlan:
         faster run of a shorter length or a smaller batch is taken only when no run of the same settings is here;
         with no run of the task, a run of another task at a similar length (eval_plan_preview.other_task_run)."""
         source = self.train_rate_source()
-        return rates_of(source)[0] if source is not None else builtin_rate(self.values.get("model"))
+        return rates_of(source)[0] if source is not None else builtin_rate(self.values.get("model"),
+                                                                          self.values.get("task"))
 
     def train_rate_source(self):
         """The past run (RunState) whose training rate :meth:`train_rate` takes, None for the built-in rate."""
@@ -337,7 +338,7 @@ class RunPlan:
                     f"max_seq_length {run_length(rough.config)}{dev_rate}).")
         if source is None:
             return (f"No past run of {cfg.model} (or a model of its architecture) on {cfg.task} here: {what} rough, "
-                    f"from the built-in rate of {builtin_rate(cfg.model):g} training rows/s{dev_rate}.")
+                    f"from the built-in rate of {builtin_rate(cfg.model, cfg.task):g} training rows/s{dev_rate}.")
         train, rows = rates_of(source)
         other = self._other_settings(source, cfg)
         if other:
