@@ -929,10 +929,28 @@ def test_the_launchers_evaluation_line_is_short_and_leaves_the_form_its_room(qtb
     assert line.height() <= 2 * line.fontMetrics().lineSpacing() + 4, (line.height(), line.shown_text())
     scroll = w.form_view
     assert scroll.viewport().height() >= (400 if size == PAGE_AT_1280 else 700), scroll.viewport().height()
-    line.linkActivated.emit("more")   # the whole explanation in place, and back
-    assert line.shown_text().startswith("Expected, at the rates") and "less" in line.text()
-    line.linkActivated.emit("less")
+    _click_link(qtbot, line)   # a person's click on "more…": the whole explanation in place, in view
+    _shown(qtbot, w, size)
+    assert line.unfolded and _plain_text(line.text()) == f"{line.full} less"
+    assert line.isVisible() and line.height() >= line.heightForWidth(line.width())   # all its lines, none cut
+    assert line.visibleRegion().boundingRect().height() >= line.heightForWidth(line.width())
+    assert line.mapTo(w, line.rect().bottomLeft()).y() <= w.height()   # inside the window, not below it
+    _click_link(qtbot, line)   # "less" folds it again
     assert line.shown_text().startswith("Evaluation: every ")
+
+
+def _click_link(qtbot, label) -> None:
+    """Click ``label``'s one link with the mouse where it is drawn: the point the pointing-hand cursor shows over."""
+    from PySide6.QtCore import QPoint, Qt
+
+    step = max(2, label.fontMetrics().averageCharWidth() // 2)
+    for y in range(1, label.height(), 3):
+        for x in range(1, label.width(), step):
+            qtbot.mouseMove(label, QPoint(x, y))
+            if label.cursor().shape() == Qt.CursorShape.PointingHandCursor:
+                qtbot.mouseClick(label, Qt.MouseButton.LeftButton, pos=QPoint(x + step, y))
+                return
+    raise AssertionError(f"no link drawn in {label.text()!r}")
 
 
 def test_the_heads_off_field_shows_a_typical_selection_whole_at_1280x800(qtbot, tiny_qa, app_style, tmp_path):

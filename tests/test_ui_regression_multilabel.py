@@ -149,3 +149,19 @@ def test_before_scoring_the_lists_are_titled_for_the_chosen_heads_task(qtbot):
     classifier.show()
     assert classifier.lists.titles[1].text() == "Most confident mistakes"
     assert classifier.lists.boundary_box.isVisibleTo(classifier)
+
+
+def test_the_largest_errors_list_is_headed_by_the_signed_difference_it_shows(qtbot):
+    """The errors keep their sign (a prediction too high or too low), so the list's title names "predicted - gold"
+    and its order by size, never an absolute value the column does not show."""
+    dev = ClassifyDevView(lambda: None, lambda: "regression")
+    qtbot.addWidget(dev)
+    dev.show()
+    gold = np.array([1.0, 2.0, 3.0, 4.0])
+    pred = np.array([1.1, 3.5, 1.0, 4.0])   # errors +0.1, +1.5, -2.0, 0
+    dev.show_report(regression_dev_report(pred, gold, ["a", "b", "c", "d"]), "regression")
+    title = dev.lists.titles[1].text()
+    assert "|" not in title and "predicted - gold" in title and "by size" in title, title
+    errors = [dev.mistakes.item(r, 3).text() for r in range(dev.mistakes.rowCount())]
+    assert errors[:3] == ["-2.000", "+1.500", "+0.100"]   # signed, largest first by size
+    assert "too high" in dev.mistakes.horizontalHeaderItem(3).toolTip()

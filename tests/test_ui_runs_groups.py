@@ -590,6 +590,8 @@ def test_a_start_without_never_started_members_offers_nothing(qtbot, queued_wind
 def test_runs_queued_on_their_own_when_the_app_quit_are_offered_again_at_the_start(qtbot, tmp_path, monkeypatch):
     """Quitting with "Leave it training" drops the queue: a run queued on its own (no group) is named by the next
     start and one click queues it again under its own run id; a queued run the user cancelled is not offered."""
+    from PySide6.QtCore import Qt
+
     from explorer.ui.shell import detach, main_window
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings
@@ -614,6 +616,13 @@ def test_runs_queued_on_their_own_when_the_app_quit_are_offered_again_at_the_sta
     button = w.statusBar().findChild(QPushButton, "queue_never_started_runs")
     assert button is w.never_started_runs_offer
     assert button.text() == "1 run(s) were queued and never started (lone-a): Queue them again"
+    # the run dropped at quit reads "not started" in the Runs list, never "cancelled"; the user's cancel keeps its word
+    m = w.runs.model
+    qtbot.waitUntil(lambda: m.run_index("lone-a").isValid() and m.run_index(dropped).isValid(), timeout=10_000)
+    assert _text(m, m.run_index("lone-a"), "Status") == "not started"
+    assert m.data(m.run_index("lone-a", COLUMNS.index("Status")), Qt.ItemDataRole.ToolTipRole).startswith(
+        "queued when the app quit; the status bar offers to queue it again")
+    assert _text(m, m.run_index(dropped), "Status") == "cancelled (queued)"
     button.click()
     assert w.manager.queued() == ["lone-a"]        # under its own id: the cancelled record gave way
     assert "Queued again: 1 run(s)" in w.statusBar().currentMessage()
@@ -650,3 +659,22 @@ def test_a_restarts_group_that_learned_nothing_is_amber_with_its_sentence_on_the
     assert sentence in view.summary.text().replace("&#x27;", "'")
     view.set_group(*load_group_data(tmp_path, "h"))
     assert "learned nothing" not in view.summary.text()
+
+
+def test_a_groups_members_queued_when_the_app_quit_count_as_not_started_on_its_row(tmp_path):
+    """A group row counts its members dropped from the queue at quit as "not started" (the status bar offers them
+    again), apart from a member the user cancelled while it waited ("cancelled")."""
+    from explorer.core.studies.groups import Group, GroupMember
+    from explorer.ui.runs.group_rows import GroupRow
+    from explorer.ui.runs.state import RunState
+
+    def dropped(run_id, at_quit):
+        ev = {"event": "cancelled", "run_id": run_id, "time": 1.0, "queued": True, "source": "gui"}
+        return RunState.from_events(run_id, [dict(ev, at_quit=True) if at_quit else ev])
+
+    states = [dropped("g-01", True), dropped("g-02", True), dropped("g-03", False)]
+    group = Group(name="g", kind="seeds", members=[GroupMember(s.run_id, seed=i) for i, s in enumerate(states, 1)],
+                  varied=[], seeds=[1, 2, 3])
+    row = GroupRow(group, states)
+    assert row.status_text() == "2 not started, 1 cancelled"
+    assert row.colour_status() == "not started"

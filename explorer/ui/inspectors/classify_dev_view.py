@@ -35,7 +35,8 @@ from .job_bar import JobBar
 from .remote import RemoteJob
 
 MISTAKES_LIST_TITLE = "Most confident mistakes"
-REGRESSION_LIST_TITLE = "Largest errors |predicted - gold|"
+# the errors keep their sign (over- or under-prediction), so the title names the signed difference and the order
+REGRESSION_LIST_TITLE = "Largest errors by size: predicted - gold (+ too high, - too low)"
 WIDE_NAME_PX = 340   # px: a row title beside short number columns (a numbered confusion matrix, the per-class table)
 
 

@@ -18,11 +18,11 @@ from explorer.core.runs import status as run_status
 from explorer.core.studies.group_classes import GroupClassNote, group_class_note, shared_learning_rate
 from explorer.core.studies.group_stats import MEMBER_WORDS, Stats, best_headline, stats
 from explorer.core.studies.groups import MISSING, Group
-from explorer.ui.runs.state import undefined_best_text
+from explorer.ui.runs.state import NOT_STARTED, listed_status, undefined_best_text
 
 LIVE_FIRST = (run_status.RUNNING, run_status.STARTING, run_status.STOPPING, run_status.CANCELLING, run_status.QUEUED,
-              run_status.FAILED, run_status.CRASHED, run_status.CANCELLED, run_status.STOPPED, run_status.FINISHED,
-              MISSING)
+              NOT_STARTED, run_status.FAILED, run_status.CRASHED, run_status.CANCELLED, run_status.STOPPED,
+              run_status.FINISHED, MISSING)
 
 
 @dataclass
@@ -55,10 +55,11 @@ class GroupRow:
         return self.group.name
 
     def statuses(self) -> dict[str, int]:
-        """status -> member count, live ones first; "missing" for members not listed (never started)."""
+        """status -> member count, live ones first; "missing" for members not listed (never started), "not started"
+        for those queued when the app quit (state.listed_status)."""
         counts: dict[str, int] = {}
         for s in self.states:
-            key = MISSING if s is None else s.status
+            key = MISSING if s is None else listed_status(s)
             counts[key] = counts.get(key, 0) + 1
         order = {k: i for i, k in enumerate(LIVE_FIRST)}
         return dict(sorted(counts.items(), key=lambda kv: order.get(kv[0], len(order))))

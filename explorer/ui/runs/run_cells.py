@@ -16,7 +16,8 @@ from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.names import effective_setting
-from explorer.ui.runs.state import DEV_PREFIX, RunState, format_seconds, undefined_best_text
+from explorer.ui.runs.state import (DEV_PREFIX, NOT_STARTED, RunState, format_seconds, listed_status,
+                                    undefined_best_text)
 from explorer.ui.runs.step_zero import untrained_note
 
 __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
@@ -52,7 +53,7 @@ STATUS_COLORS = {run_status.RUNNING: "#0a58ca", run_status.STARTING: "#0a58ca", 
                  run_status.CANCELLING: "#b35c00", run_status.QUEUED: "#6c757d", run_status.FINISHED: "#19692c",
                  run_status.STOPPED: "#19692c", run_status.FAILED: "#b02a37", run_status.CANCELLED: "#6c757d",
                  run_status.CRASHED: "#b02a37", run_status.TENSORBOARD_RUN: "#0f6674",
-                 run_status.IN_PROGRESS: "#0a58ca"}
+                 run_status.IN_PROGRESS: "#0a58ca", NOT_STARTED: "#6c757d"}
 STATUS_TIPS = {
     run_status.QUEUED: "waiting for the previous run to finish",
     run_status.STARTING: "the worker process is loading the model and data",
@@ -64,6 +65,7 @@ STATUS_TIPS = {
     run_status.FAILED: "the worker reported an error or died; select it to see why",
     run_status.CANCELLED: "cancelled: no final evaluation",
     "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
+    NOT_STARTED: "queued when the app quit; the status bar offers to queue it again",
     run_status.CRASHED: "the event log ends without a result and no worker process is alive",
     run_status.TENSORBOARD_RUN: "a folder of TensorBoard event files: its scalars as curves",
     run_status.IN_PROGRESS: "another tool's run whose files changed in the last minutes: re-read while it grows",
@@ -71,8 +73,11 @@ STATUS_TIPS = {
 
 
 def status_text(s: RunState) -> str:
-    """The status as listed: 'cancelled (queued)' for a run cancelled before it ever started, 'queued (SLURM job
+    """The status as listed: 'not started' for a run that waited in the queue when the app quit
+    (state.listed_status), 'cancelled (queued)' for a run cancelled before it ever started, 'queued (SLURM job
     12: Priority)' for a job waiting on its cluster."""
+    if listed_status(s) == NOT_STARTED:
+        return NOT_STARTED
     if s.status == run_status.CANCELLED and s.started_at is None and not s.step:
         return "cancelled (queued)"
     if s.status == run_status.QUEUED and s.queue_note:

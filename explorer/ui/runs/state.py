@@ -34,6 +34,7 @@ from explorer.ui.runs.time_left import TimeLeft, _num, as_float
 # The step-event series that always have a plot (their titles: ui/curves/plot.TITLES).
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
 DEV_PREFIX = "dev/"
+NOT_STARTED = "not started"   # a run queued when the app quit, as the Runs list shows it (listed_status)
 
 
 def series_name(key: str) -> str:
@@ -194,6 +195,9 @@ class RunState(TimeLeft):
     _eta: EtaMeter = field(default_factory=EtaMeter, repr=False, compare=False)
     evaluating: dict | None = None   # the evaluation under way: its latest ``evaluating`` event (ui/runs/evaluating)
     eval_plan: str = ""   # the run's evaluation plan as it decided it (its ``log`` event of topic eval_plan)
+    # its ``cancelled`` event dropped it from the queue because the app quit (``queued`` and ``at_quit``: the queue's
+    # record, explorer.ui.runs.runner.record_cancelled_queued), not because the person cancelled it
+    dropped_at_quit: bool = False
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -401,6 +405,7 @@ class RunState(TimeLeft):
             self._end_duration()
         elif kind == run_status.CANCELLED:
             self.duration = _num(ev.get("seconds")) or self.duration
+            self.dropped_at_quit = bool(ev.get("queued") and ev.get("at_quit"))
             self._end_duration()
         elif kind == "log":
             self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
@@ -444,6 +449,15 @@ class RunState(TimeLeft):
         if state.status == run_status.CRASHED:
             state._end_duration()
         return state
+
+
+def listed_status(s: RunState) -> str:
+    """The status as the Runs list counts it: NOT_STARTED for a run that waited in the queue when the app quit and
+    never started (the status bar offers to queue it again; "cancelled" would read as a failure or as the person's
+    own cancel), else ``s.status``."""
+    if s.status == run_status.CANCELLED and s.dropped_at_quit and s.started_at is None and not s.step:
+        return NOT_STARTED
+    return s.status
 
 
 def format_seconds(seconds: float | None) -> str:

@@ -19,7 +19,7 @@ CLASSIFIER, REGRESSION, MULTILABEL = "ClassificationDevReport", "RegressionDevRe
 NO_MODEL = "Load a model in Classify, choose a dev file, press Score dev set."
 EXAMPLE_HEADERS = ["#", "gold", "predicted", "P", "text"]   # short titles: the text gets the list's width
 HEADER_TIPS = {"#": "the row's number in the dev file", "P": "the probability of the predicted class",
-               "error": "predicted - gold"}
+               "error": "predicted - gold: + the prediction is too high, - too low; the list is sorted by its size"}
 ERROR_HEADERS = ["#", "gold", "predicted", "error", "text"]
 
 PICKED_SETTINGS = ("text_columns", "label_column", "no_header")   # what the page's own pickers set
