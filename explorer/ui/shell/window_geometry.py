@@ -76,7 +76,6 @@ class RunsDockFollower(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
-        self.shown_at: QRect | None = None   # the geometry at the first show: a window moved or sized since is left
         window.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
