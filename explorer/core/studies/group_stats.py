@@ -127,10 +127,10 @@ def _class_note(record, task: str, ongoing: bool):
     if ongoing or not evals:
         return ""
     try:
-        rate = float((record.config or {}).get("learning_rate"))
+        rate = float((getattr(record, "config", None) or {}).get("learning_rate"))
     except (TypeError, ValueError):
         rate = None
-    return run_one_class_note(task, evals, rate, step=record.summary.steps if record.summary else 0)
+    return run_one_class_note(task, evals, rate, step=getattr(record.summary, "steps", 0) or 0)
 
 
 def _picked_value(events: list[dict], name: str, task: str) -> float | None:
