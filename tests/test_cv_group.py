@@ -36,7 +36,8 @@ def _rows(path):
 
 def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_path, monkeypatch):
     """``group --cv 3`` in this process (helpers.run_cli; test_groups runs the group entry point in a child
-    process); its members train in child processes with the environment a worker gets."""
+    process); its members train in child processes with the environment a worker gets. No --batch-size: the
+    held-out folds are predicted at the default batch (a train flag not given is absent from the arguments)."""
     from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
 
     for name, value in worker_env().items():   # what the members inherit, as from a `group` child process
@@ -48,7 +49,7 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     runs = tmp_path / "runs"
     cmd = ["group", "--group", "cv", "--cv", "3", "--model", str(model),
            "--task", "single", "--train", str(data), "--text-columns", "sentence", "--label-column", "label",
-           "--id-column", "id", "--max-steps", "3", "--batch-size", "4", "--learning-rate", "0.05",
+           "--id-column", "id", "--max-steps", "3", "--learning-rate", "0.05",
            "--max-seq-length", "24", "--output-dir", str(runs)]
     p = run_cli(cmd)
     assert p.returncode == 0, p.stderr[-3000:]

@@ -105,7 +105,7 @@ def test_cli_curve_scores_every_size_beside_the_baseline(tmp_path, monkeypatch):
     runs = tmp_path / "runs"
     cmd = ["group", "--group", "lc", "--curve", "25,50,100", "--model", str(model), "--task", "single",
            "--train", str(data), "--text-columns", "sentence", "--label-column", "label", "--id-column", "id",
-           "--dev-fraction", "0.3", "--new-head", "--metric-for-best", "macro_f1", "--max-steps", "2", "--batch-size", "4", "--max-seq-length", "24",
+           "--dev-fraction", "0.3", "--new-head", "--metric-for-best", "macro_f1", "--max-steps", "2", "--max-seq-length", "24",
            "--output-dir", str(runs)]
     p = run_cli(cmd)
     assert p.returncode == 0, p.stderr[-3000:]

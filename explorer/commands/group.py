@@ -39,6 +39,12 @@ from pathlib import Path
 from explorer.core.errors import exits_on_user_error
 
 
+def _predict_batch(args) -> int:
+    """Inputs per forward pass when the members' checkpoints predict the held-out folds or the dev rows: the given
+    --batch-size, else 32 (the train flags are absent from ``args`` unless given: argparse.SUPPRESS)."""
+    return int(getattr(args, "batch_size", 0) or 32)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The train flags (explorer.worker.train.add_arguments) plus the group's own."""
     from explorer.worker.train import add_arguments as train_arguments
@@ -389,7 +395,7 @@ def run_cv(args: argparse.Namespace) -> int:
         return 130
     print(f"group {group.name}: predicting the held-out folds (checkpoints/last of each member)", file=sys.stderr)
     try:
-        oof = collect_oof(runs_dir, group, batch_size=args.batch_size or 32)
+        oof = collect_oof(runs_dir, group, batch_size=_predict_batch(args))
     except UserError as exc:
         raise as_user_error(exc) from None
     for n in oof.notes:
@@ -449,7 +455,7 @@ def run_curve(args: argparse.Namespace) -> int:
     print(f"group {group.name}: predicting the dev rows (checkpoints/last of each size) and fitting the baseline",
           file=sys.stderr)
     try:
-        result = collect_curve(runs_dir, group, batch_size=args.batch_size or 32)
+        result = collect_curve(runs_dir, group, batch_size=_predict_batch(args))
     except (UserError, ValueError) as exc:
         raise as_user_error(exc) from None
     print("\n".join(summary_lines(runs_dir, group.name)))
