@@ -702,9 +702,17 @@ def _person_rows(table: PredictionTable, reviewed: dict[int, tuple[str, str]], t
 
 def _new_run_fields(run_config: dict, review: Review, out: Path, base: _Base, pair: bool, names) -> dict:
     """The new run's TrainConfig fields: the first run's own recipe (class weights, dev fraction, steps, learning
-    rate...), not what the launcher held last; the data settings describe the combined file (a header, UTF-8,
-    no id column)."""
-    fields = {k: v for k, v in run_config.items() if k not in _NOT_CARRIED and v is not None}
+    rate...), not what the launcher held last: a field the first run left unset (None: learning_rate and
+    max_seq_length at the task's default) or its config.json does not hold (TrainConfig's default, as the run
+    read it) is carried as such, so a value left in the form does not replace it. The data settings describe the
+    combined file (a header, UTF-8, no id column)."""
+    import dataclasses
+
+    from explorer.core.specs.train_config import TrainConfig
+
+    defaults = TrainConfig()
+    fields = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(TrainConfig) if f.name not in _NOT_CARRIED}
+    fields.update({k: v for k, v in run_config.items() if k not in _NOT_CARRIED})
     fields.update({"train": str(out), "text_columns": list(base.text_names), "label_column": base.label_col,
                    "no_header": False, "encoding": "", "id_column": "", "skip_invalid": False, "train_cap": 0})
     if base.out_dev:

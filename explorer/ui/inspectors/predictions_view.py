@@ -586,11 +586,19 @@ class PredictionsView(QWidget):
 
 def fill_launcher(launcher, fields: dict, note: str) -> None:
     """Put a new run's fields into the launcher (the rest of its form stays) and say what was done (its banner
-    and status message: ``note``, e.g. that the dev rows are the first run's)."""
+    and status message: ``note``, e.g. that the dev rows are the first run's). Run on goes back to this machine,
+    where the combined file and the model it starts from are."""
     import dataclasses
 
     from explorer.core.specs.train_config import TrainConfig
 
+    run_on = getattr(launcher, "run_on", None)
+    host = run_on.host_name() if run_on is not None else ""
+    if host:
+        from explorer.ui.launch.hosts_dialog import THIS_MACHINE
+
+        run_on.choose(THIS_MACHINE)
+        note += f" Run on: this machine, where the combined file and its model are (was {host})."
     cfg = launcher.config()
     known = {f.name for f in dataclasses.fields(TrainConfig)}
     cfg = dataclasses.replace(cfg, **{k: v for k, v in fields.items() if k in known})
