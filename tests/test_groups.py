@@ -574,3 +574,33 @@ def test_one_of_three_seeds_stuck_on_one_class_is_counted_in_the_groups_sentence
     assert note.text.startswith("1 of 3 seeds predicts only '3' for every dev row (it learned nothing, and the mean "
                                 "± sd mixes it with the others): try a larger learning rate")
     assert not group_class_note([NO_NOTE, NO_NOTE], "restarts")
+
+
+def test_a_group_a_group_command_is_driving_is_not_offered_as_left_behind(tmp_path):
+    """While a ``bert-explorer group`` command drives a group (it starts the members one after the other), its
+    members not yet started are its own queue: an app started meanwhile does not offer to queue them again (it
+    queued duplicates beside the command's members); once the command has ended they are offered."""
+    group, configs = groups.plan_restarts(TrainConfig(), "cv-x", [1, 2])
+    groups.write_group(tmp_path, group)
+    groups.write_member_configs(tmp_path, group, configs)
+    with groups.driving(tmp_path, "cv-x") as folder:
+        assert groups.driven_elsewhere(tmp_path, "cv-x")
+        assert groups.never_started_members(tmp_path) == []
+    assert not groups.driven_elsewhere(tmp_path, "cv-x") and not any(folder.glob("*.pid"))
+    assert [p.stem for p in groups.never_started_members(tmp_path)[0].configs] == ["cv-x-01", "cv-x-02"]
+
+
+def test_the_group_command_records_itself_as_the_driver_while_its_members_train(tmp_path, monkeypatch):
+    """``group --cv`` and ``--curve`` run their members through train_members, inside ``groups.driving``: while a
+    member trains, the group is driven elsewhere for any other process reading the runs folder."""
+    from explorer.commands import group as group_command
+    from explorer.commands import group_members
+
+    group, configs = groups.plan_restarts(TrainConfig(), "rs", [1, 2])
+    groups.write_group(tmp_path, group)
+    paths = groups.write_member_configs(tmp_path, group, configs)
+    seen = []
+    monkeypatch.setattr(group_members, "run_member",
+                        lambda cmd, lines: seen.append(groups.driven_elsewhere(tmp_path, "rs")) or 0)
+    assert group_command.train_members(tmp_path, group, paths, lambda m: f"seed {m.seed}") == []
+    assert seen == [True, True] and not groups.driven_elsewhere(tmp_path, "rs")

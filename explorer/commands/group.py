@@ -269,9 +269,27 @@ def run(args: argparse.Namespace) -> int:
         for config_path in config_paths:     # each line runs as it stands (bert-explorer is on PATH once installed)
             print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
         return 0
-    from explorer.commands.group_members import MemberLines, run_member, say
+    from explorer.commands.group_members import say
+    from explorer.core.studies.groups import driving
 
     say(f"group {group.name}: queued " + ", ".join(f"{m.run_id} (seed {m.seed})" for m in group.members))
+    with driving(runs_dir, group.name):   # an app started meanwhile leaves the members not yet started to us
+        failed = _train_in_order(group, commands, path)
+    if failed is None:
+        return 130
+    print("\n".join(summary_lines(runs_dir, group.name)))
+    if failed:
+        print(f"group {group.name}: {len(failed)} of {len(commands)} member(s) did not finish: {', '.join(failed)}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _train_in_order(group, commands: list[list[str]], path: Path) -> list[str] | None:
+    """Run each restart or grid member's train command in turn; the failed ones as "run_id (exit N)", None when
+    Ctrl-C stopped one."""
+    from explorer.commands.group_members import MemberLines, run_member, say
+
     failed = []
     for i, (member, cmd) in enumerate(zip(group.members, commands)):
         say(f"group {group.name}: starting {member.run_id} (seed {member.seed}; {i + 1} of {len(commands)})")
@@ -280,15 +298,10 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:   # Ctrl-C reaches the member too: it stops early and saves
             print(f"group {group.name}: interrupted during {member.run_id}; the members after it were not started "
                   f"(group file {path} stays readable)", file=sys.stderr)
-            return 130
+            return None
         if rc != 0:
             failed.append(f"{member.run_id} (exit {rc})")
-    print("\n".join(summary_lines(runs_dir, group.name)))
-    if failed:
-        print(f"group {group.name}: {len(failed)} of {len(commands)} member(s) did not finish: {', '.join(failed)}",
-              file=sys.stderr)
-        return 1
-    return 0
+    return failed
 
 
 def plan_cv_group(args: argparse.Namespace):
@@ -333,6 +346,14 @@ def train_members(runs_dir: Path, group, config_paths, what) -> list[str] | None
     """Train each member of ``group`` not done yet, one worker process after another (its config file from
     ``config_paths``; ``what(member)``: its words in the progress lines, "fold 2"). Returns the failed members
     as "run_id (exit N)", or None when Ctrl-C interrupted one (the same command continues the group)."""
+    from explorer.core.studies.groups import driving
+
+    with driving(runs_dir, group.name):   # an app started meanwhile leaves the members not yet started to us
+        return _train_each(runs_dir, group, config_paths, what)
+
+
+def _train_each(runs_dir: Path, group, config_paths, what) -> list[str] | None:
+    """train_members' loop: each member not done, in order (:func:`_member_command`)."""
     from explorer.commands.group_members import MemberLines, run_member, say
 
     failed = []
@@ -355,6 +376,7 @@ def train_members(runs_dir: Path, group, config_paths, what) -> list[str] | None
         if rc != 0:
             failed.append(f"{member.run_id} (exit {rc})")
     return failed
+
 
 def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:
     """The train command of a cv member: --config (not started), --resume (a checkpoint, unfinished), None

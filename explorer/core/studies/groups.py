@@ -32,6 +32,7 @@ import os
 import random
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,11 +182,14 @@ def cancelled_while_queued(run_dir: str | Path) -> bool:
 def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = frozenset()) -> list[NeverStarted]:
     """Every group whose members have a config but no run folder, or only the record of a run cancelled while
     queued (:func:`cancelled_while_queued`: quitting cancels the queue), in group order, leaving out the run ids
-    in ``busy`` (the runs this window holds queued or running). Their configs stay, so the next start can offer
-    them again. Unreadable group files are skipped (list_groups notes them)."""
+    in ``busy`` (the runs this window holds queued or running), and every group a ``bert-explorer group`` command
+    is driving now (:func:`driven_elsewhere`: it starts its members itself, one after the other). Their configs
+    stay, so the next start can offer them again. Unreadable group files are skipped (list_groups notes them)."""
     runs_dir = Path(runs_dir)
     found = []
     for group in list_groups(runs_dir)[0]:
+        if driven_elsewhere(runs_dir, group.name):
+            continue
         folder = group_dir(runs_dir, group.name) / "configs"
         paths = [folder / f"{m.run_id}.json" for m in group.members
                  if m.run_id not in busy and (not (runs_dir / m.run_id).exists()
@@ -194,6 +198,30 @@ def never_started_members(runs_dir: str | Path, busy: set[str] | frozenset = fro
         if paths:
             found.append(NeverStarted(group=group.name, configs=paths))
     return found
+
+
+def driven_elsewhere(runs_dir: str | Path, name: str) -> bool:
+    """Whether a ``bert-explorer group`` command is driving group ``name`` now: its process recorded itself in the
+    group folder (core.runs.workers.write_pid_file there, removed when it ends) and is alive. Its members not yet
+    started are its own queue, not runs left behind."""
+    from explorer.core.runs.workers import worker_alive
+
+    return worker_alive(group_dir(runs_dir, name))
+
+
+@contextmanager
+def driving(runs_dir: str | Path, name: str):
+    """While the ``with`` block runs, this process is group ``name``'s driver: recorded in the group folder
+    (core.runs.workers.write_pid_file there) so that :func:`driven_elsewhere` is true, removed when it ends."""
+    from explorer.core.runs.workers import remove_pid_file, write_pid_file
+
+    folder = group_dir(runs_dir, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_pid_file(folder)
+    try:
+        yield folder
+    finally:
+        remove_pid_file(folder)
 
 
 def queued_at_quit(run_dir: str | Path) -> bool:
