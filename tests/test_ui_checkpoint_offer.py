@@ -95,3 +95,39 @@ def test_a_bare_encoder_is_offered_to_no_page(qtbot, window, tmp_path):
     window.checkpoint_pages.open_in_page(str(folder), None, None, {})
     assert window.pages["Explain"].source.text() == ""
     assert window.checkpoint_pages.latest == OfferedCheckpoint(path=str(folder), head=None, task=None)
+
+
+def test_a_checkpoint_saved_again_after_it_was_opened_is_said_with_a_button_that_opens_it_again(qtbot, tmp_path):
+    """A run replaces checkpoints/best after the pages loaded it (a better evaluation; at the end of a run the
+    re-scoring copies the final step there seconds before "finished"): the pages would go on showing the old
+    weights as the run's best. The watch shows a status-bar button naming the new step; its click opens the
+    checkpoint again and the button goes. A folder that is no run's checkpoint is not watched."""
+    import json
+    import os
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMainWindow
+
+    from explorer.core.runs.layout import checkpoint_stamp
+    from explorer.ui.shell.checkpoint_watch import CheckpointWatch
+
+    best = tmp_path / "runs" / "sst2-a" / "checkpoints" / "best"
+    best.mkdir(parents=True)
+    info = best / "checkpoint.json"
+    info.write_text(json.dumps({"step": 178, "kind": "best"}))
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    reopened = []
+    watch = CheckpointWatch(window, reopened.append)
+    watch.opened(str(best))
+    assert watch.timer.isActive() and not watch.check() and watch.button is None
+    info.write_text(json.dumps({"step": 333, "kind": "best"}))
+    stat = info.stat()
+    os.utime(info, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))   # a later save, whatever the clock's grain
+    assert checkpoint_stamp(best)[0] == 333
+    assert watch.check() and not watch.timer.isActive()
+    assert watch.button.text() == "checkpoints/best of sst2-a changed since it was opened (now step 333): Open it again"
+    qtbot.mouseClick(watch.button, Qt.MouseButton.LeftButton)
+    assert reopened == [str(best)] and watch.button is None
+    watch.opened(str(tmp_path / "not-a-checkpoint"))
+    assert not watch.timer.isActive() and not watch.check()

@@ -99,6 +99,22 @@ def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:
     return None
 
 
+def checkpoint_stamp(path: str | Path) -> tuple[int, int] | None:
+    """What tells one save of the checkpoint folder ``path`` from the next: (the step in its INFO_FILE, that file's
+    modification time in ns), the file a save writes last; None while it holds none (not a run's checkpoint, or a
+    save under way). A run that replaces checkpoints/best (a better evaluation, the end-of-run re-scoring) changes
+    it."""
+    import json
+
+    info = Path(path) / INFO_FILE
+    try:
+        stat = info.stat()
+        step = json.loads(info.read_text(encoding="utf-8")).get("step")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (int(step) if isinstance(step, (int, float)) else -1, stat.st_mtime_ns)
+
+
 def run_dir_of(path: str | Path) -> Path | None:
     """The run folder a checkpoint folder belongs to: ``<run>/checkpoints/<kind>`` -> ``<run>`` (also for
     ``last.old`` and the like); a run folder (it holds ``checkpoints/``) -> itself; else None (a hub

@@ -18,8 +18,11 @@ class CheckpointPages:
     ``page_sets``, ``hub``, ``show_page`` and ``show_message``)."""
 
     def __init__(self, window):
+        from explorer.ui.shell.checkpoint_watch import CheckpointWatch
+
         self.window = window
         self.latest: OfferedCheckpoint | None = None   # the checkpoint opened last
+        self.watch = CheckpointWatch(window, self.open)   # saved again since: a button opens the new weights
 
     def open(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
@@ -46,6 +49,7 @@ class CheckpointPages:
             w.show_message(f"No page of this build opens {path}")
             return
         page_set.open_checkpoint(spec.title, path, task, run_config)
+        self.watch.opened(str(path))
         self.latest = OfferedCheckpoint(path=str(path), head=head, task=task, run_config=dict(run_config or {}))
         for provider in providers():
             built = w.page_sets.built(provider)
