@@ -101,3 +101,36 @@ def test_the_why_summary_writes_a_negative_baseline_in_parentheses():
     assert "score_diff +1.20 − (-0.50) at the [PAD] baseline = +1.70" in text and "− -" not in text
     attr.baseline_value = -0.001
     assert "score_diff +1.20 − 0.00 at the [PAD]" in why_summary(attr)
+
+
+def test_a_question_typed_while_the_checkpoint_loads_is_kept_over_the_runs_example(monkeypatch):
+    """Open best checkpoint fills the probe panel with the run's first dev example once it is read; a question
+    the person typed while the checkpoint loaded stays and is probed (it was replaced by the example); an
+    untouched panel gets the example."""
+    from types import SimpleNamespace
+
+    from explorer.ui.inspectors import hub as hub_module
+    from explorer.ui.shell import tasks
+
+    class Panel:
+        def __init__(self):
+            self.question, self.passage = "Who wrote it?", "The old passage."
+
+        def inputs(self):
+            return {"question": self.question, "passage": self.passage}
+
+    calls, pending = [], []
+    fake = SimpleNamespace(panel=Panel(), tabs=lambda: [], open_model=lambda path: calls.append(("load", path)),
+                           open_example=lambda q, p: calls.append(("example", q, p)),
+                           probe_now=lambda: calls.append(("probe", fake.panel.question)))
+    monkeypatch.setattr(tasks, "run_in_thread", lambda fn, *a, owner=None, on_done=None: pending.append(on_done))
+    pages = hub_module.HubPages(SimpleNamespace(_inspector_opened=False), fake)
+    pages.open_checkpoint("Spans & τ", "runs/a/checkpoints/best", "squad_v1", {})
+    fake.panel.question = "In which city was the piano invented?"   # typed while it loads
+    pending.pop()(("What is the run's first question?", "Its passage."))
+    assert calls == [("load", "runs/a/checkpoints/best"), ("probe", "In which city was the piano invented?")]
+    calls.clear()
+    pages.open_checkpoint("Spans & τ", "runs/b/checkpoints/best", "squad_v1", {})
+    pending.pop()(("What is the run's first question?", "Its passage."))
+    assert calls == [("load", "runs/b/checkpoints/best"),
+                     ("example", "What is the run's first question?", "Its passage.")]
