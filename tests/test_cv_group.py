@@ -609,3 +609,34 @@ def test_a_text_holding_a_lone_carriage_return_stays_one_row_in_its_folds_file(t
         assert len(rows) == plan["fold"].count(k + 1)
         texts += [str(r.values.get("sentence")) for r in rows]
     assert sum("#tips \rhttp://t.co/x" in t for t in texts) == 1
+
+
+def test_two_processes_predicting_the_same_fold_at_once_each_write_their_own_temporary_file(tmp_path, monkeypatch):
+    """The app and a ``group --cv`` command may predict a fold's held-out rows at the same moment (the command's
+    last fold ended as the person opened the group): each writes its own temporary file and renames it into
+    place; with one shared name the first rename took the other's file away (FileNotFoundError, the command
+    ended without its pooled figure)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from explorer.core.training import checkpoints
+
+    ckpt = tmp_path / "run" / "checkpoints" / "last"
+    ckpt.mkdir(parents=True)
+    monkeypatch.setattr(checkpoints, "checkpoint_dir", lambda run_dir, kind: ckpt)
+    monkeypatch.setattr(cv_runs, "fold_files", lambda folder, index, kind: (None, tmp_path / "dev.csv"))
+    group_folder = tmp_path / "group"
+    cv_runs.fold_predictions_path(group_folder, 1).parent.mkdir(parents=True)
+    plan = SimpleNamespace(kind="table")
+
+    def other_process_meanwhile(model, dev, out, **kw):
+        Path(out).write_text("id,predicted_label\n1,pos\n")
+        monkeypatch.setattr(cv_runs.os, "getpid", lambda: 2002)   # the other process, while this one predicts
+        done = cv_runs.predict_fold(group_folder, plan, 1, tmp_path / "run",
+                                    predict=lambda m, d, o, **k: Path(o).write_text("id,predicted_label\n1,pos\n"))
+        assert done is not None and done.is_file()
+
+    monkeypatch.setattr(cv_runs.os, "getpid", lambda: 1001)
+    out = cv_runs.predict_fold(group_folder, plan, 1, tmp_path / "run", predict=other_process_meanwhile)
+    assert out is not None and out.read_text() == "id,predicted_label\n1,pos\n"
+    assert not list(out.parent.glob("*.tmp*"))

@@ -160,7 +160,7 @@ def _predict_member(folder: Path, index: int, run_dir: Path, dev: str, predict, 
     if predict is None:
         from explorer.core.predict.engine import predict_file as predict
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f"{out.stem}.tmp{out.suffix}")
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")   # the app and a group command may predict at once
     predict(str(ckpt), str(dev), str(tmp), batch_size=batch_size, calibration=False)
     os.replace(tmp, out)
     return out

@@ -179,7 +179,7 @@ def fold_predictions_path(group_folder: Path, index: int) -> Path:
 
 def _write_part(data: CvData, indices: np.ndarray, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")   # this process's own name: another may write it too
     if data.kind == "squad":
         keep = sorted({data._article_of[i] for i in indices.tolist()})
         out = {k: v for k, v in data._squad.items() if k != "data"}
@@ -305,7 +305,7 @@ def write_folds(group_folder: Path, data: CvData, folds: list[Fold], k: int, see
            "n": data.n, "ids": data.ids, "fold": assignment.tolist(),
            "labels": data.labels, "class_names": data.class_names, "gold": data.gold}
     path = group_folder / FOLDS_FILE
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(doc), encoding="utf-8")
     os.replace(tmp, path)
     return path
@@ -488,7 +488,7 @@ def predict_fold(group_folder: Path, plan: FoldPlan, index: int, run_dir: Path, 
     if predict is None:
         from explorer.core.predict.engine import predict_file as predict
     _, dev = fold_files(group_folder, index, plan.kind)
-    tmp = out.with_name(f"{out.stem}.tmp{out.suffix}")
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}.tmp{out.suffix}")   # the app and a group command may predict at once
     predict(str(ckpt), str(dev), str(tmp), batch_size=batch_size, calibration=False)
     os.replace(tmp, out)
     return out
