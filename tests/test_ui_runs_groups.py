@@ -678,3 +678,37 @@ def test_a_groups_members_queued_when_the_app_quit_count_as_not_started_on_its_r
     row = GroupRow(group, states)
     assert row.status_text() == "2 not started, 1 cancelled"
     assert row.colour_status() == "not started"
+
+
+def test_long_offers_in_the_status_bar_never_widen_the_window_past_a_1280_screen(qtbot):
+    """Two groups and plain runs left queued at quit gave two long "Queue them again" buttons; a status bar's
+    permanent widgets set the window's minimum width, which went to 1742 px on a 1280-px screen (the Launch button
+    and half of every page off screen). An offer asks for its whole text but gives way, its text elided in the
+    middle (its action kept at the end), the whole text in its tooltip."""
+    from PySide6.QtWidgets import QLabel, QMainWindow
+
+    from explorer.ui.shell.offer_button import offer_button
+
+    groups_text = "; ".join(f"{k} run(s) of cross-validation-{k} were queued and never started" for k in (1, 3, 5))
+    runs_text = ("3 run(s) were queued and never started (20261206-191024-stance-lr0.0001, 20261206-191544-sst2, "
+                 "20261206-192010-conll and 2 more): Queue them again")
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.setCentralWidget(QLabel("page"))
+    first = offer_button(groups_text + ": Queue them again", "Click to queue them again.", "queue_never_started")
+    second = offer_button(runs_text, "Click to queue them again.", "queue_never_started_runs")
+    for button in (first, second):
+        window.statusBar().addPermanentWidget(button)
+    window.statusBar().addPermanentWidget(QLabel("device: CPU (1 of 2 threads: the machine is busy, load 1.6) · fp32"))
+    assert first.toolTip().startswith(groups_text) and second.toolTip().startswith(runs_text)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.statusBar().minimumSizeHint().width() <= 1280   # the bar no longer holds the window wider
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    for button in (first, second):
+        qtbot.waitUntil(lambda b=button: "…" in b.text())
+        assert button.text().endswith("them again")   # the action at its end
+        assert button.fontMetrics().horizontalAdvance(button.text()) <= button.width()
+    window.resize(3000, 800)   # room enough: the whole text
+    qtbot.waitUntil(lambda: first.text() == groups_text + ": Queue them again")

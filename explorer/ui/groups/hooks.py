@@ -56,18 +56,17 @@ def offer_never_started(window):
     explorer.core.studies.groups.never_started_members) are offered in one click, a button in the status bar
     that names them ("2 run(s) of cv-x were queued and never started: Queue them again"); None when there are
     none, else the button."""
-    from PySide6.QtWidgets import QPushButton
-
     from explorer.core.studies.groups import never_started_members
+    from explorer.ui.shell.offer_button import offer_button
 
     found = never_started_members(window.runs_dir, busy=set(window.manager.states))
     if not found:
         return None
     text = "; ".join(f.sentence() for f in found)
-    button = QPushButton(text + ": Queue them again")   # a button, not a message the next one would replace
-    button.setObjectName("queue_never_started")
-    button.setToolTip(text + " (queued when the app last closed, or dropped from the queue); their settings "
-                      "are kept in the group's configs folder. Click to queue them again under their run ids.")
+    button = offer_button(text + ": Queue them again",
+                          text + " (queued when the app last closed, or dropped from the queue); their settings are "
+                          "kept in the group's configs folder. Click to queue them again under their run ids.",
+                          "queue_never_started")
 
     def queue_again() -> None:
         window.statusBar().removeWidget(button)

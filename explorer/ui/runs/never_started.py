@@ -22,18 +22,16 @@ def offer_text(run_ids: list[str]) -> str:
 def offer_never_started_runs(window):
     """Once the window is built (its status bar in place): the button that queues again the runs of
     ``window.runs_dir`` left queued when the app last quit; None when there are none."""
-    from PySide6.QtWidgets import QPushButton
-
     from explorer.core.studies.groups import never_started_runs
+    from explorer.ui.shell.offer_button import offer_button
 
     folders = never_started_runs(window.runs_dir, busy=set(window.manager.states))
     if not folders:
         return None
     ids = [p.name for p in folders]
-    button = QPushButton(offer_text(ids))   # a button, not a message the next one would replace
-    button.setObjectName("queue_never_started_runs")
-    button.setToolTip("Runs that waited in the queue when the app quit: " + ", ".join(ids) + ". Their settings are "
-                      "kept in each run's config.json. Click to queue them again under their run ids.")
+    button = offer_button(offer_text(ids), "Runs that waited in the queue when the app quit: " + ", ".join(ids) +
+                          ". Their settings are kept in each run's config.json. Click to queue them again under "
+                          "their run ids.", "queue_never_started_runs")
 
     def queue_again() -> None:
         window.statusBar().removeWidget(button)

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QPushButton
 
 from explorer.core.runs.layout import checkpoint_stamp
+from explorer.ui.shell.offer_button import offer_button
 
 __all__ = ["CheckpointWatch", "changed_text"]
 
@@ -57,11 +58,10 @@ class CheckpointWatch(QObject):
         if now is None or now == self.stamp:   # None: a save under way, looked at again next time
             return False
         self.timer.stop()
-        self.button = QPushButton(changed_text(self.path, now[0]))
-        self.button.setObjectName("reopen_changed_checkpoint")
-        self.button.setToolTip("The run saved this checkpoint again after the inspector pages loaded it (a better "
-                               "evaluation, or the end-of-run re-scoring): the pages still show the weights they "
-                               "loaded. Click to open the new ones.")
+        self.button = offer_button(changed_text(self.path, now[0]),
+                                   "The run saved this checkpoint again after the inspector pages loaded it (a better "
+                                   "evaluation, or the end-of-run re-scoring): the pages still show the weights they "
+                                   "loaded. Click to open the new ones.", "reopen_changed_checkpoint")
         path = self.path
         self.button.clicked.connect(lambda: self._reopen(path))
         self.window.statusBar().addPermanentWidget(self.button)
