@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QPushButton
 
-from explorer.core.runs.layout import checkpoint_stamp
+from explorer.core.runs.layout import checkpoint_stamp, run_dir_of
 from explorer.ui.shell.offer_button import offer_button
 
 __all__ = ["CheckpointWatch", "changed_text"]
@@ -22,7 +22,8 @@ WATCH_MS = 2000   # how often the folder is looked at; a save takes seconds, the
 def changed_text(path: str, step: int) -> str:
     """"checkpoints/best of run-a changed since it was opened (now step 333): Open it again"."""
     folder = Path(path)
-    where = f"{folder.parent.name}/{folder.name} of {folder.parent.parent.name}"
+    run = run_dir_of(folder)
+    where = f"{folder.parent.name}/{folder.name}" + (f" of {run.name}" if run is not None else "")
     now = f" (now step {step:,})" if step >= 0 else ""
     return f"{where} changed since it was opened{now}: Open it again"
 
