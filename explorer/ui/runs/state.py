@@ -324,68 +324,13 @@ class RunState(TimeLeft):
         if kind in ("evaluating", "eval", "started") or kind in run_status.TERMINAL:   # under way until its eval event
             self.evaluating = ev if kind == "evaluating" else None
         if kind == "started":
-            if isinstance(ev.get("config"), dict):
-                self.config = ev["config"]
-            self.device = str(ev.get("device", ""))
-            self.mixed_precision = str(ev.get("mixed_precision", ""))
-            self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
-            self.steps_total = self.step_bound = int(_num(ev.get("steps_total")) or 0)
-            self.steps_per_epoch = int(_num(ev.get("steps_per_epoch")) or 0)
-            self.effective_batch_size = int(_num(ev.get("effective_batch_size")) or 0)
-            if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
-                self.steps_total = 0
-            self.started_at = t
-            if "dev_baseline" in ev:
-                from explorer.core.metrics.baselines import Baseline
-
-                self.reported_baseline = Baseline.from_dict(ev["dev_baseline"])
+            self._apply_started(ev, t)
         elif kind == "step":
-            step = _num(ev.get("step"))
-            if step is None:
-                return changed
-            self.step = int(step)
-            self.epoch = _num(ev.get("epoch")) or self.epoch
-            self.elapsed = _num(ev.get("elapsed")) or self.elapsed
-            if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
-                self.steps_total = int(_num(ev.get("steps_total")))
-            self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
-            self.train_budget = _num(ev.get("train_budget")) or self.train_budget
-            if _num(ev.get("eval_every")) is not None:
-                self.planned_eval_every = int(_num(ev.get("eval_every")))
-            self._eta.step(step, _num(ev.get("elapsed")))
-            for name in TRAIN_SERIES:
-                if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
-                    self.series.setdefault(name, Series()).append(step, _nonfinite(ev[name]))
-                    changed.add(name)
-                elif self._point(name, step, ev.get(name)):
-                    changed.add(name)
-            for name, value in ev.items():   # any other scalar the worker reports
-                if name in TRAIN_SERIES or name in STEP_CONTEXT_FIELDS or name.startswith(DEV_PREFIX):
-                    continue
-                if _is_scalar(value) or (value is None and name in self.series):   # null: NaN/inf, a gap
-                    y = float(value) if value is not None else math.nan
-                    self.series.setdefault(name, Series()).append(step, y)
-                    changed.add(name)
+            changed = self._apply_step(ev)
         elif kind == "eval" and is_rescoring(ev):   # an earlier step's figure on all dev rows: not a curve point
             self.rescorings.append(ev)
         elif kind == "eval":
-            step = _num(ev.get("step")) or 0.0
-            metrics = ev.get("metrics") or {}
-            self.evals.append(ev)
-            self._eta.evaluation(_num(ev.get("seconds")))
-            undefined = metrics.get(UNDEFINED) if isinstance(metrics.get(UNDEFINED), dict) else {}
-            for name, value in metrics.items():
-                if not metric_spec(name).is_plotted or not (_is_scalar(value) or value is None):
-                    continue
-                if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
-                    value = to_display(name, float(value), self.task)
-                elif value is None and name in undefined:   # a correlation of constant predictions: a marked gap
-                    self.series.setdefault(DEV_PREFIX + name, Series()).append(step, math.nan)
-                    changed.add(DEV_PREFIX + name)
-                if self._point(DEV_PREFIX + name, step, value):
-                    changed.add(DEV_PREFIX + name)
-            for key in changed:   # which evaluation (and so which dev rows: ui/runs/eval_rows) made each point
-                self.eval_points.setdefault(key, []).append(len(self.evals) - 1)
+            changed = self._apply_eval(ev)
         elif kind == "checkpoint":
             kind_ = str(ev.get("kind", "last"))
             self.checkpoints[kind_] = str(ev.get("path", ""))
@@ -413,6 +358,77 @@ class RunState(TimeLeft):
                 self.eval_plan = str(ev.get("message", ""))
         if kind != "step" and kind in STEP_EVENTS and _num(ev.get("step")) is not None:   # reached, as `runs` says
             self.step = max(self.step, int(_num(ev.get("step"))))
+        return changed
+
+    def _apply_started(self, ev: dict, t: float | None) -> None:
+        """A ``started`` event: the run's config, device, sizes and step plan."""
+        if isinstance(ev.get("config"), dict):
+            self.config = ev["config"]
+        self.device = str(ev.get("device", ""))
+        self.mixed_precision = str(ev.get("mixed_precision", ""))
+        self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
+        self.steps_total = self.step_bound = int(_num(ev.get("steps_total")) or 0)
+        self.steps_per_epoch = int(_num(ev.get("steps_per_epoch")) or 0)
+        self.effective_batch_size = int(_num(ev.get("effective_batch_size")) or 0)
+        if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
+            self.steps_total = 0
+        self.started_at = t
+        if "dev_baseline" in ev:
+            from explorer.core.metrics.baselines import Baseline
+
+            self.reported_baseline = Baseline.from_dict(ev["dev_baseline"])
+
+    def _apply_step(self, ev: dict) -> set[str]:
+        """A ``step`` event: the step, its clocks and every scalar it reports; the series that got points."""
+        changed: set[str] = set()
+        step = _num(ev.get("step"))
+        if step is None:
+            return set()
+        self.step = int(step)
+        self.epoch = _num(ev.get("epoch")) or self.epoch
+        self.elapsed = _num(ev.get("elapsed")) or self.elapsed
+        if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
+            self.steps_total = int(_num(ev.get("steps_total")))
+        self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
+        self.train_budget = _num(ev.get("train_budget")) or self.train_budget
+        if _num(ev.get("eval_every")) is not None:
+            self.planned_eval_every = int(_num(ev.get("eval_every")))
+        self._eta.step(step, _num(ev.get("elapsed")))
+        for name in TRAIN_SERIES:
+            if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
+                self.series.setdefault(name, Series()).append(step, _nonfinite(ev[name]))
+                changed.add(name)
+            elif self._point(name, step, ev.get(name)):
+                changed.add(name)
+        for name, value in ev.items():   # any other scalar the worker reports
+            if name in TRAIN_SERIES or name in STEP_CONTEXT_FIELDS or name.startswith(DEV_PREFIX):
+                continue
+            if _is_scalar(value) or (value is None and name in self.series):   # null: NaN/inf, a gap
+                y = float(value) if value is not None else math.nan
+                self.series.setdefault(name, Series()).append(step, y)
+                changed.add(name)
+        return changed
+
+    def _apply_eval(self, ev: dict) -> set[str]:
+        """An ``eval`` event (not a re-scoring): its metrics as dev series points; the series that got points."""
+        changed: set[str] = set()
+        step = _num(ev.get("step")) or 0.0
+        metrics = ev.get("metrics") or {}
+        self.evals.append(ev)
+        self._eta.evaluation(_num(ev.get("seconds")))
+        undefined = metrics.get(UNDEFINED) if isinstance(metrics.get(UNDEFINED), dict) else {}
+        for name, value in metrics.items():
+            if not metric_spec(name).is_plotted or not (_is_scalar(value) or value is None):
+                continue
+            if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
+                value = to_display(name, float(value), self.task)
+            elif value is None and name in undefined:   # a correlation of constant predictions: a marked gap
+                self.series.setdefault(DEV_PREFIX + name, Series()).append(step, math.nan)
+                changed.add(DEV_PREFIX + name)
+            if self._point(DEV_PREFIX + name, step, value):
+                changed.add(DEV_PREFIX + name)
+        for key in changed:   # which evaluation (and so which dev rows: ui/runs/eval_rows) made each point
+            self.eval_points.setdefault(key, []).append(len(self.evals) - 1)
         return changed
 
     def _end_duration(self) -> None:
