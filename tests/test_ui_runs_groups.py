@@ -173,6 +173,36 @@ def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
     json.dumps(w.runs.model.group("r").to_dict())   # the group stays plain data
 
 
+def test_a_group_a_terminal_command_writes_while_the_window_is_open_is_listed_without_refresh(qtbot, tmp_path):
+    """``bert-explorer group`` in a terminal writes group.json, then its members' folders: as soon as the Runs
+    list shows the members, it shows them under their group's row and the Groups page lists the group (it read
+    "No groups yet" until Refresh)."""
+    from test_groups import _fake_run
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _fake_run(runs, "lone", [(0, 0.5), (5, 0.55)])
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 1 and not w.runs.loading, timeout=10_000)
+    tab = w.groups_tab
+    qtbot.waitUntil(lambda: tab.message.text().startswith("No groups yet"), timeout=10_000)
+    group, _ = plan_restarts(TrainConfig(task="pair"), "g", [1, 2, 3])
+    write_group(runs, group)
+    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
+    _fake_run(runs, "g-02", [(0, 0.5), (10, 0.7)])
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=20_000)
+    top = tab.tree.topLevelItem(0)
+    assert top.text(0) == "g" and top.childCount() == 3
+    assert not tab.message.text().startswith("No groups yet")
+    qtbot.waitUntil(lambda: w.runs.model.group_names == ["g"] and w.runs.model.rowCount(
+        w.runs.model.group_index("g")) == 2, timeout=20_000)
+
+
 def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, queued_window):
     w = queued_window
     w.groups_tab.group_name.setText("q")

@@ -44,11 +44,36 @@ def wire(window) -> None:
     window.runs.group_selected.connect(show_group)
     window.runs.classifiers_compare_requested.connect(compare_classifiers)
     window.runs.groups_changed.connect(groups_changed)
+    follow_new_groups(window)
     # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
     # time, then queues the grid as a run group
     window.launcher.group_grid = lambda: queue_group(window, "grid")
     window.never_started_offer = None   # the "Queue them again" button once the window is built, when runs wait
     QTimer.singleShot(0, window, lambda: setattr(window, "never_started_offer", offer_never_started(window)))
+
+
+GROUPS_SETTLE_MS = 300   # runs listed one after the other (a scan, a group's members) re-read the groups once
+
+
+def follow_new_groups(window) -> QTimer:
+    """A run the Runs list learns of that no listed group holds (a ``bert-explorer group`` started in a terminal
+    writes its group.json, then its members' folders appear in the runs folder) re-reads the groups: the Runs
+    list puts it under its group's row and the Groups page (through ``groups_changed``) lists the group, without
+    Refresh. Runs listed together are re-read once; a scan re-reads the groups at its end anyway. Returns the
+    timer that gathers them."""
+    timer = QTimer(window, singleShot=True, interval=GROUPS_SETTLE_MS)
+
+    def reload() -> None:
+        if not window.runs.loading:
+            window.runs.reload_groups()
+
+    def added(state) -> None:
+        if state.run_id not in window.runs.model.group_of and not window.runs.loading:
+            timer.start()
+
+    timer.timeout.connect(reload)
+    window.store_events.added.connect(added)
+    return timer
 
 
 def offer_never_started(window):
