@@ -482,6 +482,23 @@ def test_group_cv_plans_a_table_with_a_one_row_class_and_says_so_by_name(tmp_pat
     assert p.stdout.count("bert-explorer train --config") == 2
 
 
+def test_group_cv_with_f1_classes_writes_members_that_pick_their_best_by_f_avg(tmp_path):
+    """`group --cv` with --f1-classes and "Best checkpoint by" left automatic: each member's config picks
+    checkpoints/best by F_avg, as the launcher's runs with F1 classes do (accuracy picked them)."""
+    from helpers import run_cli
+
+    from explorer.core.specs.tasks import best_metric_name
+
+    data = _write_table(tmp_path / "d.csv")
+    p = run_cli(["group", "--group", "fav", "--cv", "2", "--plan-only", "--task", "single", "--train", str(data),
+                 "--text-columns", "sentence", "--label-column", "label", "--f1-classes", "pos",
+                 "--output-dir", str(tmp_path / "runs")])
+    assert p.returncode == 0, p.stderr[-2000:]
+    configs = sorted((tmp_path / "runs" / ".groups" / "fav" / "configs").glob("*.json"))
+    assert len(configs) == 2
+    assert [best_metric_name(json.loads(c.read_text(encoding="utf-8"))) for c in configs] == ["f_avg", "f_avg"]
+
+
 def test_groups_page_names_the_classes_held_out_in_only_some_folds(qtbot, tmp_path):
     from explorer.ui.groups.tabs import GroupsTab
 

@@ -48,7 +48,7 @@ from explorer.core.runs.layout import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpo
                                        stop_file)
 from explorer.core.runs.naming import new_run_id
 from explorer.core.runs.workers import remove_pid_file, write_pid_file
-from explorer.core.specs.tasks import is_qa_task, task_names
+from explorer.core.specs.tasks import is_qa_task, recorded_metric_for_best, task_names
 from explorer.core.specs.train_config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_flag, field_help
 from explorer.core.specs.run_presets import load_preset, preset_names
 from explorer.core.models.window_settings import WindowSettingsError, check_source_settings
@@ -180,8 +180,9 @@ def default_task(train: str) -> str:
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """--config file (if any), then --preset (resources/presets), overridden by the flags given; a run that
-    names no task gets :func:`default_task` of its training data. Raises ConfigError (an unknown preset names
-    the known ones)."""
+    names no task gets :func:`default_task` of its training data, one that names no ``metric_for_best`` the
+    launcher's automatic choice (core.specs.tasks.recorded_metric_for_best: f_avg with F1 classes). Raises
+    ConfigError (an unknown preset names the known ones)."""
     given = {k: v for k, v in vars(args).items() if k not in NOT_FLAGS}
     base = TrainConfig.load(args.config).to_dict() if getattr(args, "config", None) else {}
     if getattr(args, "preset", None):
@@ -190,6 +191,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     base.update(given)
     if not named_task:
         base["task"] = default_task(base.get("train", ""))
+    # "Best checkpoint by" left automatic picks as the launcher's does: F_avg when F1 classes are named
+    base["metric_for_best"] = recorded_metric_for_best(base)
     return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
 
 

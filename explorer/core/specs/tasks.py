@@ -475,11 +475,29 @@ def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_lab
     return facts.best_metric if facts else ""
 
 
+def recorded_metric_for_best(config: Mapping, class_counts: Mapping[str, int] | None = None) -> str:
+    """The ``metric_for_best`` a run's config records, by one rule for the launcher and the command line: the one
+    named, else :func:`automatic_metric_for_best` of the config's task, F1 classes and label count (and the
+    training data's ``class_counts`` where they are known) when it differs from the task's ``best_metric``, else
+    "" (the task's default: config.json stays as it was)."""
+    chosen = str(config.get("metric_for_best") or "")
+    if chosen:
+        return chosen
+    task = str(config.get("task", ""))
+    facts = _TABLE.get(task)
+    if facts is None:
+        return ""
+    auto = automatic_metric_for_best(task, config.get("f1_classes") or (), int(config.get("num_labels") or 0),
+                                     class_counts)
+    return auto if auto != facts.best_metric else ""
+
+
 def metric_for_best_help() -> str:
     """The help text of ``metric_for_best``, naming each task's default and the launcher's automatic choice."""
     defaults = ", ".join(f"{f.best_metric} for {name}" for name, f in _TABLE.items())
     return (f"dev metric that picks checkpoints/best (lowest for loss, highest for the scores); empty = the "
-            f"task's default ({defaults}); the launcher's automatic choice is f_avg when f1_classes are given")
+            f"task's default ({defaults}), or f_avg when f1_classes are given (the launcher's automatic choice, also "
+            f"on the command line)")
 
 
 def evals_per_epoch_help() -> str:

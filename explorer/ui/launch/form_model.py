@@ -227,10 +227,8 @@ class LaunchForm:
             # training file infers its own from the data (0): a regression run or an SST-2 run after the stance
             # file must not carry 3 (config.json would say 3 while the head has 2)
             values["num_labels"] = 0
-        if not values.get("metric_for_best"):
-            auto = self.automatic_metric(task, values)
-            facts = find_task_facts(task)
-            values["metric_for_best"] = auto if facts is not None and auto != facts.best_metric else ""
+        if not values.get("metric_for_best"):   # the command line's rule: core.specs.tasks.recorded_metric_for_best
+            values["metric_for_best"] = self.recorded_metric(task, values)
         if not values["output_dir"]:
             values["output_dir"] = self.runs_dir
         return dataclasses.replace(self.base, **values)
@@ -238,6 +236,15 @@ class LaunchForm:
     def command(self, cfg: TrainConfig) -> str:
         """The preview command: the shell command that runs ``cfg`` headless."""
         return command_line(cfg)
+
+    def recorded_metric(self, task: str, values: dict) -> str:
+        """The metric_for_best config.json records when "Best checkpoint by" is automatic (""  when it is the
+        task's default), with the training data check's class counts: core.specs.tasks.recorded_metric_for_best."""
+        from explorer.core.specs.tasks import recorded_metric_for_best
+
+        counts = (self.plan.train_result or {}).get("class_counts") or None
+        return recorded_metric_for_best({"task": task, "f1_classes": values.get("f1_classes") or (),
+                                         "num_labels": values.get("num_labels", self.base.num_labels) or 0}, counts)
 
     def automatic_metric(self, task: str, values: dict) -> str:
         """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named)
