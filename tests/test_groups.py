@@ -604,3 +604,35 @@ def test_the_group_command_records_itself_as_the_driver_while_its_members_train(
                         lambda cmd, lines: seen.append(groups.driven_elsewhere(tmp_path, "rs")) or 0)
     assert group_command.train_members(tmp_path, group, paths, lambda m: f"seed {m.seed}") == []
     assert seen == [True, True] and not groups.driven_elsewhere(tmp_path, "rs")
+
+
+def test_the_groups_pages_best_column_marks_a_member_stuck_on_one_class_as_the_runs_list_does(qtbot, tmp_path):
+    """A member whose model predicts one class for every dev row reads " · one class" after its best figure in the
+    Groups page's list, in amber with the sentence in the tooltip, word for word the Runs list's Best dev cell; a
+    member that learned reads its figure alone."""
+    from PySide6.QtGui import QColor
+
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.launch.form_model import WARNING_COLOR
+    from explorer.ui.runs.dock import COLUMNS, RunsPanel
+    from explorer.ui.runs.store import load_summary
+
+    _restarts_of(tmp_path, (True, False))
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1 and tab.tree.topLevelItem(0).childCount() == 2,
+                    timeout=10_000)
+    stuck, learned = tab.tree.topLevelItem(0).child(0), tab.tree.topLevelItem(0).child(1)
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    for rid in ("s-01", "s-02"):
+        panel.upsert(load_summary(tmp_path / rid))
+    model = panel.model
+
+    def runs_list_best(rid):
+        return model.data(model.run_index(rid, COLUMNS.index("Best dev")))
+
+    assert stuck.text(2).endswith(" · one class") and stuck.text(2) == runs_list_best("s-01")
+    assert "one class" not in learned.text(2) and learned.text(2) == runs_list_best("s-02")
+    assert stuck.foreground(2).color() == QColor(WARNING_COLOR)
+    assert "predicts only '3' for every dev row" in stuck.toolTip(2)

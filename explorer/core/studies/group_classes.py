@@ -22,6 +22,28 @@ MEMBER_NOUNS = {"restarts": "seed", "cv": "fold", "curve": "size"}   # what one 
 _STUCK = (ONE_CLASS, MEAN_SCORE)
 
 
+def run_class_note(record):
+    """The core.metrics.baselines.ClassNote a member run gets, by the Runs list's rule (``record``: a
+    core.runs.reading.RunRecord; its step events may be only the last): run_one_class_note of its evaluations
+    (after step 0 the last one's predicted classes), which, while the run trains, waits until the note persists.
+    NO_NOTE without evaluations."""
+    from explorer.core.metrics.baselines import NO_NOTE, run_one_class_note
+    from explorer.core.protocol.events import run_evaluations
+    from explorer.core.runs.status import IN_PROGRESS, LIVE
+
+    evals = run_evaluations(record.events)
+    if not evals:
+        return NO_NOTE
+    summary = record.summary
+    try:
+        rate = float((record.config or {}).get("learning_rate"))
+    except (TypeError, ValueError):
+        rate = None
+    return run_one_class_note(summary.task if summary else "", evals, rate, step=summary.steps if summary else 0,
+                              steps_total=summary.steps_total if summary else 0,
+                              live=record.status in LIVE or record.status == IN_PROGRESS)
+
+
 @dataclass(frozen=True)
 class GroupClassNote:
     """What a group's members predict, said once: ``kind`` (:data:`LEARNED_NOTHING`, :data:`SOME_LEARNED_NOTHING`,

@@ -118,19 +118,12 @@ def member_data(record, params: dict | None = None) -> MemberData:
 
 
 def _class_note(record, task: str, ongoing: bool):
-    """An ended run's core.metrics.baselines.run_one_class_note (its last evaluation predicts one class for every
-    dev row, or never predicts some classes); "" while it trains or without evaluations."""
-    from explorer.core.metrics.baselines import run_one_class_note
-    from explorer.core.protocol.events import run_evaluations
+    """An ended run's core.metrics.baselines.ClassNote (core.studies.group_classes.run_class_note: its last
+    evaluation predicts one class for every dev row, or never predicts some classes); "" while it trains or without
+    evaluations."""
+    from explorer.core.studies.group_classes import run_class_note
 
-    evals = run_evaluations(record.events)
-    if ongoing or not evals:
-        return ""
-    try:
-        rate = float((getattr(record, "config", None) or {}).get("learning_rate"))
-    except (TypeError, ValueError):
-        rate = None
-    return run_one_class_note(task, evals, rate, step=getattr(record.summary, "steps", 0) or 0)
+    return "" if ongoing else (run_class_note(record) or "")
 
 
 def _picked_value(events: list[dict], name: str, task: str) -> float | None:

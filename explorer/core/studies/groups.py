@@ -92,6 +92,7 @@ class MemberState:
     path: Path
     status: str
     summary: object | None = None   # runs.RunSummary when the folder exists
+    class_note: object = ""          # core.metrics.baselines.ClassNote: one class, as the Runs list marks it
 
 
 # -- names and files --------------------------------------------------------------------------
@@ -318,18 +319,27 @@ def read_group(runs_dir: str | Path, name: str) -> tuple[Group, list[MemberState
     states = []
     for m in group.members:
         path = runs_dir / m.run_id
-        summary = member_summary(path)
+        record = member_record(path)
+        summary = record.summary if record is not None else None
         states.append(MemberState(member=m, path=path, status=summary.status if summary else MISSING,
-                                  summary=summary))
+                                  summary=summary, class_note=member_class_note(record)))
     return group, states
 
 
-def member_summary(path: Path):
-    """runs.RunSummary of a member folder (notes included), or None when it is not a run folder
-    (read as the run store reads every run: explorer.core.runs.reading.read_summary)."""
-    from explorer.core.runs.reading import read_summary
+def member_record(path: Path):
+    """runs.RunRecord of a member folder (notes included), its step events only the last (read as the run store
+    lists runs: its summary is explorer.core.runs.reading.read_summary's), or None when it is not a run folder."""
+    from explorer.core.runs.reading import is_run_dir, load_run
 
-    return read_summary(path)
+    return load_run(path, steps="last") if is_run_dir(path) else None
+
+
+def member_class_note(record):
+    """The ClassNote of a member read by :func:`member_record` (core.studies.group_classes.run_class_note); ""
+    without a record."""
+    from explorer.core.studies.group_classes import run_class_note
+
+    return run_class_note(record) if record is not None and record.summary is not None else ""
 
 
 # -- planning ----------------------------------------------------------------------------------

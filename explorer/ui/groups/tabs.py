@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, \
     QSpinBox, QSplitter, QTabWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -33,6 +34,7 @@ from explorer.ui.groups.member_tree import MemberTree
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
+from explorer.ui.launch.form_model import WARNING_COLOR
 from explorer.ui.shell.file_dialogs import EXPORT_KIND, open_folder
 from explorer.ui.shell.tasks import run_in_thread
 
@@ -216,6 +218,8 @@ class GroupsTab(QWidget):
         self.tree.clear()
         self._member_items = {}
         from explorer.core.specs.metric_display import to_display, undefined_text, value_then_metric
+        from explorer.core.metrics.baselines import regression_task
+        from explorer.ui.runs.run_cells import class_mark
 
         for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
@@ -225,6 +229,7 @@ class GroupsTab(QWidget):
                 undefined = st.summary.metric_undefined if st.summary else ""   # the metric undefined throughout
                 shown = (value_then_metric(st.summary.metric_name, to_display(st.summary.metric_name, best,
                                                                              st.summary.task), st.summary.task)
+                         + class_mark(st.class_note)   # " · one class", the Runs list's mark by the same rule
                          if best is not None else "undefined" if undefined else "")   # the Runs list's form
                 child = QTreeWidgetItem([st.member.run_id, shown_status(st.member.run_id, st.status, self.live_of),
                                          shown])
@@ -233,6 +238,10 @@ class GroupsTab(QWidget):
                 child.setToolTip(0, st.member.run_id)
                 if undefined:
                     child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
+                elif best is not None and st.class_note:   # amber, its words in the tooltip, as in the Runs list
+                    child.setForeground(2, QColor(WARNING_COLOR))
+                    whose = "the run" if regression_task(st.summary.task) else "the last evaluation"
+                    child.setToolTip(2, f"{shown}\nnote: {whose} {st.class_note.text}")
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
