@@ -70,12 +70,12 @@ def test_the_evaluation_line_summary_is_one_short_sentence_of_the_plan():
 
     timed = EvalPreviewInput(task="single", dev_rows=2478, steps=1000, windows_per_step=16, every=43, share=0.2,
                              train_rate=40.0, eval_rate=200.0, measured_runs=2)
-    assert eval_plan_summary(timed) == ("Evaluation: every 43 steps on a sample of 730 of the 2,478 dev rows; whole "
-                                        "run about 8:20 (estimate from past runs).")
+    assert eval_plan_summary(timed) == ("Evaluation: every 43 steps on a sample of 730 of the 2,478 dev rows, 200 of "
+                                        "them at step 0; whole run about 8:20 (estimate from past runs).")
     rough = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
                              share=0.2, rough_rate=3.0)
-    assert eval_plan_summary(rough).startswith("Evaluation: every 43 steps on a sample of ")
-    assert eval_plan_summary(rough).endswith("(rough: no past run here).")
+    assert eval_plan_summary(rough).startswith("Evaluation, rough plan: every 43 steps on a sample of ")
+    assert eval_plan_summary(rough).endswith("(no past run here).")
     rule = dataclasses.replace(rough, rough_rate=0.0)
     assert eval_plan_summary(rule) == ("Evaluation: the run picks the cadence and sample of the 2,478 held-out dev rows "
                                        "after timing its first steps and evaluation, within 20% of its time.")
@@ -359,8 +359,42 @@ def test_the_whole_run_time_says_it_assumes_the_machine_alone_while_a_run_trains
     assert plan.eval_preview(cfg).endswith("Run busy-run is training now: expect longer.")
     rough = EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43, windows_per_step=16,
                              share=0.2, rough_rate=3.0, busy="busy-run")
-    assert " alone (rough)" in eval_plan_summary(rough) and "training now" in eval_plan_summary(rough)
+    assert " alone." in eval_plan_summary(rough) and "training now" in eval_plan_summary(rough)
+    assert eval_plan_summary(rough).startswith("Evaluation (rough): ")
     assert len(eval_plan_summary(rough)) <= 160, eval_plan_summary(rough)
+
+
+def said_plan(line: str) -> tuple[int, int, int]:
+    """(the cadence, the rows of each evaluation during training, the rows of the evaluation at step 0) an Evaluation
+    line names: 0 for "at the start and the end"; the rows are those of the sample, or all dev rows."""
+    import re
+
+    every = re.search(r"every ([\d,]+) steps", line)
+    if ", from step 0" in line:   # the step-0 evaluation scores the rows of the others
+        every_rows = said_plan(line.replace(", from step 0", ""))
+        return every_rows[0], every_rows[1], every_rows[1]
+    sample = re.search(r"on (?:a sample of )?([\d,]+) of (?:the )?([\d,]+)", line)
+    whole = re.search(r"on all ([\d,]+)", line)
+    first = re.search(r"([\d,]+) (?:of them |of the [\d,]+ [\w -]+ )?at step 0", line)
+
+    def number(m, group=1):
+        return int(m.group(group).replace(",", "")) if m else 0
+    rows = number(sample) if sample else number(whole)
+    if not every:   # at step 0 and at the end only: the rows of the one at step 0
+        return 0, number(first) or rows, number(first) or rows
+    return number(every), rows, number(first) or rows
+
+
+def assert_line_gives(line: str, own, dev_total: int) -> None:
+    """The Evaluation ``line`` names the cadence and the sample of the run's own plan ``own`` and its first
+    evaluation (eval_schedule.EvalSchedule's rows before its plan: the sample's first rows)."""
+    from explorer.core.training.eval_plan import evaluations_between
+    from explorer.core.training.eval_schedule import first_rows
+
+    every = own.eval_every if evaluations_between(own.steps, own.eval_every) else 0
+    first = first_rows(dev_total, planned=True, full_dev=own.full_dev)
+    rows = own.dev_rows if every else (first if first < dev_total else dev_total)
+    assert said_plan(line) == (every, rows, first), (line, own)
 
 
 def _runs_own_plan(cfg: TrainConfig, dev_total: int, *, train_rate: float, eval_rate: float, steps_total: int):
@@ -413,10 +447,8 @@ def test_the_evaluation_sentence_gives_the_rows_and_evaluations_the_runs_own_pla
         if own is None:
             assert dev_total < 250 and f"on all {dev_total:,} dev rows, as set" in line, (fields, line)
             continue
-        rows = (f"a sample of {own.dev_rows:,} of the {dev_total:,} dev rows" if own.sampled
-                else f"all {dev_total:,} dev rows")
-        when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
-        assert line.startswith(f"Evaluation: {when} on {rows};"), (fields, line, own)
+        assert line.startswith("Evaluation: ") and "; whole run about" in line, line
+        assert_line_gives(line, own, dev_total)
         assert f"on {own.rows_text()}" in whole and f"{own.evaluations + 1} evaluations" in whole, (fields, whole)
 
 
@@ -453,10 +485,8 @@ def test_with_no_past_run_the_line_gives_the_cadence_the_runs_rule_chooses_at_ro
         bound = run_steps(67_349, cfg.batch_size, epochs=cfg.epochs)[1]
         own = _runs_own_plan(cfg, 872, train_rate=rate, eval_rate=ROUGH_EVAL_FACTOR * rate, steps_total=bound)
         line = plan.eval_summary(cfg)
-        rows = f"a sample of {own.dev_rows:,} of the 872 dev rows" if own.sampled else "all 872 dev rows"
-        when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
-        assert line.startswith(f"Evaluation: {when} on {rows}; whole run about "), (line, own)
-        assert "(rough" in line, line
+        assert_line_gives(line, own, 872)
+        assert line.startswith("Evaluation at rough rates: "), line   # the run re-plans at the rates it times
         whole = plan.eval_preview(cfg)
         assert f"on {own.rows_text()}" in whole and f"{own.evaluations + 1} evaluations" in whole, whole
         assert f"Evaluate every {cfg.eval_every} (the command's --eval-every) is the cadence asked for" in whole
@@ -479,6 +509,39 @@ def test_a_tables_built_in_rate_is_that_of_short_inputs_so_a_first_run_plans_eva
         assert builtin_rate("bundled:minilm", task) == qa * SHORT_INPUT_SPEEDUP, task
     cfg, plan = _new_users_form(3.0, [])
     line = plan.eval_summary(cfg)
-    assert "at the start and the end only" not in line and "(rough" in line, line
+    assert "at step 0, all at the end" not in line and "rough" in line, line
     every = int(line.split("every ")[1].split(" steps")[0].replace(",", ""))
     assert 0 < every < plan.planned_steps()[1], line
+
+
+def test_the_line_names_the_sample_and_the_first_evaluation_the_run_takes_at_the_same_rates_tables_and_tagging():
+    """A fresh SST-2 form with a 3-minute Time budget said "every 42 steps on a sample of 387 of the 872 dev rows"
+    and no word of the evaluation at step 0 on 200 rows; the run took another sample at the rates it timed. For a
+    table and a tagging file, with a past run's rates and with none (rough rates, said so), the line names the
+    cadence and the sample the run's own planning takes at those rates, and its first evaluation at step 0."""
+    from explorer.core.models.speed import builtin_rate
+    from explorer.core.specs.tasks import run_steps
+    from explorer.ui.launch.eval_plan_preview import ROUGH_EVAL_FACTOR
+
+    for task, counts, dev in (("single", "examples", 872), ("ner", "sentences", 3250)):
+        for budget in (0.0, 3.0):
+            for past in (True, False):
+                cfg = TrainConfig(task=task, train="t.txt", dev="d.txt", batch_size=16, max_seq_length=128, epochs=1,
+                                  eval_every=20, time_budget_minutes=budget)
+                values = {"batch_size": 16, "gradient_accumulation_steps": 1, "model": cfg.model, "train_cap": 0,
+                          "max_steps": 0, "task": task, "max_seq_length": 128, "time_budget_minutes": budget,
+                          "epochs": 1}
+                plan = RunPlan(values)
+                plan.train_result = {"ok": True, "counts": {counts: 14_000}}
+                plan.dev_result = {"ok": True, "counts": {counts: dev}}
+                runs = [_timed_run("past", cfg.model, task, 128, 40.0, 150.0)] if past else []
+                plan.past_runs = lambda runs=runs: runs
+                train_rate = 40.0 if past else builtin_rate(cfg.model, task)
+                eval_rate = 150.0 if past else ROUGH_EVAL_FACTOR * train_rate
+                own = _runs_own_plan(cfg, dev, train_rate=train_rate, eval_rate=eval_rate,
+                                     steps_total=run_steps(14_000, 16, epochs=1)[1])
+                line = plan.eval_summary(cfg)
+                assert_line_gives(line, own, dev)
+                assert ("at step 0" in line or "from step 0" in line) and len(line) <= 160, line
+                assert line.startswith("Evaluation: " if past else "Evaluation at rough rates: "), line
+                assert "scores 200 of them (the sample's first rows)" in plan.eval_preview(cfg), plan.eval_preview(cfg)

@@ -461,10 +461,11 @@ def test_a_first_runs_evaluation_line_gives_the_cadence_the_run_plans_at_rough_r
     steps = budget_plan_steps(180.0, cfg.eval_share, rate / per_step, form.plan._bound_steps())
     own = plan_for_run(wanted_every=cfg.eval_every, share=cfg.eval_share, full_dev_asked=False, sampleable=True, dev_total=872,
                        steps=steps, windows_per_step=per_step, train_rate=rate, eval_rate=ROUGH_EVAL_FACTOR * rate)
-    when = f"every {own.eval_every:,} steps" if own.eval_every else "at the start and the end only"
-    rows = f"a sample of {own.dev_rows:,} of the 872 dev rows" if own.sampled else "all 872 dev rows"
+    from test_launch_eval_preview import assert_line_gives
+
     line = form.plan.eval_summary(cfg)
-    assert line.startswith(f"Evaluation: {when} on {rows}; whole run about ") and "(rough" in line, line
+    assert_line_gives(line, own, 872)
+    assert line.startswith("Evaluation at rough rates: ") and "whole run about " in line, line
 
 
 def test_train_rows_and_examples_come_from_the_data_check(tmp_path):

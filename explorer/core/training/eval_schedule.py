@@ -89,6 +89,15 @@ def plan_for_run(*, wanted_every: int, share: float, full_dev_asked: bool, sampl
                             full_dev_why=FULL_DEV_WHY_ASKED if full_dev_asked else FULL_DEV_WHY_UNSAMPLEABLE)
 
 
+def first_rows(dev_total: int, *, planned: bool, full_dev: bool) -> int:
+    """The dev rows of a run's first evaluation, at step 0 before training: where it fits its evaluations to its time
+    (``planned``: :func:`plans_evaluations`) on a sample (not ``full_dev``: asked, or dev data that cannot be
+    sampled), the first MIN_SAMPLE_ROWS rows of the sample order, which time the evaluation for the plan and are part
+    of any later sample; else all ``dev_total``. The run (:class:`EvalSchedule`) and the launcher's Evaluation line
+    both count it here."""
+    return dev_total if (full_dev or not planned) else min(dev_total, MIN_SAMPLE_ROWS)
+
+
 class EvalSchedule:
     """The cadence and the dev rows of one run's evaluations.
 
@@ -113,8 +122,7 @@ class EvalSchedule:
         self.eval_rows = 0           # rows scored by the evaluations timed so far
         self.eval_seconds = 0.0
         self.overhead = 0.0          # the last evaluation's seconds besides its rows' forward, its saves included
-        probe = min(dev_total, MIN_SAMPLE_ROWS)
-        self.rows = dev_total if (self.full_dev or not self.active) else probe
+        self.rows = first_rows(dev_total, planned=self.active, full_dev=self.full_dev)
 
     # -- which rows ---------------------------------------------------------------------------------
     def order(self, labels) -> list[int]:

@@ -22,7 +22,7 @@ from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
 from explorer.core.training.eval_budget import budget_plan_steps
 from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, clock_text, evaluations_between, worth_sampling
-from explorer.core.training.eval_schedule import plan_for_run, plans_evaluations
+from explorer.core.training.eval_schedule import first_rows, plan_for_run, plans_evaluations
 
 __all__ = ["ROUGH_EVAL_FACTOR", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary",
            "expected_plan", "measured_eval_rate", "other_task_run", "rates_of", "rough_plan", "run_length",
@@ -307,8 +307,18 @@ def _estimate(p: EvalPreviewInput) -> str:
     if p.rate_settings:
         runs += f" ({p.rate_settings}, not this run's: rough)"
     return (f"Expected, at the rates {runs} of this model measured here: "
-            f"{plan.describe(estimated_from=f'the rates of {runs}')} "
+            f"{plan.describe(estimated_from=f'the rates of {runs}')}{_first_evaluation(p)} "
             "The run re-plans from its own rates once it has timed its first steps and its first evaluation.")
+
+
+def _first_evaluation(p: EvalPreviewInput) -> str:
+    """' The first evaluation, at step 0 before training, scores 200 of them: it times the evaluation the run plans
+    with.' where the run starts on its sample's first rows (eval_schedule.first_rows); '' where it scores them all."""
+    first = first_rows(p.dev_rows, planned=True, full_dev=p.full_dev or not samples_dev_rows(p.task))
+    if first >= p.dev_rows:
+        return ""
+    return (f" The first evaluation, at step 0 before training, scores {first:,} of them (the sample's first rows): it "
+            "times the evaluation the run plans with.")
 
 
 def _rough_source(p: EvalPreviewInput) -> str:
@@ -332,7 +342,7 @@ def _rough_estimate(p: EvalPreviewInput) -> str:
     rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
     return (f"Rough, with no past run of this model and task here, for the {rows}: at {rates}, the run's rule "
             "would choose: "
-            f"{plan.describe(estimated_from='rough rates', rates_are='rough')} Evaluate every {p.every:,} (the "
+            f"{plan.describe(estimated_from='rough rates', rates_are='rough')}{_first_evaluation(p)} Evaluate every {p.every:,} (the "
             "command's --eval-every) is the cadence asked for; the run plans its own from the rates it times in its "
             "first steps and its first evaluation.")
 
@@ -355,6 +365,32 @@ def _rough_time(p: EvalPreviewInput) -> str:
             f"a built-in {p.rough_rate:g} training rows/s{others}; evaluations come on top).")
 
 
+LINE_MAX = 160   # characters of the Evaluation line: two lines at most under the form at 1280x800
+
+
+def _when_texts(p: EvalPreviewInput, plan, rows: str) -> list[str]:
+    """The Evaluation line's "when, on which rows" for ``plan``, fullest first, shorter forms after: the cadence, the
+    rows and the run's first evaluation at step 0 (eval_schedule.first_rows: a sample's first rows, which time the
+    evaluation the run plans with)."""
+    first = first_rows(p.dev_rows, planned=True, full_dev=p.full_dev or not samples_dev_rows(p.task))
+    if not evaluations_between(plan.steps, plan.eval_every):
+        if first < p.dev_rows:
+            return [f"{first:,} of the {rows} at step 0, all at the end", f"{first:,} at step 0, all {rows} at the end"]
+        return [f"at step 0 and at the end only, on all {rows}"]
+    every = f"every {plan.eval_every:,} steps"
+    if not plan.sampled:
+        if first >= p.dev_rows:
+            return [f"{every} on all {rows}, from step 0"]
+        return [f"{every} on all {rows}, {first:,} of them at step 0", f"{every} on all {rows}, {first:,} at step 0"]
+    if first >= plan.dev_rows:   # the step-0 evaluation scores the sample itself
+        return [f"{every} on a sample of {plan.dev_rows:,} of the {rows}, from step 0",
+                f"{every} on {plan.dev_rows:,} of the {rows}, from step 0"]
+    return [f"{every} on a sample of {plan.dev_rows:,} of the {rows}, {first:,} of them at step 0",
+            f"{every} on a sample of {plan.dev_rows:,} of the {rows}, {first:,} at step 0",
+            f"{every} on {plan.dev_rows:,} of the {rows}, {first:,} at step 0",
+            f"{every} on {plan.dev_rows:,} of {rows}, {first:,} at step 0"]
+
+
 def eval_plan_summary(p: EvalPreviewInput) -> str:
     """One short sentence of :func:`eval_plan_preview` for the line under the form (its whole text is the line's
     tooltip and "more…"): the cadence, the rows and, where known, the whole run's time; '' without dev data. With
@@ -372,18 +408,21 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
     rough = None if plan is not None else rough_plan(p)
     if plan is not None or rough is not None:
         chosen = plan or rough
-        when = (f"every {chosen.eval_every:,} steps" if evaluations_between(chosen.steps, chosen.eval_every)
-                else "at the start and the end only")
-        on = f"a sample of {chosen.dev_rows:,} of the {rows}" if chosen.sampled else f"all {rows}"
         if plan is not None:
             rough_note = ", rough" if p.rate_settings else ""
             time = f"{clock_text(plan.total_seconds)}{_alone(p)} (estimate from past runs{rough_note})"
-        else:
+            said = ["Evaluation"]
+        else:   # the run re-plans at the rates it times: these numbers are its rule's at rough rates
             from explorer.core.runs.throughput import format_duration
 
-            why = "" if p.busy else ": from a run of another task" if p.rough_from else ": no past run here"
-            time = f"{format_duration(rough.total_seconds)}{_alone(p)} (rough{why})"   # two lines at most
-        return f"Evaluation: {when} on {on}; whole run about {time}.{_busy_sentence(p, named=False)}"
+            why = "" if p.busy else " (from another task's run)" if p.rough_from else " (no past run here)"
+            time = f"{format_duration(rough.total_seconds)}{_alone(p)}{why}"
+            said = ["Evaluation at rough rates", "Evaluation, rough plan", "Evaluation (rough)"]
+        busy = _busy_sentence(p, named=False)
+        lines = [f"{head}: {when}; whole run about {time}.{busy}" for when in _when_texts(p, chosen, rows)
+                 for head in said]
+        fits = [line for line in lines if len(line) <= LINE_MAX]   # two lines at most: the fullest that fits
+        return max(fits, key=len) if fits else min(lines, key=len)
     time = ""
     if p.rough_rate > 0 and p.steps > 0:
         from explorer.core.runs.throughput import format_duration
