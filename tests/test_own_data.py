@@ -357,6 +357,31 @@ def test_a_date_or_id_column_is_never_guessed_as_the_label(tmp_path, header):
     assert prev.guess.text_columns == ((("text",) if header else (prev.columns[2],)))
 
 
+REVIEWS = ["great phone works well every day", "terrible battery died after a week of use",
+           "okay value for the money paid here", "love the screen and the camera too",
+           "shipping was slow but the item is fine"]
+
+
+@pytest.mark.parametrize("rating", ["overall_rating", "Stars", "score", "y", "Review Rating", "target"])
+def test_a_column_named_like_a_rating_is_the_label_over_a_year_of_fewer_values(tmp_path, rating):
+    """A review table: a year column (three years, fewer distinct values than the five ratings) and titles; a
+    column whose name has a label word as a whole word is the label, a year, date or id column never is."""
+    lines = [f"Review_ID,Review_Title,Review_Text,Review_Year,{rating},Review_Date"]
+    lines += [f"{i},title number {i},{REVIEWS[i % 5]} {i},{2014 + i % 3},{1 + (i * 7) % 5},2015-0{1 + i % 2}-01"
+              for i in range(40)]
+    prev = preview_table(_write(tmp_path / "amazon_reviews.csv", "\n".join(lines) + "\n"))
+    assert prev.guess.label_column == rating, prev.guess
+    assert prev.guess.text_columns == ("Review_Text",)
+
+
+def test_a_year_or_index_column_named_as_such_is_never_guessed_as_the_label(tmp_path):
+    """Without a label-named column, a column whose name says year or index is not taken for the classes."""
+    lines = ["Review_Text,Review_Year,row index,verdict"]
+    lines += [f"{REVIEWS[i % 5]} {i},{2014 + i % 2},{i % 3},{('good', 'bad', 'mixed')[i % 3]}" for i in range(30)]
+    prev = preview_table(_write(tmp_path / "reviews.csv", "\n".join(lines) + "\n"))
+    assert prev.guess.label_column == "verdict", prev.guess
+
+
 @pytest.mark.parametrize("header", ["classs,question", ""])
 def test_a_file_sorted_by_its_label_gets_the_same_column_guess(tmp_path, header):
     """A file sorted by its label (120 rows of one intent, then 40 of another): the first rows hold one class,
