@@ -107,6 +107,9 @@ class LaunchForm:
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.guessed: dict[str, Any] = {}     # picker -> the value the guess put in (guessed again on a task switch)
+        # what filled the whole form for one run other than the user ("Fine-tune on reviewed rows"): New run then
+        # starts from the defaults, not from that run's form (new_run.start_new_run); "" after any other load
+        self.filled_by = ""
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
         self.no_header_tick = NoHeaderTick()   # No header row ticked for a file whose first line is data
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
@@ -140,6 +143,7 @@ class LaunchForm:
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
+        self.filled_by = ""
         self.guessed.clear()   # the columns now are the config's, not a guess
         self.base = config
         for spec in FIELDS:
