@@ -216,10 +216,14 @@ class LaunchForm:
         """The form as a TrainConfig (fields not in the form come from the last loaded config): a setting the
         task does not use at its default, watch examples only for QA, a dev file or a held-out share (never
         both), the label count inferred again for another task or training file, Best checkpoint by written out
-        only where it is not the task's default, the runs folder when Output is empty."""
+        only where it is not the task's default, the runs folder when Output is empty; a label column guessed from
+        the values (``guessed``) while the picker is empty."""
         values = dict(self.values)
         task = values.get("task", self.base.task)
         defaults = TrainConfig()
+        guessed_label = self.guessed.get("label_column")
+        if guessed_label and not values.get("label_column") and self.guessed_for == values.get("train"):
+            values["label_column"] = guessed_label   # the guess shown in grey, read until a column is picked
         for spec in FIELDS:
             if spec.name in values and not applies(spec, task):
                 values[spec.name] = getattr(defaults, spec.name)
