@@ -731,3 +731,14 @@ def test_strongly_imbalanced_training_labels_without_class_weights_are_warned_be
     assert "('a' 70%, 'b' 10%, 'c' 10%, 'd' 5%, others 5%)" in form.plan.imbalance_warning(form.config())
     form.edit("task", "regression")   # no classes to weigh
     assert form.plan.imbalance_warning(form.config()) == ""
+
+
+def test_a_label_column_guess_is_made_again_after_the_form_is_loaded_with_the_same_file(tmp_path):
+    """The label column guessed from the values is read, never typed: a config loaded for the same training file
+    without a label column (a filled form, New run) gets the guess again, so the run still reads a label column."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), no_header=True)
+    guess = {"basis": "the values", "text_columns": ["2"], "label_column": "1"}
+    assert form.fill_guess(guess) and form.config().label_column == "1"
+    form.load(TrainConfig(task="single", train=form.get("train"), no_header=True, text_columns=["2"]))
+    assert form.config().label_column == ""
+    assert form.fill_guess(guess) and form.config().label_column == "1"

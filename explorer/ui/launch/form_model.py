@@ -145,6 +145,7 @@ class LaunchForm:
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
         self.filled_by = ""
         self.guessed.clear()   # the columns now are the config's, not a guess
+        self.guessed_for = None   # those it leaves empty are guessed again (a label guess is read, never typed)
         self.base = config
         for spec in FIELDS:
             self.set(spec.name, getattr(config, spec.name))
