@@ -280,8 +280,9 @@ def test_columns_guessed_from_a_headerless_file_are_filled_once_per_file(tmp_pat
     form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), no_header=True)
     guess = {"basis": "the values", "text_columns": ["2"], "label_column": "1"}
     assert form.fill_guess(guess)
-    assert form.get("text_columns") == ["2"] and form.get("label_column") == "1"
-    assert {"text_columns", "label_column"} <= form.edited             # as if typed
+    assert form.get("text_columns") == ["2"] and "text_columns" in form.edited   # texts as if typed
+    assert form.get("label_column") == "" and "label_column" not in form.edited    # the label stays a guess,
+    assert form.config().label_column == "1"                                       # read by the run's config
     assert "No header row: Text columns 2 and Label column 1 guessed from the first rows (the values)" in form.note
     form.values["text_columns"] = []
     assert not form.fill_guess(guess)                                   # once per training file
@@ -296,10 +297,10 @@ def test_a_task_switch_guesses_the_guessed_columns_again_and_names_typed_ones_th
     form = _form(tmp_path, task="regression", train=_table(tmp_path, "stsb.tsv"), no_header=True)
     assert form.fill_guess({"basis": "the values", "text_columns": ["6", "7"], "label_column": "5"})
     form.edit("task", "single")
-    assert form.get("text_columns") == [] and form.get("label_column") == ""
+    assert form.get("text_columns") == [] and form.config().label_column == ""
     assert not {"text_columns", "label_column"} & form.edited
     assert form.fill_guess({"basis": "the values", "text_columns": ["6"], "label_column": "1"})   # guessed again
-    assert form.get("text_columns") == ["6"] and form.get("label_column") == "1"
+    assert form.get("text_columns") == ["6"] and form.config().label_column == "1"
 
     loaded = _form(tmp_path, task="regression", train=_table(tmp_path, "stsb.tsv"), no_header=True)
     loaded.fill_guess({"basis": "the values", "text_columns": ["6", "7"], "label_column": "5"})
@@ -330,7 +331,7 @@ def test_a_label_column_found_by_its_values_under_a_header_is_filled_and_said(tm
     assert guess.label_column == "Emotion" and guess.basis == "column Emotion holds a few values (anger, happy, sadness)"
     form = _form(tmp_path, task="single", train=str(path), no_header=False)
     assert form.fill_guess(dataclasses.asdict(guess))
-    assert form.get("label_column") == "Emotion" and form.get("text_columns") == []
+    assert form.config().label_column == "Emotion" and form.get("text_columns") == []
     assert ("No column is named like a label: Label column Emotion guessed from the first rows (column Emotion holds "
             "a few values (anger, happy, sadness)); check it against the preview") in form.note
 
@@ -731,3 +732,14 @@ def test_strongly_imbalanced_training_labels_without_class_weights_are_warned_be
     assert "('a' 70%, 'b' 10%, 'c' 10%, 'd' 5%, others 5%)" in form.plan.imbalance_warning(form.config())
     form.edit("task", "regression")   # no classes to weigh
     assert form.plan.imbalance_warning(form.config()) == ""
+
+
+def test_a_label_column_guess_is_made_again_after_the_form_is_loaded_with_the_same_file(tmp_path):
+    """The label column guessed from the values is read, never typed: a config loaded for the same training file
+    without a label column (a filled form, New run) gets the guess again, so the run still reads a label column."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), no_header=True)
+    guess = {"basis": "the values", "text_columns": ["2"], "label_column": "1"}
+    assert form.fill_guess(guess) and form.config().label_column == "1"
+    form.load(TrainConfig(task="single", train=form.get("train"), no_header=True, text_columns=["2"]))
+    assert form.config().label_column == ""
+    assert form.fill_guess(guess) and form.config().label_column == "1"

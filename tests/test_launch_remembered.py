@@ -124,3 +124,29 @@ def test_new_run_puts_the_time_budget_and_run_on_back_to_their_defaults(queued_w
 
     new_run.trigger()   # already a new run's defaults: nothing changes
     assert w.config().time_budget_minutes == TrainConfig().time_budget_minutes and w.run_on.host() is None
+
+
+def test_new_run_after_a_form_filled_with_the_reviewed_rows_gives_the_defaults_form(queued_window, tmp_path):
+    """Fine-tune on reviewed rows fills the whole form for one run (its combined file, its checkpoint, its banner);
+    File → New run then gives the defaults' form, as on a fresh start, and the banner says so."""
+    from explorer.ui.inspectors.predictions_view import fill_launcher
+    from explorer.ui.launch.presets import offline_default
+
+    window = queued_window
+    w = window.launcher
+    combined = _table(tmp_path)
+    fill_launcher(w, {"train": combined, "task": "single", "model": str(tmp_path / "run" / "checkpoints" / "best"),
+                      "dev": ""}, "Training file: the reviewed rows beside the first run's.")
+    assert w.config().train == combined and "the reviewed rows" in w.banner.whole_text()
+    new_run = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "&New run")
+
+    new_run.trigger()
+    fresh = offline_default(w.runs_dir)
+    cfg = w.config()
+    assert (cfg.train, cfg.task, cfg.model, cfg.dev) == (fresh.train, fresh.task, fresh.model, fresh.dev)
+    said = w.banner.whole_text()
+    assert "the reviewed rows" not in said and "New run: the form holds the defaults again" in said
+
+    w.editors["train"].set(combined)   # a form the user fills keeps their values at the next New run
+    new_run.trigger()
+    assert w.config().train == combined

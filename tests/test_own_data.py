@@ -318,6 +318,22 @@ def test_a_head_without_names_scores_a_dev_file_without_label_zero_by_its_intege
     assert out.labels == [1, 2] and out.label_names is None
 
 
+def test_a_head_without_names_scores_a_dev_file_of_values_with_gaps_by_its_integer_ids(tmp_path):
+    """A dev file holding 0 and 2 only (read alone as classes named 0 and 2) is scored by a LABEL_0..LABEL_2 head
+    with the file's integers as its ids; a named head's classes by the training's numbering."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.dev_scoring import classes_as_model
+    from explorer.core.training.tasks import get_task
+
+    dev = load_classification(str(_write(tmp_path / "d.csv", "label,text\n0,a\n2,b\n")))
+    assert dev.label_names == ["0", "2"]
+    model = SimpleNamespace(config=SimpleNamespace(num_labels=3, id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}))
+    assert classes_as_model(model, get_task("single"), dev).labels == [0, 2]
+    named = SimpleNamespace(config=SimpleNamespace(num_labels=3, id2label={0: "neg", 1: "neu", 2: "pos"}))
+    assert classes_as_model(named, get_task("single"), dev).labels == [0, 2]
+
+
 def test_a_dev_label_never_seen_in_training_names_it_and_its_line(tmp_path):
     train = load_classification(str(_write(tmp_path / "t.tsv", "text\tlabel\na\tneg\nb\tpos\n")))
     dev = load_classification(str(_write(tmp_path / "d.tsv", "text\tlabel\nc\tpos\nd\tneutral\n")))
@@ -355,6 +371,31 @@ def test_a_date_or_id_column_is_never_guessed_as_the_label(tmp_path, header):
     label = header.split(",")[3] if header else prev.columns[3]
     assert prev.guess.label_column == label, prev.guess
     assert prev.guess.text_columns == ((("text",) if header else (prev.columns[2],)))
+
+
+REVIEWS = ["great phone works well every day", "terrible battery died after a week of use",
+           "okay value for the money paid here", "love the screen and the camera too",
+           "shipping was slow but the item is fine"]
+
+
+@pytest.mark.parametrize("rating", ["overall_rating", "Stars", "score", "y", "Review Rating", "target"])
+def test_a_column_named_like_a_rating_is_the_label_over_a_year_of_fewer_values(tmp_path, rating):
+    """A review table: a year column (three years, fewer distinct values than the five ratings) and titles; a
+    column whose name has a label word as a whole word is the label, a year, date or id column never is."""
+    lines = [f"Review_ID,Review_Title,Review_Text,Review_Year,{rating},Review_Date"]
+    lines += [f"{i},title number {i},{REVIEWS[i % 5]} {i},{2014 + i % 3},{1 + (i * 7) % 5},2015-0{1 + i % 2}-01"
+              for i in range(40)]
+    prev = preview_table(_write(tmp_path / "amazon_reviews.csv", "\n".join(lines) + "\n"))
+    assert prev.guess.label_column == rating, prev.guess
+    assert prev.guess.text_columns == ("Review_Text",)
+
+
+def test_a_year_or_index_column_named_as_such_is_never_guessed_as_the_label(tmp_path):
+    """Without a label-named column, a column whose name says year or index is not taken for the classes."""
+    lines = ["Review_Text,Review_Year,row index,verdict"]
+    lines += [f"{REVIEWS[i % 5]} {i},{2014 + i % 2},{i % 3},{('good', 'bad', 'mixed')[i % 3]}" for i in range(30)]
+    prev = preview_table(_write(tmp_path / "reviews.csv", "\n".join(lines) + "\n"))
+    assert prev.guess.label_column == "verdict", prev.guess
 
 
 @pytest.mark.parametrize("header", ["classs,question", ""])
@@ -577,6 +618,54 @@ def test_a_table_numbered_from_one_trains_a_head_with_those_classes(models, tmp_
     assert rc == 0, ev[-1]
     cfg = json.loads((tmp_path / "w" / "checkpoints" / "last" / "config.json").read_text())
     assert cfg["id2label"] == {"0": "World", "1": "Sports", "2": "Business", "3": "Sci/Tech"}
+
+
+def _odd_ratings(path: Path, labels=(1, 3, 5), n: int = 12) -> Path:
+    """A table as the CrowdFlower Apple tweets write it: sentiment coded 1, 3 and 5 (no 2, no 4)."""
+    return _write(path, "sentiment,text\n" + "".join(f"{labels[i % len(labels)]},tweet words {i} about it\n"
+                                                     for i in range(n)))
+
+
+def test_labels_coded_1_3_5_are_three_classes_named_by_their_values(tmp_path):
+    """Classes are the values present: 1, 3, 5 give three classes named "1", "3", "5" (not five with 2 and 4
+    empty) in the launcher's counts; 0..K-1 all present keep their ids; a dev value absent from train is named."""
+    from explorer.core.training.tasks import get_task
+    from explorer.ui.launch.data_preview import preview_data
+
+    train = _odd_ratings(tmp_path / "apple.csv")
+    d = load_classification(str(train))
+    assert d.label_names == ["1", "3", "5"] and d.num_labels == 3 and d.labels[:3] == [0, 1, 2]
+    assert d.class_counts() == {"1": 4, "3": 4, "5": 4}
+    res = preview_data(str(train), "single")
+    assert res["ok"] and res["class_counts"] == {"1": 4, "3": 4, "5": 4} and res["counts"]["labels"] == 3
+    zero_based = load_classification(str(_odd_ratings(tmp_path / "z.csv", labels=(0, 1, 2))))
+    assert zero_based.label_names is None and zero_based.labels[:3] == [0, 1, 2]
+    config = TrainConfig(task="single", train="x", dev="y")
+    dev = load_classification(str(_odd_ratings(tmp_path / "dev.csv", labels=(5, 1), n=4)))
+    assert get_task("single").check_data(d, dev, config).labels == [2, 0, 2, 0]   # each value its own class
+    stray = load_classification(str(_odd_ratings(tmp_path / "stray.csv", labels=(1, 2, 3), n=3)))
+    with pytest.raises(ClassificationDataError, match=r"stray.csv line 3, column 'sentiment': dev label '2' never "
+                                                      r"occurs in the training data \(its labels: 1, 3, 5\)"):
+        get_task("single").check_data(d, stray, config)
+
+
+def test_a_run_on_labels_coded_1_3_5_has_three_classes_in_its_head_and_its_dev_report(models, tmp_path):
+    """The run's id2label is {0: "1", 1: "3", 2: "5"} and Classify: dev set's confusion matrix is 3 x 3, named so."""
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.models.loading import load_model
+    from explorer.core.training.dev_scoring import score_classification_dev
+
+    train = _odd_ratings(tmp_path / "apple.csv")
+    rc, ev = _run(COMMON[:-1] + ["--model", models["cls2"], "--train", train, "--new-head", "--dev-fraction", 0.25,
+                                 "--output-dir", tmp_path, "--run-id", "apple", "--save-checkpoints"])
+    assert rc == 0, ev[-1]
+    ckpt = tmp_path / "apple" / "checkpoints" / "last"
+    assert json.loads((ckpt / "config.json").read_text())["id2label"] == {"0": "1", "1": "3", "2": "5"}
+    loaded = load_model(str(ckpt), "classification")
+    report = score_classification_dev(loaded.model, loaded.tokenizer, "single", str(train), cap=None,
+                                      settings=run_data_settings(str(ckpt)))
+    assert report.label_names == ["1", "3", "5"] and report.confusion.shape == (3, 3)
+    assert all(report.confusion.sum(axis=1) > 0)   # the held-out rows hold each class: none is empty
 
 
 def test_label_names_name_integer_ids_in_train_and_dev(tmp_path):

@@ -79,8 +79,10 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
     label = w.editors["label_column"].widget
     shown = [label.itemText(i) for i in range(label.count())]
     assert "5 — 5.000" in shown and "6 — A plane is taking off." in shown
-    # the guess from the values is filled in (the run cannot make it), and the banner says so
-    assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == "5"
+    # the guess from the values is filled in (the run cannot make it), and the banner says so; the label column
+    # shows as a guess (grey "guessed: 5", as every other guess) and the run reads it until one is picked
+    assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == ""
+    assert label.lineEdit().placeholderText() == "guessed: 5" and w.config().label_column == "5"
     assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.banner.whole_text()
     assert "--text-columns 6,7 --label-column 5" in w.command.toPlainText()
     # a choice made from the list reads as the column's name
@@ -318,7 +320,36 @@ def test_a_header_whose_names_find_no_text_column_gets_the_guess_shown_and_the_d
     w = shown_launcher(qtbot, tmp_path)
     w.set_config(TrainConfig(task="single", train=mail, output_dir=str(tmp_path / "runs")))
     qtbot.waitUntil(lambda: w.editors["text_columns"].get() == ["email"], timeout=90000)
-    assert w.editors["label_column"].get() == "Spam"
+    assert w.config().label_column == "Spam"
+    assert w.editors["label_column"].widget.lineEdit().placeholderText() == "guessed: Spam"
     assert "Text columns email and Label column Spam guessed from the first rows" in w.banner.whole_text()
     qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True, timeout=90000)
     assert "--text-columns email --label-column Spam" in w.command.toPlainText()
+
+
+def test_a_label_column_guessed_from_the_values_shows_as_a_guess_until_one_is_picked(qtbot, tmp_path):
+    """A review table (Review_Text, Review_Year, overall_rating): the label column guessed from the values is
+    overall_rating, shown as the other guesses are (an empty picker reading "guessed: overall_rating", grey), not
+    as a value the person chose; the run reads it, and a column picked from the list replaces it."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    texts = ["great phone works well every day", "terrible battery died after a week of use",
+             "okay value for the money paid here", "love the screen and the camera too"]
+    rows = "".join(f"{i},title number {i},{texts[i % 4]} {i},{2014 + i % 3},{1 + (i * 7) % 5}\n" for i in range(40))
+    table = str(write_file(tmp_path / "amazon_reviews.csv",
+                           "Review_ID,Review_Title,Review_Text,Review_Year,overall_rating\n" + rows))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=table, output_dir=str(tmp_path / "runs")))
+    qtbot.waitUntil(lambda: w.config().label_column == "overall_rating", timeout=90000)
+    label = w.editors["label_column"].widget
+    assert w.editors["label_column"].get() == "" and label.currentText() == ""
+    assert label.lineEdit().placeholderText() == "guessed: overall_rating"
+    assert "--label-column overall_rating" in w.command.toPlainText()
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True, timeout=90000)
+    assert set((w.train_preview.result or {}).get("class_counts") or {}) == {"1", "2", "3", "4", "5"}
+    shown = [label.itemText(i) for i in range(label.count())]
+    pick = next(i for i, t in enumerate(shown) if t.startswith("overall_rating"))
+    label.setCurrentIndex(pick)
+    label.activated.emit(pick)
+    assert w.editors["label_column"].get() == "overall_rating" and "label_column" in w.form.edited

@@ -332,3 +332,25 @@ def test_columns_guessed_for_regression_are_guessed_again_for_single_sentence(qt
     w.editors["task"].set("single")
     qtbot.waitUntil(lambda: len(w.editors["text_columns"].get() or []) == 1, timeout=90_000)
     assert "6, 7" not in w.command.toPlainText()
+
+
+def test_the_time_budget_set_by_the_user_stays_through_every_task_switch(qtbot, tmp_path):
+    """A Time budget the person set is a setting every task has: it stays 3 minutes through a switch to each task
+    (regression, on an STS-B file without a header, as well), in the run's config and the editor."""
+    from explorer.core.specs.tasks import task_names
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    sts = write_file(tmp_path / "sts.tsv", STSB_SEVEN_FIELD_ROWS)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["task"].set("single")
+    w.editors["time_budget_minutes"].set(3.0)
+    for task in ["single", "ner", "regression", *task_names(), "single"]:
+        w.editors["task"].set(task)
+        if task == "regression":
+            w.editors["train"].set(str(sts))
+            w.editors["no_header"].set(True)
+            w.refresh_previews()
+            qtbot.waitUntil(lambda: bool((w.train_preview.result or {}).get("columns")), timeout=90000)
+        assert w.editors["time_budget_minutes"].get() == 3.0, task
+        assert w.config().time_budget_minutes == 3.0, task

@@ -129,7 +129,8 @@ class ClassificationData:
 
     def relabel(self, names: list[str], what: str = "dev", numbered_from: int = 0) -> ClassificationData:
         """These examples with class ids by ``names`` (the training data's id2label), matched by name; an integer
-        label that is no name is the id ``label - numbered_from`` (the training data's ``numbered_from``).
+        label that is no name is the id ``label - numbered_from`` (the training data's ``numbered_from``), or, where
+        the names are integers themselves, the class of its value.
 
         Raises:
             ClassificationDataError: a label the names do not have, naming it and its line.
@@ -137,12 +138,19 @@ class ClassificationData:
         if self.regression or not self.raw_labels:
             return self
         index = {n: i for i, n in enumerate(names)}
+        # classes named by their integers ("1", "3", "5"): a label is its class by value ("3.0" is "3"), never by
+        # its position among them (a 2 is no class of 1, 3, 5)
+        by_value = {int(float(n)): i for i, n in enumerate(names)} if names and all(_INT.match(n) for n in names) \
+            else None
         ids = []
         for k, raw in enumerate(self.raw_labels):
             if raw in index:
                 ids.append(index[raw])
-            elif (self.label_names is None or list(self.label_names) == list(names)) and _INT.match(raw) \
-                    and 0 <= int(float(raw)) - numbered_from < len(names):
+            elif by_value is not None and _INT.match(raw) and int(float(raw)) in by_value:
+                ids.append(by_value[int(float(raw))])
+            elif by_value is None and (self.label_names is None or list(self.label_names) == list(names)
+                                       or all(_INT.match(n) for n in self.label_names)) \
+                    and _INT.match(raw) and 0 <= int(float(raw)) - numbered_from < len(names):
                 ids.append(int(float(raw)) - numbered_from)   # integer ids on both sides (label_names naming them)
             else:
                 raise ClassificationDataError(
@@ -287,6 +295,19 @@ def _numbered_from_one(ids: list[int], column: str) -> tuple[list[int], list[str
     return [y - 1 for y in ids], names, [("warning", note)]
 
 
+def _integer_classes(ids: list[int], present: list[int], column: str
+                     ) -> tuple[list[int], list[str], list[tuple[str, str]]]:
+    """Integer labels that are not a run 0..K-1 or 1..K (the values 1, 3, 5; 2..5): one class per value present,
+    named by it in increasing order, so the model's id2label is {0: "1", 1: "3", 2: "5"}, never the empty classes
+    of the values between them."""
+    names = [str(v) for v in present]
+    shown = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
+    note = (f"column {column!r}: labels {shown} are read as {len(names)} classes named by their values; if they are "
+            "scores on a rating scale, use --task regression")
+    index = {v: i for i, v in enumerate(present)}
+    return [index[y] for y in ids], names, [("warning", note)]
+
+
 _KIND_WORDS = {"whole numbers": "not a whole number, while most labels are",
                "names": "not one of the label names, while most labels are"}
 
@@ -354,6 +375,9 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         if neg is not None:
             raise ClassificationDataError(f"{at(neg)}: label {ids[neg]} is negative (labels must be 0..K-1; "
                                           "-1 marks unlabeled test rows in GLUE files)" + _negative_fix(distinct))
+        present = sorted(set(ids))
+        if len(present) > 1 and present != list(range(present[0], present[-1] + 1)) or present[0] > 1:
+            return _integer_classes(ids, present, column)   # 1, 3, 5: three classes, none empty between them
         if lo >= 1 and hi >= 2:
             return _numbered_from_one(ids, column)
         if hi >= 5 and len(distinct) >= 6:

@@ -898,7 +898,22 @@ DATED_SHARE = 0.8       # a column whose values are this share dates or times is
 # Words in a column's name that say it holds classes (matched inside the name: "gold_class", "Sentiment_2"),
 # preferred over a column found by its values alone; names that say it holds dates or times never are labels.
 LABEL_WORDS = ("label", "class", "category", "sentiment", "stance", "target", "polarity", "emotion")
+# Whole words of a column's name ("overall_rating", "Star Rating", "y") that say it holds classes too, and
+# whole words that say it names rows or their dates ("Review_Year", "row_index"): never a label.
+LABEL_TOKENS = frozenset(LABEL_WORDS) | {"labels", "classes", "rating", "ratings", "stars", "star", "score", "grade",
+                                         "y", "emotions", "sentiments", "gold"}
+ROW_TOKENS = frozenset({"date", "time", "timestamp", "datetime", "created", "day", "year", "month", "week", "hour",
+                        "id", "ids", "idx", "index", "guid", "uid", "uuid"})
 DATE_NAMES = ("date", "time", "timestamp", "datetime", "created", "created_at", "day", "year", "month")
+
+
+def name_tokens(name: str) -> set[str]:
+    """The lower-case words of a column name, split at spaces, ``_``, ``-``, ``.`` and a lower-to-upper case
+    change ("Review_Year" -> review, year; "overallRating" -> overall, rating)."""
+    split = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(name))
+    return {t for t in re.split(r"[\s_\-.:/]+", split.lower()) if t}
+
+
 _DATE_VALUE = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?"   # 2019-03-04
     r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}( \d{1,2}:\d{2}(:\d{2})?)?"                              # 04/03/2019
@@ -963,6 +978,8 @@ class _ColumnStats:
         name = str(self.name).lower().strip()
         if name in ID_NAMES or name.endswith("_id") or name in DATE_NAMES or name.endswith(("_date", "_time")):
             return True
+        if name_tokens(self.name) & ROW_TOKENS:   # "Review_Year", "row index": a word of the name says so
+            return True
         n = len(self.values)
         if n >= 5 and len(set(self.values)) >= DISTINCT_SHARE * n:
             return True
@@ -970,9 +987,10 @@ class _ColumnStats:
 
     @property
     def named_like_label(self) -> bool:
-        """Whether the column's name says it holds classes (one of LABEL_WORDS inside it)."""
+        """Whether the column's name says it holds classes (one of LABEL_WORDS inside it, or one of LABEL_TOKENS
+        as a whole word of it: "overall_rating", "stars", "y")."""
         name = str(self.name).lower()
-        return any(word in name for word in LABEL_WORDS)
+        return any(word in name for word in LABEL_WORDS) or bool(name_tokens(self.name) & LABEL_TOKENS)
 
 
 def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tuple[int, int] = (1, 1),

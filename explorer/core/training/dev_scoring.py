@@ -31,7 +31,8 @@ def classes_as_model(model, t, data):
     id2label = getattr(model.config, "id2label", None) or {}
     head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
     if all(h == f"LABEL_{c}" for c, h in enumerate(head)):
-        if getattr(data, "numbered_from", 0):   # a head without names takes the file's integers as its ids
+        if getattr(data, "numbered_from", 0) or all(str(n).lstrip("+-").isdigit() for n in data.label_names):
+            # a head without names takes the file's integers as its ids (1..K, or values with gaps: 0, 2)
             return replace(data.relabel([str(c) for c in range(len(head))]), label_names=None)
         return data
     # the training labels' numbering when the head records it (a dev file holding no row of class K reads 1..K-1

@@ -587,7 +587,7 @@ class PredictionsView(QWidget):
 def fill_launcher(launcher, fields: dict, note: str) -> None:
     """Put a new run's fields into the launcher (the rest of its form stays) and say what was done (its banner
     and status message: ``note``, e.g. that the dev rows are the first run's). Run on goes back to this machine,
-    where the combined file and the model it starts from are."""
+    where the combined file and the model it starts from are; File → New run then gives the defaults' form."""
     import dataclasses
 
     from explorer.core.specs.train_config import TrainConfig
@@ -604,6 +604,8 @@ def fill_launcher(launcher, fields: dict, note: str) -> None:
     cfg = dataclasses.replace(cfg, **{k: v for k, v in fields.items() if k in known})
     cfg = dataclasses.replace(cfg, run_id="")
     launcher.set_config(cfg)
+    if hasattr(launcher, "form"):   # this run's form, not the user's: File → New run gives the defaults' form
+        launcher.form.filled_by = "Fine-tune on reviewed rows"
     if hasattr(launcher, "show_note"):          # the banner keeps it (a status bar message is soon replaced)
         launcher.show_note(note)
     if hasattr(launcher, "status_message"):

@@ -107,6 +107,9 @@ class LaunchForm:
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.guessed: dict[str, Any] = {}     # picker -> the value the guess put in (guessed again on a task switch)
+        # what filled the whole form for one run other than the user ("Fine-tune on reviewed rows"): New run then
+        # starts from the defaults, not from that run's form (new_run.start_new_run); "" after any other load
+        self.filled_by = ""
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
         self.no_header_tick = NoHeaderTick()   # No header row ticked for a file whose first line is data
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
@@ -140,7 +143,9 @@ class LaunchForm:
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
+        self.filled_by = ""
         self.guessed.clear()   # the columns now are the config's, not a guess
+        self.guessed_for = None   # those it leaves empty are guessed again (a label guess is read, never typed)
         self.base = config
         for spec in FIELDS:
             self.set(spec.name, getattr(config, spec.name))
@@ -212,10 +217,14 @@ class LaunchForm:
         """The form as a TrainConfig (fields not in the form come from the last loaded config): a setting the
         task does not use at its default, watch examples only for QA, a dev file or a held-out share (never
         both), the label count inferred again for another task or training file, Best checkpoint by written out
-        only where it is not the task's default, the runs folder when Output is empty."""
+        only where it is not the task's default, the runs folder when Output is empty; a label column guessed from
+        the values (``guessed``) while the picker is empty."""
         values = dict(self.values)
         task = values.get("task", self.base.task)
         defaults = TrainConfig()
+        guessed_label = self.guessed.get("label_column")
+        if guessed_label and not values.get("label_column") and self.guessed_for == values.get("train"):
+            values["label_column"] = guessed_label   # the guess shown in grey, read until a column is picked
         for spec in FIELDS:
             if spec.name in values and not applies(spec, task):
                 values[spec.name] = getattr(defaults, spec.name)

@@ -34,13 +34,14 @@ def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
 
 
 def guessed_columns(form, guess: dict, type_in) -> str:
-    """Columns guessed from a file's values (core.data.table.guess_columns_from_values, label_by_values) typed into
+    """Columns guessed from a file's values (core.data.table.guess_columns_from_values, label_by_values) for
     ``form``'s empty pickers (a LaunchForm; ``type_in(name, value)``), once per training file: without a header its
     text and label columns; with one, the label column when no column has a usual label name (an "Emotion" column
     of six feelings), and the text columns when no column has a usual text name (an "email" column of the longest
-    texts: the guess shown is what the data check reads). A guess by names is left to the run (the same rule reads
-    the header there). Returns the
-    banner's sentence ("" when nothing was filled)."""
+    texts: the guess shown is what the data check reads). Text columns are typed in; the label column stays a guess
+    (``form.guessed``, the picker's grey "guessed: …" as every other guess), which the form's config reads until
+    the person picks a column. A guess by names is left to the run (the same rule reads the header there). Returns
+    the banner's sentence ("" when nothing was filled)."""
     basis = guess.get("basis") or ""
     train = form.values["train"]
     if not basis or form.guessed_for == train:
@@ -52,9 +53,8 @@ def guessed_columns(form, guess: dict, type_in) -> str:
         type_in("text_columns", texts)
         form.guessed["text_columns"] = list(texts)
         filled.append(f"Text columns {', '.join(texts)}")
-    if label and not form.values["label_column"]:
-        type_in("label_column", label)
-        form.guessed["label_column"] = label
+    if label and not form.values["label_column"]:   # shown as the picker's "guessed: …", read by config() until
+        form.guessed["label_column"] = label          # the person picks a column: a guess never looks chosen
         filled.append(f"Label column {label}")
     form.guessed_for = train
     if not filled:

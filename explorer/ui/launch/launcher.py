@@ -272,9 +272,12 @@ class LauncherPanel(ConfigFiles, QWidget):
 
     def new_run(self) -> None:
         """File → New run: the Time budget to its default and Run on to this machine (new_run.start_new_run), the
-        banner naming what changed."""
+        banner naming what changed; a form filled for one run (LaunchForm.filled_by) gives way to the defaults'."""
         self._pull()
-        note = start_new_run(self.form, self.run_on.host_name())
+        filled_by = self.form.filled_by
+        if filled_by:   # a run's form filled in for the user (Fine-tune on reviewed rows): the defaults' form
+            self.set_config(offline_default(self.runs_dir))
+        note = start_new_run(self.form, self.run_on.host_name(), filled_by)
         if self.run_on.host_name():
             self.run_on.choose(THIS_MACHINE)
         if note:

@@ -81,9 +81,10 @@ def _columns_for_new_task(form, new_facts) -> str:
     regained = False
     for name in ("text_columns", "label_column"):
         value = form.values[name]
-        if value and form.guessed.get(name) == value:   # still the guess: guessed again for this task
-            form.set(name, getattr(TrainConfig(), name))
-            form.edited.discard(name)
+        if name in form.guessed and (not value or form.guessed[name] == value):   # still the guess: guessed again
+            if value:
+                form.set(name, getattr(TrainConfig(), name))
+                form.edited.discard(name)
             form.guessed.pop(name)
             regained = True
     if regained:
