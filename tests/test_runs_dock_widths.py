@@ -96,6 +96,9 @@ def test_best_dev_is_whole_and_names_take_the_rest_at_both_sizes(qtbot, tmp_path
             shown[best.data()] = size
             assert run.data() in run.data(Qt.ItemDataRole.ToolTipRole)                   # the whole name
             cells[run.data()] = _room(table, run)
+        from explorer.ui.shell.layout_check import layout_offenders
+
+        assert [o for o in layout_offenders(table) if o.kind == "cell"] == [], size   # the project's layout check
         if size == (1920, 1080):
             assert all(room >= 0 for room in cells.values()), cells                      # every name whole
         else:
