@@ -92,7 +92,7 @@ def test_the_best_dev_tooltip_says_which_dev_rows_its_figure_counts():
 
 def test_a_training_runs_only_evaluation_reads_as_the_only_one_not_as_a_best():
     """A regression run whose one scored evaluation so far is a negative Pearson: the Best dev cell keeps the figure
-    and says it is one evaluation ("(1 eval)"), the tooltip that it is the only one so far; a classifier's first
+    and says it is one evaluation (" ¹"), the tooltip that it is the only one so far; a classifier's first
     figure reads the same, and a second evaluation or the end of the run drops the words."""
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     col = COLUMNS.index("Best dev")
@@ -100,14 +100,14 @@ def test_a_training_runs_only_evaluation_reads_as_the_only_one_not_as_a_best():
         s = RunState(run_id=task, status=run_status.RUNNING, config={"task": task})
         s.apply({"event": "eval", "run_id": task, "time": 1.0, "step": 0, "metrics": {metric: 0.1}})
         s.apply({"event": "eval", "run_id": task, "time": 2.0, "step": 20, "metrics": {metric: value}})
-        assert cells.text(s, col).endswith(" (1 eval)")
+        assert cells.text(s, col).endswith(" ¹") and cells.tooltip(s, col).count("¹: the only evaluation so far") == 1
         assert "the only evaluation so far (step 20)" in cells.tooltip(s, col)
         s.apply({"event": "eval", "run_id": task, "time": 3.0, "step": 40, "metrics": {metric: value / 2}})
-        assert "(1 eval)" not in cells.text(s, col) and "only evaluation" not in cells.tooltip(s, col)
+        assert "¹" not in cells.text(s, col) and "only evaluation" not in cells.tooltip(s, col)
     assert cells.text(s, col).startswith("55.00")
     one = RunState(run_id="f", status=run_status.FINISHED, config={"task": "regression"})
     one.apply({"event": "eval", "run_id": "f", "time": 2.0, "step": 20, "metrics": {"pearson": 0.5}})
-    assert "(1 eval)" not in cells.text(one, col)
+    assert "¹" not in cells.text(one, col)
 
 
 def _stance_run(*, rescored: float | None, final_kept: bool) -> RunState:

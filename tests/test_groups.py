@@ -570,7 +570,7 @@ def test_one_of_three_seeds_stuck_on_one_class_is_counted_in_the_groups_sentence
 
     stuck = one_class_note({"per_class": one_class_table()}, 1e-5)
     note = group_class_note([stuck, NO_NOTE, NO_NOTE], "restarts", spread=30.0, learning_rate=1e-5)
-    assert note.kind == SOME_LEARNED_NOTHING and note.mark() == " · 1 of 3 one class"
+    assert note.kind == SOME_LEARNED_NOTHING and note.mark() == " !"
     assert note.text.startswith("1 of 3 seeds predicts only '3' for every dev row (it learned nothing, and the mean "
                                 "± sd mixes it with the others): try a larger learning rate")
     assert not group_class_note([NO_NOTE, NO_NOTE], "restarts")

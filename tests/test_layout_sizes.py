@@ -1030,3 +1030,31 @@ def test_every_dialog_and_tool_window_keeps_itself_on_the_screen():
                 missing.append(f"{path.relative_to(root)}:{node.name}")
     assert tool_windows <= seen and "ClassifierCompareWindow" in seen
     assert not missing, missing
+
+
+def test_the_check_finds_a_cut_short_cell_in_a_tree(qtbot):
+    """A tree's column (the Runs list is one) is measured as a table's: a short text wider than its column is
+    cut; its stretched column is not."""
+    from PySide6.QtGui import QStandardItem, QStandardItemModel
+    from PySide6.QtWidgets import QHeaderView, QTreeView
+
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    model = QStandardItemModel(0, 2)
+    group = QStandardItem("a group of runs")
+    group.appendRow([QStandardItem("a run"), QStandardItem("≈50.80% acc (1 eval)")])
+    model.appendRow([group, QStandardItem("85.0%")])
+    tree = QTreeView()
+    qtbot.addWidget(tree)
+    tree.setModel(model)
+    tree.header().setStretchLastSection(False)
+    tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    tree.resize(400, 200)
+    tree.setColumnWidth(1, 60)
+    tree.expandAll()
+    tree.show()
+    qtbot.waitExposed(tree)
+    cut = [o for o in layout_offenders(tree) if o.kind == "cell"]
+    assert len(cut) == 1 and "column 1" in cut[0].path
+    tree.setColumnWidth(1, tree.fontMetrics().horizontalAdvance("≈50.80% acc (1 eval)") + 20)
+    assert [o for o in layout_offenders(tree) if o.kind == "cell"] == []

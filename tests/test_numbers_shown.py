@@ -69,3 +69,22 @@ def test_a_squad_v1_model_gets_the_never_trained_to_abstain_note(qtbot, tmp_path
     assert not view.abstain_note.isHidden() and "never trained to abstain" in view.abstain_note.text()
     view.set_abstain_note("")
     assert view.abstain_note.isHidden()
+
+
+def test_the_spans_nbest_table_adds_its_printed_parts_and_says_so_on_the_score(qtbot, tiny_qa):
+    """A table needing four decimals: the row 1.403751 + 3.375451 shows 4.7793 (its printed parts added), and the
+    score cell's tooltip says the parts are rounded to 4 decimals."""
+    from explorer.core.qa.probe import probe
+    from explorer.ui.inspectors.spans_view import SpansView
+
+    view = SpansView()
+    qtbot.addWidget(view)
+    result = probe(tiny_qa, "Where was Ada born?", "Ada Lovelace was born in London in 1815.")
+    assert len(result.nbest) >= 2
+    result.decoding.nbest[:] = result.nbest[:2]
+    for c, (s, e) in zip(result.nbest, ((1.403751, 3.375451), (0.12551, 0.12551))):
+        c.start_logit, c.end_logit = s, e
+    view.set_result(result)
+    cells = [view.nbest.item(0, k).text() for k in (2, 3, 4)]
+    assert cells == ["1.4038", "3.3755", "4.7793"]
+    assert "parts rounded to 4 decimals" in view.nbest.item(0, 4).toolTip()

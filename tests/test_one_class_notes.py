@@ -131,7 +131,7 @@ def test_the_runs_list_and_the_end_message_mark_a_run_that_predicts_one_class():
     assert note.startswith("predicts only '5' for every dev row: try a larger learning rate")
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     col = COLUMNS.index("Best dev")
-    assert cells.text(stuck, col).endswith(" · one class") and "acc" in cells.text(stuck, col)
+    assert cells.text(stuck, col).endswith(" !") and "acc" in cells.text(stuck, col)
     assert note in cells.tooltip(stuck, col)
     assert cells.warns(stuck, col) and not cells.warns(stuck, COLUMNS.index("Run"))   # amber: seen when elided
     assert ended_message("sst-a", run_status.FINISHED, stuck) == f"sst-a: {run_status.FINISHED} — {note}"
@@ -163,5 +163,5 @@ def test_a_run_that_never_predicts_some_classes_is_marked_as_one_stuck_on_one_cl
     assert note.startswith("never predicts 'negative' or 'positive' (109 of 511 dev rows are theirs): try a larger")
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     col = COLUMNS.index("Best dev")
-    assert cells.text(state, col).endswith(" · classes never predicted") and cells.warns(state, col)
+    assert cells.text(state, col).endswith(" !") and cells.warns(state, col)
     assert note in cells.tooltip(state, col)

@@ -126,9 +126,29 @@ def test_a_best_checkpoint_picked_on_a_dev_sample_says_why_all_its_dev_rows_scor
     writer.close()
     prefill = RunPrefill()
     prefill.plan(ckpt, "", {"text": "", "label": ""})
-    assert prefill.best_rows == (200, 281)
-    note = scored_rows_note(prefill.best_rows, 281)
+    assert prefill.best_rows() == (200, 281)
+    note = scored_rows_note(prefill.best_rows(), 281)
     assert "200-row stratified dev sample of these 281 rows" in note
-    assert scored_rows_note(prefill.best_rows, 100) == "" and scored_rows_note((281, 281), 281) == ""
+    assert scored_rows_note(prefill.best_rows(), 100) == "" and scored_rows_note((281, 281), 281) == ""
     prefill.plan(run(tmp_path, "other"), "", {"text": "", "label": ""})   # a run without events: nothing said
-    assert prefill.best_rows is None
+    assert prefill.best_rows() is None
+
+
+def test_a_best_scored_on_all_dev_rows_after_the_model_loaded_is_not_said_to_count_the_sample(tmp_path):
+    """The model loaded while the run trained (its best then on the 200-row sample); the run ended, scoring that
+    best on all 281 rows: the page's scores of all 281 rows are the run's own figure, and no line says they differ."""
+    from explorer.core.protocol.events import EventWriter
+    from explorer.ui.runs.best_rows import scored_rows_note
+
+    ckpt = run(tmp_path, "stance", f1_classes=["FAVOR", "AGAINST"])
+    folder = tmp_path / "runs" / "stance"
+    writer = EventWriter("stance", path=folder / "events.jsonl")
+    writer.emit("eval", step=20, metrics={"f_avg": 0.4985}, dev_rows=200, dev_total=281)
+    writer.emit("checkpoint", step=20, path=ckpt, kind="best", metric="f_avg")
+    prefill = RunPrefill()
+    prefill.plan(ckpt, "", {"text": "", "label": ""})   # while the run trains
+    writer.emit("eval", step=40, metrics={"f_avg": 0.45}, dev_rows=281, dev_total=281)
+    writer.emit("eval", step=20, metrics={"f_avg": 0.4961}, dev_rows=281, dev_total=281, rescored=True)
+    writer.emit("checkpoint", step=20, path=ckpt, kind="best", metric="f_avg", scored_on="all 281 dev rows")
+    writer.close()
+    assert scored_rows_note(prefill.best_rows(), 281) == ""

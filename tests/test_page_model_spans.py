@@ -121,6 +121,33 @@ def test_the_shown_parts_of_a_score_add_up_to_the_shown_sum(result):
     assert "null_score = S.C + E.C = 3.656 + 3.535 = 7.191" in text and "= 3.656 + 3.535 = 7.191" in text
 
 
+def test_a_sum_at_four_decimals_adds_its_printed_parts_and_says_they_are_rounded(result):
+    """1.403751 + 3.375451 = 4.779202 in a table that needs four decimals: 1.4038 + 3.3755 is printed as 4.7793
+    (the parts as printed, added), never 4.7792, and the text and the table say the parts are rounded."""
+    import copy
+
+    from explorer.core.qa import probe_text
+    from explorer.core.qa.probe_text import addition, render_text, table_digits
+    from explorer.ui.inspectors.components import spans
+
+    pairs = [(1.403751, 3.375451), (0.12551, 0.12551)]   # the second row needs four decimals
+    assert table_digits(pairs) == 4
+    assert addition(1.403751, 3.375451, 4) == "1.4038 + 3.3755 = 4.7793"
+    rounding_note, nbest_note, nbest_rows = probe_text.rounding_note, spans.nbest_note, spans.nbest_rows
+    assert rounding_note(pairs, 4) == "parts rounded to 4 decimals; a sum adds the parts as printed"
+    assert rounding_note([(3.6561, 3.5351)], 3) == ""
+    r = copy.deepcopy(result)
+    r.decoding.nbest[:] = r.nbest[:2]
+    for c, (s, e) in zip(r.nbest, pairs):
+        c.start_logit, c.end_logit = s, e
+    rows = nbest_rows(r.nbest)
+    assert rows[0][2:5] == ["1.4038", "3.3755", "4.7793"]
+    assert nbest_note(r.nbest) == "parts rounded to 4 decimals; a sum adds the parts as printed"
+    text = render_text(r, top=2)
+    assert "S.T_i + E.T_j = 1.4038 + 3.3755 = 4.7793" in text and "4.7792" not in text
+    assert "n-best (top 2 of 2; parts rounded to 4 decimals; a sum adds the parts as printed):" in text
+
+
 def test_a_difference_with_a_negative_null_score_reads_without_two_minus_signs(result):
     """best − null with null below zero: "6.61 − (-1.20) = 7.81", never "6.61 − -1.20"; a null score that rounds to
     zero reads "0.00", never "-0.00"."""

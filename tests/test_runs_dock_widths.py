@@ -1,4 +1,4 @@
-"""The Runs dock at 1280x800 and 1920x1080: every run's Best dev whole beside the "vs BoW" column, the run names
+"""The Runs dock at 1280x800 and 1920x1080: every run's Best dev whole (its marks too) beside the "vs BoW" column, the run names
 given the rest of the width (whole at 1920x1080, where the dock is wider; a long name elided at its end at
 1280x800, whole in its tooltip)."""
 
@@ -15,7 +15,11 @@ from layout_shots import settle  # noqa: E402
 NAMES = {"a": ("minilm · single · Tweets-plus-corrected-new_texts", "single", ("accuracy", 81.51)),
          "b": ("Twitter airline lr2e-5 seed 1", "single", ("accuracy", 55.46)),
          "c": ("minilm · regression · stsb 20:21", "stsb", ("pearson", 0.4061)),
-         "d": ("stance-4", "squad_v2", ("best_f1", 37.32))}
+         "d": ("stance-4", "squad_v2", ("best_f1", 37.32)),
+         # a live run's only evaluation, on the dev sample: "≈50.80% acc ¹"
+         "e": ("minilm · single · glue_sst2", "single", ("accuracy", 50.80)),
+         # a run that predicted one class for every dev row: "32.29% F_avg !"
+         "f": ("minilm · single · stance_semeval2016", "single", ("f_avg", 32.29))}
 
 
 def _bow(run_dir: Path) -> None:
@@ -36,9 +40,18 @@ def _room(table, index) -> int:
     return table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(index.data())
 
 
-def test_best_dev_is_whole_and_names_take_the_rest_at_both_sizes(qtbot, tmp_path):
+def test_best_dev_is_whole_and_names_take_the_rest_at_both_sizes(qtbot, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.runs import run_cells
+
+    # the marks after a figure, as a live run's only evaluation and a one-class run read them
+    monkeypatch.setattr(run_cells, "only_evaluation", lambda s: s.run_id == "e")
+    monkeypatch.setattr(run_cells.RunCells, "judged", lambda self, s: (
+        s.best_metric(), SimpleNamespace(kind="one class") if s.run_id == "f" else None))
 
     from explorer.ui.runs.baseline_row import reveal_baseline_column
     from explorer.ui.runs.dock import COLUMNS
@@ -59,6 +72,8 @@ def test_best_dev_is_whole_and_names_take_the_rest_at_both_sizes(qtbot, tmp_path
         run_dir.mkdir(parents=True)
         state = RunState(run_id=rid, path=run_dir, status="finished", config={"task": task})
         state.declared_best = (best[0], best[1], 10)
+        if rid == "e":   # evaluated on a 401-row sample of 872 dev rows
+            state.evals = [{"event": "eval", "step": 10, "dev_rows": 401, "dev_total": 872}]
         if task == "single":
             _bow(run_dir)
         w.runs.upsert(state)
@@ -66,7 +81,7 @@ def test_best_dev_is_whole_and_names_take_the_rest_at_both_sizes(qtbot, tmp_path
     reveal_baseline_column(w.runs)
     table = w.runs.table
     assert not table.isColumnHidden(COLUMNS.index("vs BoW"))
-    docks = {}
+    docks, shown = {}, {}
     for size in ((1280, 800), (1920, 1080)):
         w.resize(*size)
         settle(app)
@@ -78,11 +93,17 @@ def test_best_dev_is_whole_and_names_take_the_rest_at_both_sizes(qtbot, tmp_path
             run = table.model().index(row, COLUMNS.index("Run"))
             best = run.siblingAtColumn(COLUMNS.index("Best dev"))
             assert _room(table, best) >= 0, (size, best.data(), _room(table, best))   # never "0.406 pe…"
+            shown[best.data()] = size
             assert run.data() in run.data(Qt.ItemDataRole.ToolTipRole)                   # the whole name
             cells[run.data()] = _room(table, run)
+        from explorer.ui.shell.layout_check import layout_offenders
+
+        assert [o for o in layout_offenders(table) if o.kind == "cell"] == [], size   # the project's layout check
         if size == (1920, 1080):
             assert all(room >= 0 for room in cells.values()), cells                      # every name whole
         else:
+
             assert cells["stance-4"] >= 0, cells
         assert table.textElideMode() == Qt.TextElideMode.ElideRight                       # "Twitter airl…"
     assert docks[(1920, 1080)] >= docks[(1280, 800)] + 120, docks                        # wider on a wide window
+    assert {"≈50.80% acc ¹", "32.29% F_avg !"} <= set(shown), shown   # checked whole above

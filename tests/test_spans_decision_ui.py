@@ -115,9 +115,10 @@ def test_a_question_typed_while_the_checkpoint_loads_is_kept_over_the_runs_examp
     class Panel:
         def __init__(self):
             self.question, self.passage = "Who wrote it?", "The old passage."
+            self.filled = (self.question, self.passage)   # put in by the app
 
-        def inputs(self):
-            return {"question": self.question, "passage": self.passage}
+        def holds_typed_text(self):
+            return (self.question, self.passage) != self.filled
 
     calls, pending = [], []
     fake = SimpleNamespace(panel=Panel(), tabs=lambda: [], open_model=lambda path: calls.append(("load", path)),
@@ -130,7 +131,50 @@ def test_a_question_typed_while_the_checkpoint_loads_is_kept_over_the_runs_examp
     pending.pop()(("What is the run's first question?", "Its passage."))
     assert calls == [("load", "runs/a/checkpoints/best"), ("probe", "In which city was the piano invented?")]
     calls.clear()
+    fake.panel.filled = (fake.panel.question, fake.panel.passage)   # as if the app had put it there
     pages.open_checkpoint("Spans & τ", "runs/b/checkpoints/best", "squad_v1", {})
     pending.pop()(("What is the run's first question?", "Its passage."))
     assert calls == [("load", "runs/b/checkpoints/best"),
                      ("example", "What is the run's first question?", "Its passage.")]
+
+
+def test_the_probe_panel_tells_a_typed_question_or_passage_from_one_the_app_put_in(qtbot):
+    """An example or a picked row put in by the app may be replaced by the next run's example; a question or passage
+    the person typed, before a checkpoint opens or while it loads, is theirs and stays."""
+    from explorer.ui.inspectors.probe_panel import ProbePanel
+
+    panel = ProbePanel()
+    qtbot.addWidget(panel)
+    assert not panel.holds_typed_text()                      # empty
+    panel.set_inputs("Who invented the piano?", "The piano was invented by Cristofori.")
+    assert not panel.holds_typed_text()                      # the app's example
+    panel.question.setText("In which city was the piano invented?")
+    assert panel.holds_typed_text()
+    panel.set_inputs("Who invented the piano?", "The piano was invented by Cristofori.")
+    panel.passage.setPlainText("My own passage.")
+    assert panel.holds_typed_text()
+
+
+def test_a_question_typed_before_a_checkpoint_opens_is_not_replaced_by_its_runs_example(qtbot, monkeypatch):
+    """The person typed a question over the earlier example, then opened a run's checkpoint: the run's example,
+    read once the open began, does not overwrite it; their question is probed with the new checkpoint."""
+    from types import SimpleNamespace
+
+    from explorer.ui.inspectors import hub as hub_module
+    from explorer.ui.inspectors.probe_panel import ProbePanel
+    from explorer.ui.shell import tasks
+
+    panel = ProbePanel()
+    qtbot.addWidget(panel)
+    panel.set_inputs("Who invented the piano?", "The piano was invented by Cristofori in Florence.")
+    panel.question.setText("In which city was the piano invented?")
+    calls, pending = [], []
+    fake = SimpleNamespace(panel=panel, tabs=lambda: [], open_model=lambda path: calls.append(("load", path)),
+                           open_example=lambda q, p: calls.append(("example", q)),
+                           probe_now=lambda: calls.append(("probe", panel.question.text())))
+    monkeypatch.setattr(tasks, "run_in_thread", lambda fn, *a, owner=None, on_done=None: pending.append(on_done))
+    pages = hub_module.HubPages(SimpleNamespace(_inspector_opened=False), fake)
+    pages.open_checkpoint("Spans & τ", "runs/a/checkpoints/best", "squad_v1", {})
+    pending.pop()(("What is the run's first question?", "Its passage."))
+    assert calls == [("load", "runs/a/checkpoints/best"), ("probe", "In which city was the piano invented?")]
+    assert panel.question.text() == "In which city was the piano invented?"

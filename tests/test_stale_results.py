@@ -48,6 +48,24 @@ def test_classify_dev_table_is_cleared_when_another_model_is_opened(qtbot, tmp_p
     assert opened == []
 
 
+def test_the_model_changed_line_goes_with_the_next_change_of_model(qtbot, tmp_path):
+    """Results of A, then B loaded: the line names B. Then C loaded (the page has no results of its own): no line
+    names B, or any model, as the one loaded."""
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    view.set_loaded(_named(tiny_loaded_model("classification"), "runs/a/checkpoints/best"))
+    dev.path.setText(str(write_tiny_classification(tmp_path / "d.tsv", repeat=1)))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    view.set_loaded(_named(tiny_loaded_model("classification", seed=3), "hf/out/checkpoint-6"))
+    assert dev.source.label.text() == stale_results_note("runs/a/checkpoints/best", "hf/out/checkpoint-6")
+    view.set_loaded(_named(tiny_loaded_model("classification", seed=4), "runs/stance/checkpoints/best"))
+    assert dev.source.label.isHidden() and dev.source.label.text() == ""
+    view.set_loaded(_named(tiny_loaded_model("classification"), "runs/a/checkpoints/best"))
+    assert dev.source.label.isHidden()
+
+
 def test_an_answer_for_the_previous_model_is_dropped(qtbot, tmp_path):
     (_, view), (_, dev) = classify_tabs()
     qtbot.addWidget(view)

@@ -266,7 +266,8 @@ def test_best_picked_on_the_sample_is_scored_on_all_dev_rows_and_the_better_one_
     assert line == [f"checkpoints/best (step 3, best on the 200-row sample) scored {100 * rescored:.2f} accuracy on "
                     f"all 400 dev rows against the final step's 75.00: {outcome}"]
     best_events = [e for e in of(ev, "checkpoint") if e["kind"] == "best"]
-    assert best_events[-1]["step"] == kept
+    assert best_events[-1]["step"] == kept and best_events[-1]["scored_on"] == "all 400 dev rows"
+    assert [e.get("scored_on") for e in best_events[:-1]] == ["the 200-row stratified sample of the 400 dev rows"]
     import json
 
     assert json.loads((run_dir / "checkpoints" / "last" / "checkpoint.json").read_text())["step"] == 8
@@ -288,6 +289,11 @@ def test_a_best_on_all_dev_rows_or_at_the_final_step_is_not_scored_again(files, 
     rc, ev = run(files, tmp_path, "--metric-for-best", "accuracy")
     assert rc == EXIT_OK, ev[-1]
     assert not rescorings(ev) and best_readings(tmp_path / "r")["core"] == (8, 0.75)
+    # the final step is best by its sample's rows, and its record is its figure on all rows, said as such
+    assert best_readings(tmp_path / "r")["checkpoint"] == (8, 0.75)
+    best = [e for e in of(ev, "checkpoint") if e["kind"] == "best"][-1]
+    assert (best["step"], best["picked_on"], best["scored_on"]) == (
+        8, "the 200-row stratified sample of the 400 dev rows", "all 400 dev rows")
 
 
 @dataclass

@@ -127,6 +127,7 @@ class CheckpointEvent(_Event, total=False):
     kind: Literal["last", "best"]
     metric: str                     # best: the dev metric it was picked by
     picked_on: str                  # best: the dev rows compared ("the 347-row stratified sample of the 2,478 dev rows")
+    scored_on: str                  # best: the dev rows its figure (checkpoint.json, the last eval at its step) counts
 
 
 class FinishedEvent(_Event, total=False):

@@ -33,6 +33,27 @@ def table_digits(rows, digits: int = 2, most: int = 4) -> int:
     return most
 
 
+def shown_sum(a: float, b: float, d: int = 2) -> str:
+    """``a + b`` as printed beside its parts: the sum of the parts as shown with ``d`` decimals (1.4038 + 3.3755 =
+    4.7793, where the exact sum rounds to 4.7792), so a shown sum always adds up as printed. Below ``most``
+    decimals :func:`table_digits` picks a count at which this is also the exact sum rounded; at ``most`` it may be
+    off the exact sum by one in the last digit, which :func:`rounding_note` says. An infinite part gives the exact
+    sum (±inf)."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return shown(a + b, d)
+    return shown(float(shown(a, d)) + float(shown(b, d)), d)
+
+
+def rounding_note(rows, d: int) -> str:
+    """Beside a table (or a line) of sums of ``rows`` ((a, b) pairs) shown with ``d`` decimals: where a shown sum
+    (:func:`shown_sum`) is not the exact sum rounded, "parts rounded to 4 decimals; a sum adds the parts as
+    printed"; "" where every shown sum is also the exact one rounded."""
+    pairs = [(a, b) for a, b in rows if math.isfinite(a) and math.isfinite(b)]
+    if all(_adds_up(a, b, d) for a, b in pairs):
+        return ""
+    return f"parts rounded to {d} decimals; a sum adds the parts as printed"
+
+
 def shown(x: float, d: int = 2) -> str:
     """``x`` with ``d`` decimals; a value that rounds to zero reads "0.00", never "-0.00"."""
     text = f"{x:.{d}f}"
@@ -50,14 +71,14 @@ def addition(a: float, b: float, d: int | None = None) -> str:
     """"a + b = sum" with the decimals of :func:`sum_digits` (S.T_i + E.T_j, S.C + E.C), or ``d`` where a table
     decides them for all its rows (:func:`table_digits`)."""
     d = sum_digits(a, b) if d is None else d
-    return f"{shown(a, d)} + {operand(b, d)} = {shown(a + b, d)}"
+    return f"{shown(a, d)} + {operand(b, d)} = {shown_sum(a, b, d)}"
 
 
 def subtraction(a: float, b: float, d: int | None = None) -> str:
     """"a − b = difference" (best span score − null score = score_diff) with the fewest decimals at which the
     shown parts give the shown difference; a negative b in parentheses."""
     d = sum_digits(a, -b) if d is None else d
-    return f"{shown(a, d)} − {operand(b, d)} = {shown(a - b, d)}"
+    return f"{shown(a, d)} − {operand(b, d)} = {shown_sum(a, -b, d)}"
 
 
 def render_text(result, *, top: int = 5, per_head: bool = False, special_label: str = "[CLS]/[SEP]") -> str:
@@ -74,8 +95,11 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
     else:
         lines.append("answer: (no answer)" + (f'  best span "{result.nbest[0].text}" loses to the null score'
                                                if result.nbest else "  (no valid span)"))
-    lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}):")
-    d_nbest = table_digits([(c.start_logit, c.end_logit) for c in result.nbest[:max(top, 1)]])
+    pairs = [(c.start_logit, c.end_logit) for c in result.nbest[:max(top, 1)]]
+    d_nbest = table_digits(pairs)
+    note = rounding_note(pairs, d_nbest)
+    lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}" + (f"; {note}" if note else "")
+                 + "):")
     for rank, c in enumerate(result.nbest[:top], 1):
         lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {addition(c.start_logit, c.end_logit, d_nbest)}'
                      f"  (window {c.window_index + 1}, tokens {c.start_token}..{c.end_token})")

@@ -59,13 +59,10 @@ class GroupClassNote:
         return bool(self.text)
 
     def mark(self) -> str:
-        """The short mark after a group row's figure: " · one class" (every member), " · 1 of 3 one class",
-        " · classes never predicted"; "" for none."""
-        if self.kind == LEARNED_NOTHING:
-            return " · one class"
-        if self.kind == SOME_LEARNED_NOTHING:
-            return f" · {self.noted} of {self.members} one class"
-        return " · classes never predicted" if self.kind else ""
+        """The short mark after a group row's figure, one sign so the figure and it fit whole in a narrow list:
+        " !" where every member or some predict one class, or never predict some classes (the row's tooltip holds
+        the sentence, :attr:`text`); "" for none."""
+        return " !" if self.kind else ""
 
 
 NO_GROUP_NOTE = GroupClassNote()

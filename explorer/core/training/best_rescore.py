@@ -10,7 +10,8 @@ earlier step, as core/specs/best does). It emits:
 - an ``eval`` event at the best step with every dev row and ``"rescored": true`` (the step's earlier evaluation
   scored the sample; readers take the last evaluation at the step ``checkpoints/best`` holds, so its Best dev becomes
   this whole-dev figure; Curves leaves it off the line, which runs in step order),
-- a ``checkpoint`` event of kind "best" at the final step when that step wins,
+- a ``checkpoint`` event of kind "best" at the step kept (``scored_on``: all dev rows): the final step when it
+  wins, else the best step again (its figure now counts all dev rows),
 - a ``log`` line saying which step is kept and both figures.
 
 Every process evaluates (the forward is collective); only the main process writes. Each process reads the
@@ -83,9 +84,13 @@ def rescore_best(run, keeper, final_metrics: dict | None) -> None:
         if final_wins:
             path = copy_checkpoint(run.run_dir, "last", "best", metrics=final_metrics)
             run.writer.emit("checkpoint", step=final_step, path=str(path), kind="best", metric=keeper.metric_name,
-                            picked_on=f"all {dev_total:,} dev rows")
-        else:   # checkpoint.json of best: its figures on all dev rows
-            copy_checkpoint(run.run_dir, "best", "best", metrics=metrics)
+                            picked_on=f"all {dev_total:,} dev rows", scored_on=f"all {dev_total:,} dev rows")
+        else:   # checkpoint.json of best: its figures on all dev rows, and an event that says so
+            path = copy_checkpoint(run.run_dir, "best", "best", metrics=metrics)
+            run.writer.emit("checkpoint", step=best_step, path=str(path), kind="best", metric=keeper.metric_name,
+                            picked_on=schedule.rows_note() if picked_rows is None else
+                            f"the {picked_rows:,}-row stratified sample of the {dev_total:,} dev rows",
+                            scored_on=f"all {dev_total:,} dev rows")
         run.writer.emit("log", level="info", topic="best_rescored", message=rescored_text(
             name, run.config.task, best_step=best_step, picked_rows=picked_rows, best_value=best_value,
             final_value=final_value, dev_total=dev_total, final_wins=final_wins))

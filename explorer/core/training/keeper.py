@@ -70,9 +70,12 @@ class CheckpointKeeper:
                 "best_path": self.best_path, "best_step": self.best_step, "best_rows": self.best_rows,
                 "metric_for_best": self.metric_name}
 
-    def save(self, metrics: dict | None) -> None:
+    def save(self, metrics: dict | None, whole: dict | None = None) -> None:
         """Save ``last`` (with the training state) and copy it to ``best`` when ``metrics`` improved.
-        No-op when the config turns checkpoints off. All processes must call it (it synchronises)."""
+        ``whole``: the final evaluation's metrics on every dev row, when ``metrics`` are those of its dev sample's
+        rows (what best is compared on): a ``best`` of this step keeps them as its figure, and its event says
+        ``scored_on`` all dev rows. No-op when the config turns checkpoints off. All processes must call it (it
+        synchronises)."""
         run = self.run
         if not run.config.save_checkpoints:
             return
@@ -87,9 +90,17 @@ class CheckpointKeeper:
                                    training_state=state, kind="last")
             run.writer.emit("checkpoint", step=step, path=str(path), kind="last")
             if improved:
-                path = copy_checkpoint(run.run_dir, "last", "best", metrics=metrics)
-                picked = {"picked_on": run.schedule.rows_note()} if getattr(run, "schedule", None) else {}
+                path = copy_checkpoint(run.run_dir, "last", "best", metrics=whole or metrics)
                 run.writer.emit("checkpoint", step=step, path=str(path), kind="best", metric=self.metric_name,
-                                **picked)
+                                **rows_fields(getattr(run, "schedule", None), whole=whole is not None))
         run.accelerator.wait_for_everyone()
         self.last_saved_step = step
+
+
+def rows_fields(schedule, *, whole: bool) -> dict:
+    """A best checkpoint event's ``picked_on`` (the dev rows the comparison counted) and ``scored_on`` (the rows
+    its figure counts: all dev rows when ``whole``, the final evaluation's); {} without a schedule."""
+    if schedule is None:
+        return {}
+    picked = schedule.rows_note()
+    return {"picked_on": picked, "scored_on": f"all {schedule.dev_total:,} dev rows" if whole else picked}

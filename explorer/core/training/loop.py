@@ -92,7 +92,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         done = run.final_metrics
         final, picked = (done, None) if done is not None else evaluate_now(run, final=True) or (None, None)
         if done is None and (keeper.last_saved_step != run.progress.step or final is not None):
-            keeper.save(picked)
+            keeper.save(picked, final)
             rescore_best(run, keeper, final)   # a best picked on the dev sample, against the final step on all rows
     except RuntimeError as exc:
         oom = as_out_of_memory(exc)

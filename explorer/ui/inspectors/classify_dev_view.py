@@ -306,7 +306,7 @@ class ClassifyDevView(QWidget):
             return self._show_regression(rep)
         if name == MULTILABEL:
             return self._show_multilabel(rep)
-        rows = scored_rows_note(self.prefill.best_rows, rep.total)   # why the Runs list's figure may differ
+        rows = scored_rows_note(self.prefill.best_rows(), rep.total)   # why the Runs list's figure may differ
         self.status.setText(f"{rep.total} dev examples scored" + (f"; {rows}" if rows else ""))
         self.metrics.setText(classifier_metrics(rep, kind))
         self._show_per_class(rep, kind)

@@ -168,7 +168,8 @@ class ResultSource:
     :meth:`take` when the answer arrives (None: the model changed meanwhile, so the answer is dropped),
     :meth:`show` once it renders results, and :meth:`model_changed` from its model-loaded signal; a change to
     another model calls ``clear()`` (the view empties its tables) and the label says
-    "Results were for A; the model changed to B: run again" (core.models.info.stale_results_note). Model names
+    "Results were for A; the model changed to B: run again" (core.models.info.stale_results_note) until the next
+    change of model, which takes it away: with no results of its own the view names no other model. Model names
     come from core.models.info.model_name.
     """
 
@@ -181,6 +182,7 @@ class ResultSource:
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setVisible(False)
+        self._stale = False   # the label says the results were of another model (stale_results_note)
 
     def ask(self, loaded) -> None:
         """A request is sent to ``loaded`` (a ModelInfo or LoadedModel)."""
@@ -194,7 +196,7 @@ class ResultSource:
     def show(self, name: str | None, data: str = "") -> None:
         """Results of model ``name`` (on data file ``data``) are on screen now; None: unknown (a report a caller
         rendered itself)."""
-        self.shown_for = name
+        self.shown_for, self._stale = name, False
         text = f"Results of {name}" + (f" on {data}" if data else "") if name else ""
         self.label.setStyleSheet("color: #555;")
         self.label.setText(text)
@@ -210,13 +212,20 @@ class ResultSource:
         now = model_name(loaded)
         if self._asked_for is not None and self._asked_for != now:
             self._asked_for = None
-        if self.shown_for is None or self.shown_for == now:
+        if self.shown_for is None:   # no results of its own: an earlier change's line named a model no longer loaded
+            if self._stale:
+                self._stale = False
+                self.label.setText("")
+                self.label.setVisible(False)
+            return False
+        if self.shown_for == now:
             return False
         was, self.shown_for = self.shown_for, None
         self.clear()
         self.label.setStyleSheet("color: #b03030;")
         self.label.setText(stale_results_note(was, now))
         self.label.setVisible(True)
+        self._stale = True
         return True
 
 

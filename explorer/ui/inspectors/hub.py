@@ -475,18 +475,14 @@ class HubPages:
         from explorer.ui.shell.tasks import run_in_thread
 
         self.window._inspector_opened = True
-        typed = self._question_and_passage()
         self.hub.open_model(path)
-        run_in_thread(example_for_run, run_config, owner=self.window, on_done=lambda qp: self._example(qp, typed))
+        run_in_thread(example_for_run, run_config, owner=self.window, on_done=self._example)
 
-    def _question_and_passage(self) -> tuple[str, str]:
-        inputs = self.hub.panel.inputs()
-        return inputs["question"], inputs["passage"]
-
-    def _example(self, example: tuple[str, str], before: tuple[str, str]) -> None:
-        """The run's first dev example fills the probe panel, unless the person typed a question or passage while
-        the checkpoint loaded (the panel no longer holds what it held at the open): theirs is probed instead."""
-        if self._question_and_passage() != before:
+    def _example(self, example: tuple[str, str]) -> None:
+        """The run's first dev example fills the probe panel, unless the panel holds a question or passage the
+        person typed (before the open or while the checkpoint loaded: ProbePanel.holds_typed_text): theirs is
+        probed with the new checkpoint instead, never overwritten."""
+        if self.hub.panel.holds_typed_text():
             self.hub.probe_now()
         else:
             self.hub.open_example(*example)

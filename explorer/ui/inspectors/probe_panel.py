@@ -71,6 +71,7 @@ class ProbePanel(QWidget):
         super().__init__(parent)
         self.setMinimumWidth(280)
         self._dataset_rows: list[dict] = []   # {"title", "question", "context"} of the loaded SQuAD file
+        self._filled = ("", "")   # the question and passage the app put in last (an example, a picked row)
         model_box = self._build_model_box()
         dataset_box = self._build_dataset_box()
         settings = self._build_inputs()
@@ -280,6 +281,12 @@ class ProbePanel(QWidget):
         for w in (self.question, self.passage):
             w.blockSignals(False)
         self.debounce.stop()
+        self._filled = (self.question.text(), self.passage.toPlainText())
+
+    def holds_typed_text(self) -> bool:
+        """The question or passage is the person's: not empty, and not what the app put in last."""
+        now = (self.question.text(), self.passage.toPlainText())
+        return any(t.strip() for t in now) and now != self._filled
 
     def set_source(self, source: str) -> None:
         self.source.setEditText(source)

@@ -21,7 +21,7 @@ from explorer.ui.shell.columns import cells_told_once, fit_columns, rows_tall, w
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, tip
-from .components.spans import (cell_tip, decision_lines, nbest_rows, passage_html, passage_range, slider_tip,
+from .components.spans import (cell_tip, decision_lines, nbest_note, nbest_rows, passage_html, passage_range, slider_tip,
                                span_line, window_text)
 from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, StartEndBars
 from .spans_panes import SpansPanes
@@ -257,12 +257,13 @@ class SpansView(QWidget):
         cands = self.result.nbest
         self.nbest.setRowCount(len(cands))
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter   # once: a flag | costs Python time
+        rounded = nbest_note(cands)   # said on each score where a shown score adds the shown parts
         with cells_told_once(self.nbest) as table:
             for r, values in enumerate(nbest_rows(cands)):
                 for k, v in enumerate(values):
                     item = QTableWidgetItem(v)
-                    if k == 1:
-                        item.setToolTip(v)
+                    if k == 1 or (k == 4 and rounded):
+                        item.setToolTip(v if k == 1 else rounded)
                     else:
                         item.setTextAlignment(right)
                     table.setItem(r, k, item)

@@ -29,13 +29,22 @@ COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Mod
 # shown beside the names it leaves them "minilm · …n · train"; a remote run has a network icon before its name
 # instead, and its tooltip names the host). "Host" sits right after Run.
 HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host", "vs BoW")
+# The marks after a Best dev figure are one sign each, so the figure and its mark fit whole in the narrow dock of a
+# 1280x800 window (" (1 eval)" and " · one class" were cut to "(1 …" and "· one cl…"); the cell's tooltip and the
+# column's header tip say what each means.
+ONE_EVALUATION = " ¹"   # after a Best dev figure that is the only evaluation of a run still training
+ONE_CLASS = " !"   # after a Best dev figure of a run that predicted one class for every dev row (drawn amber)
+MISSED_CLASSES = " !"   # ... of a run that never predicted some classes of its dev rows (amber; the tooltip says which)
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
                            "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
                            "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
                            "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
                            "dev data (all no-answer / majority class). "
                            f"{SAMPLE_MARK} before a figure: measured on the stratified dev sample that evaluations "
-                           "during training score, not on all dev rows (the cell's tooltip gives the rows).",
+                           "during training score, not on all dev rows (the cell's tooltip gives the rows). "
+                           f"After a figure:{ONE_EVALUATION} the only evaluation so far (a live run's best of one);"
+                           f"{ONE_CLASS} in amber: the run predicts one class for every dev row, or never predicts "
+                           "some classes (the tooltip says which).",
                "vs BoW": "The fine-tune against a TF-IDF + linear (bag-of-words) baseline on the run's own dev rows: "
                          "the judged metric's difference and whether its 95% paired interval lies above 0 (better), "
                          "below (worse) or around it (tie). Right-click a run: Compute bag-of-words baseline.",
@@ -197,11 +206,11 @@ class RunCells:
             rows = f"{mark}: {rows}" if mark and rows else rows   # what the cell's mark means
             untrained = untrained_note(s)   # a step-0 figure above the best: never a candidate
             if best and only_evaluation(s):
-                rows = (f"the only evaluation so far (step {best[2]}): the best of one, replaced by a later "
+                rows = (f"{ONE_EVALUATION.strip()}: the only evaluation so far (step {best[2]}): the best of one, replaced by a later "
                         "evaluation that scores better" + (f"\n{rows}" if rows else ""))
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
                     + (f"\n{untrained}" if untrained else "")
-                    + (f"\nnote: {_whose(s)} {note.text}" if note else "")
+                    + (f"\n{class_mark(note).strip()} note: {_whose(s)} {note.text}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":
             return "\n".join(self.baselines.tooltip_lines(s))
@@ -250,9 +259,6 @@ class RunCells:
         return sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
 
 
-ONE_EVALUATION = " (1 eval)"   # after a Best dev figure that is the only evaluation of a run still training
-ONE_CLASS = " · one class"   # after a Best dev figure of a run that predicted one class for every dev row
-MISSED_CLASSES = " · classes never predicted"   # ... of a run that never predicted some classes of its dev rows
 
 
 def class_mark(note) -> str:

@@ -5,10 +5,12 @@ in the narrow dock of a 1280x800 screen the runs, the seeds and the folds can st
 "seed 2 · stance-seeds-02": what its group varies first). The short columns share the rest, each up to what its
 values ask for: Status up to STATUS_MAX_PX and two fifths of the rest (a group's counts "1 running, 2 queued"
 elide; the group's tooltip lists them), "Best dev" what Status leaves, up to the width of BEST_WIDEST ("66.70% F1",
-"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, a dev sample's "≈" before it, so a cut value keeps
-both, and the tooltip is whole), Host (when shown) its contents up to HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs
-dock is wider on a wider window: explorer.ui.shell.window_geometry); a name longer than that elides at its end,
-and the cell's tooltip starts with the whole name.
+"0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, a dev sample's "≈" before it, its marks after:
+"≈50.80% acc ¹", "32.29% F_avg !", one sign each; the tooltip says what they mean). Where the rest is too narrow
+for a Best dev text whole, Status gives way, down to its title. Host (when shown) takes its contents up to
+HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs dock is wider on a wider window:
+explorer.ui.shell.window_geometry); a name longer than that elides at its end, and the cell's tooltip starts with
+the whole name.
 
 The header sorts the top-level rows (runs and groups); a group's members keep the group's order under it (RunsProxy:
 fold 1, 2, 3; restarts as they were queued), whatever the column and order: the list opens newest first, and
@@ -52,8 +54,8 @@ class RunsTable(QTreeView):
     NAME_SHARE, NAME_MIN_PX = 0.45, 120   # the Run column keeps this share of the viewport, and this many px at least
     STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
     HOST_MAX_PX = 110     # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
-    # the widest Best dev value shown whole: a group's one-member figure; wider texts elide (their tooltip is whole)
-    BEST_WIDEST = "100.00% macro F1 (1 fold)"
+    # the widest Best dev value shown whole: a group's figure with its mark; wider texts elide (their tooltip is whole)
+    BEST_WIDEST = "100.0 ± 10.0% macro F1 !"
 
     def __init__(self, model, proxy, parent=None):
         super().__init__(parent)
@@ -111,7 +113,11 @@ class RunsTable(QTreeView):
         status_width = min(wanted_status, self.STATUS_MAX_PX, max(titles[status], round(0.4 * rest)))
         self.setColumnWidth(status, status_width)
         cap = self.fontMetrics().horizontalAdvance(self.BEST_WIDEST) + 2 * self._cell_margin()
-        width = max(min(self.sizeHintForColumn(col), cap, rest - status_width), titles[col])
+        need = max(min(self.sizeHintForColumn(col), cap), titles[col])   # the figure and its mark, whole
+        if rest - status_width < need:   # Status gives way (its tooltip is whole), down to its title
+            status_width = max(titles[status], rest - need)
+            self.setColumnWidth(status, status_width)
+        width = max(min(need, rest - status_width), titles[col])
         self.setColumnWidth(col, width)
         return width
 

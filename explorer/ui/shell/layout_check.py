@@ -19,7 +19,7 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
   advance plus the style's header margins; a vertical one (a row's title: a class name) lower than its title's
   line plus the style's margins, which clips the line's foot: an underscore vanished ("gold Refund not showing up"
   for ``Refund_not_showing_up``).
-- *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
+- *cell*: a table's (or a tree's: the Runs list) column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
   fit the column; a column with longer text narrower than ``MIN_TEXT_COLUMN`` (an elided text column
   must still show words, not "Me…").
 - *tabs*: a tab bar that shows its scroll arrows, or a tab outside it: a tab a person cannot see (the Attention
@@ -39,7 +39,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QComboBox,
                                QHeaderView, QLabel, QRadioButton, QStyle, QStyleOptionComboBox, QStyleOptionHeader,
-                               QTabBar, QTableView, QToolButton, QWidget)
+                               QTabBar, QTableView, QToolButton, QTreeView, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
 from explorer.ui.shell.elided_label import ElidedLabel
@@ -244,20 +244,35 @@ def _row_titles(h: QHeaderView) -> list[Offender]:
     return out
 
 
-def _cells(t: QTableView) -> list[Offender]:
+def _cell_indexes(t: QAbstractItemView, col: int) -> list:
+    """The first CELL_ROWS cells of column ``col``: a table's rows; a tree's top-level rows and the children of
+    those it shows expanded (a group's members in the Runs list)."""
+    model = t.model()
+    out = []
+    for row in range(min(model.rowCount(), CELL_ROWS)):
+        index = model.index(row, col)
+        out.append(index)
+        if isinstance(t, QTreeView) and t.isExpanded(index.siblingAtColumn(0)):
+            parent = index.siblingAtColumn(0)
+            out += [model.index(r, col, parent) for r in range(min(model.rowCount(parent), CELL_ROWS))]
+    return out[:CELL_ROWS]
+
+
+def _cells(t: QAbstractItemView) -> list[Offender]:
     model = t.model()
     if model is None or model.rowCount() == 0:
         return []
     out = []
     fm = QFontMetrics(t.font())
     pad = 2 * (t.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, t) + 1) + 2
+    header = t.horizontalHeader() if isinstance(t, QTableView) else t.header()
     for col in range(model.columnCount()):
         if t.isColumnHidden(col) or t.columnWidth(col) <= 0:
             continue
         width = t.columnWidth(col)
         short_need, long_seen = 0, False
-        for row in range(min(model.rowCount(), CELL_ROWS)):
-            text = model.data(model.index(row, col), Qt.ItemDataRole.DisplayRole)
+        for index in _cell_indexes(t, col):
+            text = model.data(index, Qt.ItemDataRole.DisplayRole)
             if text is None or text == "":
                 continue
             text = str(text)
@@ -265,8 +280,8 @@ def _cells(t: QTableView) -> list[Offender]:
                 short_need = max(short_need, fm.horizontalAdvance(text) + pad)
             else:
                 long_seen = True
-        stretched = t.horizontalHeader().sectionResizeMode(col) == QHeaderView.ResizeMode.Stretch or (
-            col == model.columnCount() - 1 and t.horizontalHeader().stretchLastSection())
+        stretched = header.sectionResizeMode(col) == QHeaderView.ResizeMode.Stretch or (
+            col == model.columnCount() - 1 and header.stretchLastSection())
         if stretched and width >= MIN_TEXT_COLUMN:
             continue   # the text column that takes the free width: it elides, at a readable width
         if short_need > width + SLACK:
@@ -327,7 +342,7 @@ def layout_offenders(window: QWidget) -> list[Offender]:
             out += _combo(w)
         if isinstance(w, QHeaderView):
             out += _header(w)
-        if isinstance(w, QTableView) and isinstance(w, QAbstractItemView):
+        if isinstance(w, (QTableView, QTreeView)):   # a tree too: the Runs list's Best dev
             out += _cells(w)
         if isinstance(w, QTabBar) and (hidden := hidden_tabs(w)):
             out.append(Offender("tabs", widget_path(w), f"{', '.join(hidden)} behind the scroll arrows "

@@ -146,8 +146,15 @@ class RunPrefill:
         self.prefilled_for = None
         self.path_from_run = ""                    # the dev path a run put in (replaced when the model changes)
         self.columns_from_run: dict[str, str] = {}   # "text" / "label" -> the columns a run put in
-        self.best_rows: tuple[int, int] | None = None   # the rows the run's own figure of its best counted
         self.dev_file = None   # the run's dev file as shown and as read (core.models.checkpoint_windows.RunDevFile)
+
+    def best_rows(self) -> tuple[int, int] | None:
+        """(dev rows, dev rows in all) the run's own figure of its best checkpoint counts, read from its events now
+        (not when the model loaded: a run that ended since may have scored its best on every dev row at its end);
+        None without a run."""
+        if not self.settings or not self.prefilled_for:
+            return None
+        return best_checkpoint_rows(run_dir_of(self.prefilled_for))
 
     def plan(self, source: str, typed_path: str, shown: dict[str, str]) -> Prefill:
         """What to put in for the model ``source``, with ``typed_path`` in the file field and ``shown`` the
@@ -160,13 +167,11 @@ class RunPrefill:
         self.prefilled_for = source
         self.dev_file = run_dev_file(source) if settings.get("dev") else None
         if not settings:
-            self.best_rows = None
             self.settings = {}            # another run's encoding, names, columns or dev split must not carry over
             cleared = {k: "" for k, v in shown.items() if v.strip() and v.strip() == self.columns_from_run.get(k)}
             self.columns_from_run = {}
             return Prefill(found=False, columns=cleared)
         self.settings = settings
-        self.best_rows = best_checkpoint_rows(run_dir_of(source))   # its Best dev may count a dev sample
         out = Prefill(found=True, no_header=bool(settings.get("no_header")), split=bool(settings.get("dev_split")))
         typed = typed_path.strip()
         path = typed

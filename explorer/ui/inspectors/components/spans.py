@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.qa.probe_text import addition, operand, shown, subtraction, table_digits
+from explorer.core.qa.probe_text import addition, operand, rounding_note, shown, shown_sum, subtraction, table_digits
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 from explorer.glossary import tooltip
 
@@ -87,7 +87,15 @@ def nbest_rows(cands) -> list[list[str]]:
     the fewest at which every row's shown start and end add up to its shown score."""
     d = table_digits([(c.start_logit, c.end_logit) for c in cands])
     return [[str(r + 1), c.text, shown(c.start_logit, d), shown(c.end_logit, d),
-             shown(c.start_logit + c.end_logit, d), str(c.window_index + 1)] for r, c in enumerate(cands)]
+             shown_sum(c.start_logit, c.end_logit, d), str(c.window_index + 1)] for r, c in enumerate(cands)]
+
+
+def nbest_note(cands) -> str:
+    """The n-best table's score tooltip where a shown score adds the shown parts rather than rounding the exact
+    sum ("parts rounded to 4 decimals; a sum adds the parts as printed", core.qa.probe_text.rounding_note); ""
+    where every shown score is the exact one rounded."""
+    pairs = [(c.start_logit, c.end_logit) for c in cands]
+    return rounding_note(pairs, table_digits(pairs))
 
 
 def other_rule_line(r, tau: float) -> str:
