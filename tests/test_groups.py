@@ -632,7 +632,7 @@ def test_the_groups_pages_best_column_marks_a_member_stuck_on_one_class_as_the_r
     def runs_list_best(rid):
         return model.data(model.run_index(rid, COLUMNS.index("Best dev")))
 
-    assert stuck.text(2).endswith(" · one class") and stuck.text(2) == runs_list_best("s-01")
-    assert "one class" not in learned.text(2) and learned.text(2) == runs_list_best("s-02")
+    assert stuck.text(2).endswith(" !") and stuck.text(2) == runs_list_best("s-01")
+    assert "!" not in learned.text(2) and learned.text(2) == runs_list_best("s-02")
     assert stuck.foreground(2).color() == QColor(WARNING_COLOR)
     assert "predicts only '3' for every dev row" in stuck.toolTip(2)
