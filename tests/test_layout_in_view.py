@@ -473,6 +473,39 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
     assert not report, "\n".join(report)
 
 
+def test_the_tau_curves_stay_in_view_after_a_run_at_each_size(qa_window, qtbot, tmp_path):
+    """τ on dev set, the τ values' tab chosen, then Run: the F1/EM curves against τ are in view afterwards, above
+    the τ values at 1920x1080 and, where both do not fit (1280x800: the τ values' wrapped rows and the sentence under
+    them leave the curves less than their minimum), their own tab brought to the front (the τ values' tab stayed
+    chosen and the new curves sat unseen behind a "Curves" tab)."""
+    from helpers import write_tiny_squad
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = qa_window, QApplication.instance()
+    dev = w.hub.dev_view
+    report = []
+    for k, size in enumerate(((1280, 800), (1920, 1080))):
+        resize(w, size, app)
+        show_page(w, "τ on dev set", app)
+        dev.result_tabs.setCurrentIndex(0)   # the τ values, as after reading them
+        settle(app)
+        path = write_tiny_squad(tmp_path / f"dev{k}.json", v2=True, repeat=2)
+        with qtbot.waitSignal(dev.study_ready, timeout=60_000):
+            dev.run(str(path), 0)
+        settle(app)
+        where = f"{size[0]}x{size[1]}"
+        why = out_of_view(dev.plot) if dev.plot.isVisible() else "hidden behind another tab"
+        if why:
+            report.append(f"{where}: the curves after Run: {why}")
+        elif dev.plot.plotItem.getViewBox().size().height() < PLOT_IN_VIEW:
+            report.append(f"{where}: the curves are {dev.plot.plotItem.getViewBox().size().height():.0f} px high")
+        if size == (1920, 1080) and (dev.split.folded or out_of_view(dev.tau_table)):
+            report.append(f"{where}: the curves and the τ values are not both in view")
+    assert not report, "\n".join(report)
+
+
 def test_the_model_drop_down_lists_hub_ids_whole(qtbot):
     """The probe panel's model list is as wide as its longest hub id (Qt elided it in the middle,
     "deepset/...d-squad2"), without widening the box itself."""
