@@ -143,3 +143,58 @@ def test_the_row_axis_title_stays_clear_of_the_widest_token_label(qtbot):
         text_left = axis.width() - axis.style["tickTextOffset"][0] - max(fm.horizontalAdvance(s) for s in labels)
         title = axis.label.mapRectToParent(axis.label.boundingRect())   # the rotated title in the axis's frame
         assert title.right() <= text_left + 0.5, (size, title.right(), text_left)
+
+
+def test_a_167_token_question_and_passage_names_its_block_starts_in_a_1280x800_window(qtbot, tmp_path, monkeypatch,
+                                                                                      tiny_qa):
+    """The main window at 1280x800, Attention, a question and passage of 167 tokens: the token map (about 310 px
+    wide, too narrow for every label) names [CLS], the question's first token, its [SEP], the passage's first
+    token and the last [SEP] on both axes, beside the evenly spaced tokens between them."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from layout_shots import resize, settle, show_page
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    question = "where was ada born?"
+    words = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the engine of charles babbage." for i in range(20))
+    words = words.split()
+    n = len(words)
+    while len(tiny_qa.tokenizer(question, " ".join(words[:n]))["input_ids"]) > 167:
+        n -= 1
+    passage = " ".join(words[:n])
+    assert 160 <= len(tiny_qa.tokenizer(question, passage)["input_ids"]) <= 167
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    app = QApplication.instance()
+    apply_style(app)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    w.hub.set_model(tiny_qa)
+    w.hub.open_example(question, passage)
+    qtbot.waitUntil(lambda: w.hub.result is not None and not w.hub.probes._outstanding, timeout=60_000)
+    resize(w, (1280, 800), app)
+    show_page(w, "Attention", app)
+    view = w.hub.attention_view
+    if view.token_views.tabbed:
+        view.token_views.tabs.setCurrentWidget(view.heatmap)
+    settle(app)
+    tokens = view.current_labels()
+    seps = [i for i, t in enumerate(tokens) if t == "[SEP]"]
+    wanted = ["[CLS]", tokens[1], "[SEP]", tokens[seps[0] + 1]]   # [CLS], the question, its [SEP], the passage
+    heat = view.heatmap
+    for axis, length in ((heat.left_axis, heat.left_axis.height()), (heat.bottom_axis, heat.bottom_axis.width())):
+        lo, hi = axis.range
+        (_, values), = axis.tickValues(lo, hi, length)
+        names = axis.tickStrings(values, 1, 1)
+        assert len(names) < len(tokens)                  # too narrow for every label: thinned
+        assert names[:4] == wanted and names[-1] == "[SEP]", names
+        assert len(names) > 5                            # evenly spaced tokens between them

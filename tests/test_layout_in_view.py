@@ -355,10 +355,12 @@ def test_the_lower_tabs_show_the_block_flow_curves_without_dragging_the_handle(s
     assert not report, "\n".join(report)
 
 
-def test_the_block_flow_legend_is_in_view_without_scrolling(six_layer_window, qtbot):
-    """On the Attention page at 1264x760 (a 1280x800 window's client area), as it opens: the block flow plot's
-    legend (which line is which pair of blocks) lies inside its tab's visible area with nothing scrolled or dragged;
-    under the axis it was below the fold of the lower pane, the lines shown without their meaning."""
+def test_the_block_flow_key_is_in_view_without_scrolling(six_layer_window, qtbot):
+    """On the Attention page at 1264x760 (a 1280x800 window's client area), as it opens: the block flow's key (the
+    table's column titles, each in its curve's colour, beside the curves) lies inside its tab's visible area with
+    nothing scrolled or dragged; a key under the axis was below the fold of the lower pane, the lines shown without
+    their meaning."""
+    from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
     w, app = six_layer_window, QApplication.instance()
@@ -368,11 +370,12 @@ def test_the_block_flow_legend_is_in_view_without_scrolling(six_layer_window, qt
     view.bottom.setCurrentWidget(view.flow)
     _bring_into_view(view.heatmap, view)
     settle(app)
-    legend = view.flow_plot.getPlotItem().legend
-    rect = legend.mapRectToScene(legend.boundingRect())
-    port = view.bottom.currentWidget().viewport()
-    shown = _in_view_height(view.flow_plot, rect, port)
-    assert shown >= int(rect.height()) - 1, f"{shown} of {rect.height():.0f} px of the legend in view"
+    header, port = view.flow_table.horizontalHeader(), view.bottom.currentWidget().viewport()
+    top = header.mapTo(port, QPoint(0, 0)).y()
+    assert 0 <= top and top + header.height() <= port.height(), f"the key at {top} px of a {port.height()} px tab"
+    for c, curve in enumerate(view.flow.curves):
+        title = view.flow_table.horizontalHeaderItem(c)
+        assert title.foreground().color() == curve.opts["pen"].color(), title.text()
 
 
 def test_a_head_importance_scoring_shows_its_map_in_the_lower_tab_without_dragging(six_layer_window, qtbot, tmp_path):
@@ -470,6 +473,39 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
         need = summary.heightForWidth(summary.width())
         if need > summary.height():
             report.append(f"{size[0]}x{size[1]} the sentence under the τ table needs {need} px, has {summary.height()}")
+    assert not report, "\n".join(report)
+
+
+def test_the_tau_curves_stay_in_view_after_a_run_at_each_size(qa_window, qtbot, tmp_path):
+    """τ on dev set, the τ values' tab chosen, then Run: the F1/EM curves against τ are in view afterwards, above
+    the τ values at 1920x1080 and, where both do not fit (1280x800: the τ values' wrapped rows and the sentence under
+    them leave the curves less than their minimum), their own tab brought to the front (the τ values' tab stayed
+    chosen and the new curves sat unseen behind a "Curves" tab)."""
+    from helpers import write_tiny_squad
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = qa_window, QApplication.instance()
+    dev = w.hub.dev_view
+    report = []
+    for k, size in enumerate(((1280, 800), (1920, 1080))):
+        resize(w, size, app)
+        show_page(w, "τ on dev set", app)
+        dev.result_tabs.setCurrentIndex(0)   # the τ values, as after reading them
+        settle(app)
+        path = write_tiny_squad(tmp_path / f"dev{k}.json", v2=True, repeat=2)
+        with qtbot.waitSignal(dev.study_ready, timeout=60_000):
+            dev.run(str(path), 0)
+        settle(app)
+        where = f"{size[0]}x{size[1]}"
+        why = out_of_view(dev.plot) if dev.plot.isVisible() else "hidden behind another tab"
+        if why:
+            report.append(f"{where}: the curves after Run: {why}")
+        elif dev.plot.plotItem.getViewBox().size().height() < PLOT_IN_VIEW:
+            report.append(f"{where}: the curves are {dev.plot.plotItem.getViewBox().size().height():.0f} px high")
+        if size == (1920, 1080) and (dev.split.folded or out_of_view(dev.tau_table)):
+            report.append(f"{where}: the curves and the τ values are not both in view")
     assert not report, "\n".join(report)
 
 
@@ -624,6 +660,36 @@ def test_a_twelve_layer_models_block_flow_table_keeps_its_header_over_its_rows(t
     settle(app)
     row_top = table.rowViewportPosition(11)
     assert 0 <= row_top and row_top + table.rowHeight(11) <= table.viewport().height() + 1
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1264, 760), (1920, 1080)], ids=["1280x800", "1264x760", "1920x1080"])
+def test_a_twelve_layer_models_block_flow_shows_four_rows_and_its_curves_as_it_opens(twelve_layer_window, size):
+    """Attention → Block flow per layer of a 12-layer model, as it opens (nothing scrolled or dragged): at least four
+    of the table's rows are in view whole, beside the curves (at 1280x800 the curves stood over the table and only
+    its header row was in view), and the curves' data area shows PLOT_IN_VIEW px or more."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    w, app = twelve_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    table = view.flow_table
+    resize(w, size, app)
+    show_page(w, "Attention", app)
+    view.bottom.setCurrentWidget(view.flow)
+    settle(app)
+    area = view.bottom.currentWidget().viewport()
+    shown = []
+    for r in range(table.rowCount()):
+        top = table.rowViewportPosition(r)
+        bottom = top + table.rowHeight(r)
+        in_table = top >= 0 and bottom <= table.viewport().height()
+        page_top = table.viewport().mapTo(area, QPoint(0, top)).y()
+        page_bottom = table.viewport().mapTo(area, QPoint(0, bottom)).y()
+        if in_table and page_top >= 0 and page_bottom <= area.height():
+            shown.append(r)
+    assert len(shown) >= 4, f"{len(shown)} rows of the block flow table in view"
+    box = view.flow_plot.getPlotItem().getViewBox()
+    assert _in_view_height(view.flow_plot, box.sceneBoundingRect(), area) >= PLOT_IN_VIEW
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])

@@ -486,10 +486,11 @@ def test_main_window_opens_inside_a_small_screen(qtbot, tmp_path, monkeypatch, a
 
 
 def test_a_long_data_preview_message_scrolls_and_never_grows_the_window(qtbot):
-    """The data preview's notes scroll in a box of at most NOTES_MAX_SHARE of the panel, the whole text still
-    there: a summary that takes the height its wrapped text needs as a minimum grew the window to 1541x3315 on a
+    """The data preview's notes scroll in a box of at most NOTES_MAX_SHARE of the panel or what the table's
+    TABLE_ROWS_SHOWN rows leave of it, the whole text still there: a summary that takes the height its wrapped text needs as a minimum grew the window to 1541x3315 on a
     1280x800 screen with STS-B's notes, and it could not be made smaller."""
-    from explorer.ui.launch.preview import NOTES_MAX_SHARE, DataPreview
+    from explorer.ui.launch.preview import NOTES_MAX_SHARE, TABLE_ROWS_SHOWN, DataPreview
+    from explorer.ui.shell.columns import rows_tall
 
     panel = DataPreview("train")
     qtbot.addWidget(panel)
@@ -505,7 +506,8 @@ def test_a_long_data_preview_message_scrolls_and_never_grows_the_window(qtbot):
     qtbot.wait(20)
     assert panel.notes_height() > 1500                               # the text itself is long ...
     assert panel.minimumSizeHint().height() < 400                    # ... the panel's minimum is not
-    assert panel.notes.height() <= NOTES_MAX_SHARE * panel.height() + 3
+    assert panel.notes.height() <= max(NOTES_MAX_SHARE * panel.height(), panel.height() - panel.table_room()) + 3
+    assert panel.table.height() >= rows_tall(panel.table, TABLE_ROWS_SHOWN)   # the table's rows under them
     assert panel.notes.verticalScrollBar().maximum() > 0              # scrolls to the rest
     assert panel.notes.widget().height() >= panel.notes_height() - 20
     panel.show_text("✓ 2,814 examples, 3 labels")                    # a short one takes only its lines

@@ -353,3 +353,54 @@ def test_a_label_column_guessed_from_the_values_shows_as_a_guess_until_one_is_pi
     label.setCurrentIndex(pick)
     label.activated.emit(pick)
     assert w.editors["label_column"].get() == "overall_rating" and "label_column" in w.form.edited
+
+
+def test_the_preview_shows_five_rows_and_every_note_whole_in_a_1280x800_window(qtbot, tmp_path, monkeypatch):
+    """The Launch page of the main window at 1280x800 (also 1920x1080) with the bundled SQuAD v2.0 sample as train
+    data: the preview shows at least five data rows whole and its notes (the counts, the problems) whole, none
+    scrolled away inside the notes box, none behind the table (it showed one row, the last note cut)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from layout_shots import resize, show_page
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.paths import SAMPLES
+    from explorer.ui.shell.layout_check import out_of_view
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    app = QApplication.instance()
+    apply_style(app)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    launcher = w.launcher
+    launcher.editors["train"].set(str(SAMPLES / "squad_v2_sample_train.json"))
+    launcher.editors["dev"].set(str(SAMPLES / "squad_v2_sample_dev.json"))
+    launcher.refresh_previews()
+    preview = launcher.train_preview
+    qtbot.waitUntil(lambda: preview.result is not None, timeout=60_000)
+    assert preview.result.get("ok") and not preview.problems.isHidden()   # a note of problems to show
+    report = []
+    for size in ((1280, 800), (1920, 1080)):
+        resize(w, size, app)
+        show_page(w, "Launch", app)
+        where = f"{size[0]}x{size[1]}"
+        table = preview.table
+        whole = [r for r in range(table.rowCount()) if table.rowViewportPosition(r) >= 0
+                 and table.rowViewportPosition(r) + table.rowHeight(r) <= table.viewport().height()]
+        if len(whole) < 5:
+            report.append(f"{where}: {len(whole)} data rows whole in the preview")
+        if preview.notes.verticalScrollBar().maximum() > 0:
+            report.append(f"{where}: the notes scroll {preview.notes.verticalScrollBar().maximum()} px in their box")
+        for what, widget in (("notes", preview.notes), ("problems", preview.problems), ("table", table)):
+            why = out_of_view(widget)
+            if why:
+                report.append(f"{where} {what}: {why}")
+    assert not report, "\n".join(report)

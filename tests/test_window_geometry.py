@@ -71,3 +71,29 @@ def test_without_a_window_manager_the_window_fills_the_screen_and_a_remembered_s
     qtbot.waitUntil(lambda: w.size() == area.size(), timeout=10_000)
     w.setGeometry(QRect(100, 50, 1400, 900))
     assert not w.fill_without_frame.fill() and w.size().toTuple() == (1400, 900)
+
+
+def test_a_window_that_covered_its_screen_without_a_frame_reopens_on_the_whole_screen(qtbot, tmp_path, monkeypatch):
+    """Quit at 1280x800 without a window manager, the window filling the screen (1280x800, no frame): the next start
+    opens on the whole area at once, not on the 1264x760 sized for a frame (which left a black strip right and
+    bottom); a window the person sized smaller keeps its size."""
+    from explorer.ui.shell import screen_fit
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    laptop = QRect(0, 0, 1280, 800)
+    assert restored_rect(QRect(0, 0, 1280, 800), (1280, 800), laptop) == laptop
+    assert restored_rect(QRect(0, 0, 1280, 800), (1280, 800), QRect(0, 0, 1920, 1080)) == QRect(0, 0, 1920, 1080)
+    assert restored_rect(QRect(0, 0, 1264, 760), (1280, 800), laptop) == first_rect(laptop)   # framed: room for it
+    assert restored_rect(QRect(40, 30, 1000, 700), (1280, 800), laptop) == QRect(40, 30, 1000, 700)
+    monkeypatch.setattr(screen_fit, "available_geometry", lambda widget: laptop)
+    settings = AppSettings(tmp_path / "s.ini")
+    w = MainWindow(tmp_path / "runs", settings, probe_device=False)
+    w.manager.max_parallel = 0
+    w.resize(1280, 800)
+    w.move(0, 0)
+    w.close()   # remembers 1280x800 on a 1280x800 screen
+    again = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    again.manager.max_parallel = 0
+    qtbot.addWidget(again, before_close_func=lambda w: w.manager.cancel_all())
+    assert again.size().toTuple() == (1280, 800)   # before any show or timer: the restored rectangle itself

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QSize, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.attention.head_labels import head_axis_labels, layer_axis_labels
-from explorer.ui.curves.legend import hold_legend_beside, legend_beside
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, rows_tall
 from explorer.ui.shell.flow_layout import FlowLayout
@@ -261,17 +261,18 @@ class FlowPanel(AdaptiveSplitter):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setToolTip(tip("block flow"))
         self.table.setMinimumHeight(rows_tall(self.table, 3))   # before the first result; then every layer
+        # the columns' titles in their curves' colours: the table beside the curves is their key (a legend beside
+        # the curves took 180 px of a 1280x800 window's width and stacked the table under them, its rows a scroll
+        # away)
+        for c, color in enumerate(FLOW_COLOURS[:len(blocks.flow_columns)]):
+            self.table.horizontalHeaderItem(c).setForeground(QColor(color))
         self.plot = pg.PlotWidget(background="w")
         # the curves get MIN_PLOT_PX or more between the title and the axis (else 23 px in a 1280x800 window);
         # part of the widget's minimum size (hold_one_column below), so a page too low for it scrolls
         self.plot.getPlotItem().getViewBox().setMinimumHeight(MIN_PLOT_PX)
-        # a legend beside the curves leaves them this width at least (else the panel stacks the table over them)
         self.plot.getPlotItem().getViewBox().setMinimumWidth(MIN_PLOT_PX)
         self.plot.setLabel("bottom", "layer")
         self.plot.setLabel("left", "share of attention")
-        # right of the curves, at their top: never over them (shares run up to 1.0), and in view wherever they are
-        # (under the axis it lay below the fold of the lower pane at 1280x800: the lines without their meaning)
-        legend_beside(self.plot)
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)   # no "layer (x0.001)" on an empty plot
         self.plot.getAxis("bottom").setTickSpacing(1, 1)
@@ -282,7 +283,7 @@ class FlowPanel(AdaptiveSplitter):
         for (name, _, _), color in zip(blocks.flow_columns, FLOW_COLOURS):
             self.curves.append(self.plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=6,
                                               symbolBrush=color, name=name, dynamicRangeLimit=None))
-        hold_legend_beside(self.plot)   # its entries exist now: the plot's minimum size
+        self.plot.setMinimumSize(self.plot.getPlotItem().effectiveSizeHint(Qt.SizeHint.MinimumSize).toSize())
         self.layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
         self.plot.addItem(self.layer_line)
         # which head the numbers are of, over the table: with a head chosen they are that head's, not the layer's
@@ -317,7 +318,7 @@ class FlowPanel(AdaptiveSplitter):
         resize = self.table.rowCount() != n_layers
         if resize:   # new rows: new items; otherwise only their texts change (a head change)
             self.table.setRowCount(n_layers)
-            self.table.setVerticalHeaderLabels(layer_axis_labels(n_layers))
+            self.table.setVerticalHeaderLabels(layer_axis_labels(n_layers, short=True))   # "L12": a narrow table
         self._set_texts(per_layer)
         if resize:
             self._fit_table()
@@ -329,7 +330,6 @@ class FlowPanel(AdaptiveSplitter):
         # names the plot, the label over the table and the tooltip say whose flow it is
         self.plot.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
         self.which.setText(flow_which_text(which))
-        hold_legend_beside(self.plot)   # the plot keeps its axis and whole legend in view
 
     def mark_layer(self, layer: int, one_layer: bool) -> None:
         """Layer ``layer`` (0-based) is the one shown: its dashed line and its row, the only one selected whatever

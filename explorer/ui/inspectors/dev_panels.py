@@ -179,7 +179,8 @@ class TauSplit(QSplitter):
     the curves' minimum; a drag of the handle holds until the next resize. Where the curves' minimum and the
     lower pane's want do not both fit (1280x800: the τ table got a 95 px strip, the sentence on which figure to
     quote was cut), the curves become the tab CURVES_TAB beside the τ values (``tabs``); they come back above
-    when there is room again. ``folded`` tells which."""
+    when there is room again. ``folded`` tells which. Folded, the curves' tab comes to the front when they fold
+    and when a study is shown (:meth:`bring_curves`): a Run's curves never vanish behind the τ values' tab."""
 
     def __init__(self, plot: QWidget, bottom: QWidget, tabs: QTabWidget, parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
@@ -226,6 +227,7 @@ class TauSplit(QSplitter):
         if not self.folded and room - want < need:
             self.folded = True
             self.tabs.addTab(self.plot, CURVES_TAB)
+            self.tabs.setCurrentWidget(self.plot)   # what was in view stays in view
         elif self.folded and room - want >= need + UNFOLD_SLACK:
             self.folded = False
             self.insertWidget(0, self.plot)
@@ -233,6 +235,11 @@ class TauSplit(QSplitter):
         if not self.folded:
             low = min(want, room - need)
             self.setSizes([room - low, low])
+
+    def bring_curves(self) -> None:
+        """A study was shown: folded, its curves' tab to the front (unfolded they are in view above the tabs)."""
+        if self.folded:
+            self.tabs.setCurrentWidget(self.plot)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

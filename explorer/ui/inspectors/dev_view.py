@@ -381,6 +381,7 @@ class DevTauView(QWidget):
     def _show_questions(self) -> None:
         """The last turn of showing a study: τ's line and figures and the questions near it; then study_ready."""
         self._apply_tau(float(self.tau.value()))
+        self.split.bring_curves()   # the Run's curves in view, also where they are a tab of their own
         self.study_ready.emit(self.study)
 
     def open_calibration(self):

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QTableWid
 
 from explorer.paths import REPO_ROOT
 from explorer.ui.shell.class_names import header_title
-from explorer.ui.shell.columns import fit_columns
+from explorer.ui.shell.columns import fit_columns, rows_tall
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.threads import child_wait_pool
@@ -130,6 +130,7 @@ def _preview_child(argv: list[str], source: str, on_partial=None) -> dict:
 
 NOTES_MAX_SHARE = 0.45   # of the preview panel's height, for the summary and the problems before they scroll
 NOTES_MIN_PX = 90        # the notes box never shrinks below this (about four lines)
+TABLE_ROWS_SHOWN = 5     # data rows the table keeps whole under notes that take more than NOTES_MAX_SHARE
 CLASS_ROWS_SHOWN = 8     # class-count rows always in view under the summary; more scroll in the notes box
 
 class DataPreview(QWidget):
@@ -183,7 +184,9 @@ class DataPreview(QWidget):
         self.notes = scrolling(notes, horizontal=False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.notes)
+        # the notes take the height they need up to their maximum (_fit_summary) before the table takes the rest:
+        # at their size hint, the table's stretch kept them at their minimum with the last note scrolled away
+        lay.addWidget(self.notes, 1000)
         lay.addLayout(row)
         lay.addWidget(self.table, 1)
         self.show_text("")
@@ -231,12 +234,22 @@ class DataPreview(QWidget):
             need += self.problems.heightForWidth(width) + 6
         return need
 
+    def table_room(self) -> int:
+        """Pixels the table keeps under the notes: its header, TABLE_ROWS_SHOWN rows whole and a sideways scroll
+        bar, with the margins and spacing around it."""
+        bar = self.table.horizontalScrollBar().sizeHint().height()
+        margins = self.layout().contentsMargins()
+        return (rows_tall(self.table, TABLE_ROWS_SHOWN) + bar + margins.top() + margins.bottom()
+                + 2 * self.layout().spacing())
+
     def _fit_summary(self) -> None:
-        """The notes box as tall as its text needs, up to NOTES_MAX_SHARE of the panel (then it scrolls);
-        the panel's minimum height never follows the text (it grew a window to 3,315 px on STS-B's notes)."""
+        """The notes box as tall as its text needs, up to what the table's TABLE_ROWS_SHOWN rows leave of the panel
+        (at least NOTES_MAX_SHARE of it; then it scrolls); the panel's minimum height never follows the text (it
+        grew a window to 3,315 px on STS-B's notes)."""
         need = self.notes_height()
         least = max(NOTES_MIN_PX, self.lead_height(self._notes_width()))   # the class rows in view
-        cap = max(least, int(NOTES_MAX_SHARE * max(self.height(), 2 * NOTES_MIN_PX)))
+        panel = max(self.height(), 2 * NOTES_MIN_PX)
+        cap = max(least, int(NOTES_MAX_SHARE * panel), panel - self.table_room())
         self.notes.setMinimumHeight(min(need, least))
         self.notes.setMaximumHeight(min(need, cap) + 2)
 

@@ -7,8 +7,9 @@ fitted to the current screen (never larger, never outside it); a window that fil
 followed by one on a 1920x1080 screen opens at the whole 1920x1080, as it was left: "the whole screen".
 
 Without a window manager (a bare X server) nobody adds a frame or maximises the window: once shown, a window at its
-first-start rectangle that got no frame takes the whole available area (:class:`FillWithoutFrame`); a remembered
-geometry that did not fill its screen still wins.
+first-start rectangle that got no frame takes the whole available area (:class:`FillWithoutFrame`); a window
+remembered covering its screen's whole area opens on the whole area at once; a remembered geometry that did not
+fill its screen still wins.
 
 The decisions are plain functions of sizes (:func:`first_rect`, :func:`restored_rect`, :func:`runs_dock_width`)
 so they can be checked against any screen size; :func:`open_window` and :func:`restore_window` apply them.
@@ -40,10 +41,20 @@ def filled(size: tuple[int, int], screen: tuple[int, int] | None) -> bool:
                                    and size[1] >= screen[1] - FRAME_H - FILLED_SLACK)
 
 
+def covered(size: tuple[int, int], screen: tuple[int, int] | None) -> bool:
+    """Whether a window of client ``size`` (width, height) covered the whole available ``screen`` (no frame: a
+    window on a screen without a window manager, made to fill it)."""
+    return screen is not None and size[0] >= screen[0] and size[1] >= screen[1]
+
+
 def restored_rect(saved: QRect, saved_screen: tuple[int, int] | None, area: QRect) -> QRect:
     """Where a window saved at client rectangle ``saved`` on a screen of available size ``saved_screen`` (None:
     unknown) opens on a screen whose available geometry is ``area``: the whole of it when it filled the screen it
-    was saved on, else its saved size at most the area's (less the frame), moved inside the area."""
+    was saved on (all of ``area`` itself when it covered that screen's whole area: no window manager framed it, so
+    none will frame it now, and the rectangle sized for a frame would leave a strip of the screen unused), else its
+    saved size at most the area's (less the frame), moved inside the area."""
+    if covered((saved.width(), saved.height()), saved_screen):
+        return QRect(area)
     if filled((saved.width(), saved.height()), saved_screen):
         return first_rect(area)
     width = max(1, min(saved.width(), area.width() - FRAME_W))
