@@ -259,8 +259,6 @@ class RunCells:
         return sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
 
 
-
-
 def class_mark(note) -> str:
     """The Best dev cell's mark for RunState.one_class_note's ``note`` (a ClassNote), by its kind: classes never
     predicted; one class (a regression no better than the mean too); or ""."""
