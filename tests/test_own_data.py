@@ -430,6 +430,28 @@ def test_among_columns_named_like_a_label_the_whole_label_word_holding_classes_w
     assert preview_table(tmp_path / "scored.csv", score=True).guess.label_column == "score"   # regression's own
 
 
+def test_a_label_column_refused_in_many_rows_names_the_columns_that_could_be_the_label(tmp_path):
+    """Business averages taken for the label: 2 in 5 are not whole numbers, so the refusal says the column
+    may not be the label and names the column of whole stars; skipping those rows is only the last resort."""
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_yelp_shaped(tmp_path / "yelp.csv")), label_column="business_stars")
+    msg = str(exc.value)
+    assert msg.startswith("24 of 60 labels: not a whole number, while most labels are ("), msg
+    assert ("40% of the rows, so column 'business_stars' may not be the label; column 'stars' holds whole numbers "
+            "1 to 5 in every row: set --label-column to 'stars'. Only as the last resort skip such rows with "
+            "--skip-invalid (it drops 24 of 60 rows)") in msg
+    assert "fix them, or skip" not in msg
+    from explorer.ui.launch.data_preview import preview_data
+
+    out = preview_data(str(tmp_path / "yelp.csv"), "single", n_records=5, label_column="business_stars")
+    assert not out["ok"] and "set “Label column” to 'stars'" in out["error"]
+    # a few bad rows of many: the advice stays to fix them or skip them
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_yelp_shaped(tmp_path / "few.csv", n=200, bad=2)), label_column="business_stars")
+    assert str(exc.value).startswith("2 of 200 labels: not a whole number")
+    assert str(exc.value).endswith("; fix them, or skip such rows with --skip-invalid"), str(exc.value)
+
+
 @pytest.mark.parametrize("header", ["classs,question", ""])
 def test_a_file_sorted_by_its_label_gets_the_same_column_guess(tmp_path, header):
     """A file sorted by its label (120 rows of one intent, then 40 of another): the first rows hold one class,

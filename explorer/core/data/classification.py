@@ -30,9 +30,11 @@ from pathlib import Path
 
 from explorer.core.data.table import (
     GUESS_ROWS,
+    NOT_CLASSES_SHARE,
     TABLE_SUFFIXES,
     Table,
     check_field_count,  # noqa: F401 - re-exported (older callers)
+    class_columns,
     guess_columns,
     guess_columns_from_values,
     label_by_values,
@@ -398,6 +400,23 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
     return [index[v] for v in values], names, notes
 
 
+def _maybe_not_the_label(table: Table, label_col: int, texts: list[int], id_col: int | None, n_off: int,
+                         n_rows: int) -> str:
+    """The end of the refusal of a label column NOT_CLASSES_SHARE or more of whose labels are of another kind than
+    most (a business's average stars 3.5 among whole stars): the column may not be the label, the columns that
+    could be (core.data.table.class_columns) with how to take one, and skipping those rows only as the last resort
+    (it would train on what is left of the wrong column)."""
+    others = class_columns(table, tuple(texts) + (label_col,) + ((id_col,) if id_col is not None else ()))
+    name = table.column_label(label_col)
+    if others:
+        take = repr(others[0][0]) if len(others) == 1 else "one of them"
+        choose = f"; {'; '.join(said for _, said in others)}: set --label-column to {take}"
+    else:
+        choose = "; no other column holds classes in every row: check that it is the label, or fix them"
+    return (f": {n_off / n_rows:.0%} of the rows, so column {name} may not be the label{choose}. Only as the last "
+            f"resort skip such rows with --skip-invalid (it drops {n_off:,} of {n_rows:,} rows)")
+
+
 def load_classification(source: str, *, pair: bool = False, text_columns=None, label_column="",
                         split: str = "train", cap: int = 0, regression: bool = False, id_column="",
                         no_header: bool = False, encoding: str = "", label_names: list[str] | None = None,
@@ -448,9 +467,11 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
     off = [] if regression else _off_kind_labels(raw, label_names)
     if off and not skip_invalid:
         shown = ", ".join(f"{at(k)}: {raw[k]!r}" for k in off[:3]) + (f" and {len(off) - 3} more" if len(off) > 3 else "")
-        raise ClassificationDataError(f"{len(off)} of {len(raw):,} labels: "
-                                      f"{_KIND_WORDS[_label_kind(raw, label_names)]} ({shown}); fix them, or skip "
-                                      "such rows with --skip-invalid")
+        said = f"{len(off)} of {len(raw):,} labels: {_KIND_WORDS[_label_kind(raw, label_names)]} ({shown})"
+        if len(off) >= NOT_CLASSES_SHARE * len(raw):
+            raise ClassificationDataError(said + _maybe_not_the_label(table, label_col, texts, id_col, len(off),
+                                                                      len(raw)))
+        raise ClassificationDataError(f"{said}; fix them, or skip such rows with --skip-invalid")
     if off:
         keep = sorted(set(range(len(raw))) - set(off))
         notes.append(("warning", (f"{table.path}: {len(off)} row{'s' if len(off) != 1 else ''} skipped (label "

@@ -1105,6 +1105,33 @@ def label_by_values(columns: list[str], rows: list[list], texts: tuple[str, ...]
     return _label_by_values(_stats_of(columns, rows, texts), score)
 
 
+def class_columns(table: Table, skip: tuple[int, ...] = ()) -> list[tuple[str, str]]:
+    """The columns of ``table`` that could be a classification label (not those at the positions ``skip``: the
+    texts, the label refused, the ids), at most three in the label guess's order (:meth:`_ColumnStats.rank`):
+    (the column as ``--label-column`` takes it: its name, or its 1-based position without a header; what it holds
+    in all the rows: "column 'stars' holds whole numbers 1 to 5 in every row", "column 'verdict' holds 3 values
+    (bad, good, mixed) in 190 of 200 rows"). A column can be the label when its values over all the rows are
+    classes (:attr:`_ColumnStats.holds_classes`), filled in LABEL_FILLED of the rows and not decimals (averages)."""
+    found: list[tuple[tuple, str, str]] = []
+    n = len(table.rows)
+    for i, name in enumerate(table.columns):
+        if i in skip:
+            continue
+        values = [str(v[i]).strip() for _, v in table.rows if i < len(v) and v[i] is not None and str(v[i]).strip()]
+        if not 2 <= len(set(values)) <= LABEL_MAX_DISTINCT:   # cheap first: most columns are texts or ids
+            continue
+        stats = _ColumnStats(name, values, n)
+        if not stats.holds_classes or stats.fractions or not stats.filled:
+            continue
+        where = "in every row" if len(values) == n else f"in {len(values):,} of {n:,} rows"
+        nums = stats.numbers
+        what = (f"whole numbers {min(nums):g} to {max(nums):g}" if nums is not None
+                else f"{len(set(values))} values ({_few(values)})")
+        spec = name if table.has_header else str(i + 1)
+        found.append((stats.rank(), spec, f"column {table.column_label(i)} holds {what} {where}"))
+    return [(spec, said) for _, spec, said in sorted(found, key=lambda f: f[0])[:3]]
+
+
 def label_over_named(columns: list[str], rows: list[list], texts: tuple[str, ...], named: str
                      ) -> tuple[str | None, str]:
     """The class column to take for the label instead of ``named``, the column a usual label name found
