@@ -452,6 +452,21 @@ def test_a_label_column_refused_in_many_rows_names_the_columns_that_could_be_the
     assert str(exc.value).endswith("; fix them, or skip such rows with --skip-invalid"), str(exc.value)
 
 
+def test_a_label_column_of_averages_refused_as_scores_names_the_column_that_could_be_the_label(tmp_path):
+    """A reviewer's average stars (4.25, 3.60) taken for the label are refused as scores; before the pointer to
+    regression (which would train on the averages) the message names the column of whole stars 1 to 5."""
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_yelp_shaped(tmp_path / "yelp.csv")), label_column="reviewer_average_stars")
+    msg = str(exc.value)
+    assert "the labels look like scores (values from 3 to 4.95); if the label is another column: column 'stars' " \
+           "holds whole numbers 1 to 5 in every row: set --label-column to 'stars'; for scores use --task regression" \
+           in msg, msg
+    # a table whose only column of numbers is the scores keeps the pointer to regression alone
+    p = _write(tmp_path / "s.tsv", "text\tscore\n" + "".join(f"t{i}\t{y}\n" for i, y in enumerate(["0.5", "3.8", "2"])))
+    with pytest.raises(ClassificationDataError, match=r"\(values from 0.5 to 3.8\); for scores use --task regression"):
+        load_classification(str(p))
+
+
 @pytest.mark.parametrize("header", ["classs,question", ""])
 def test_a_file_sorted_by_its_label_gets_the_same_column_guess(tmp_path, header):
     """A file sorted by its label (120 rows of one intent, then 40 of another): the first rows hold one class,
