@@ -398,6 +398,75 @@ def test_a_year_or_index_column_named_as_such_is_never_guessed_as_the_label(tmp_
     assert prev.guess.label_column == "verdict", prev.guess
 
 
+YELP_HEADER = ("business_categories,business_id,business_name,business_review_count,business_stars,"
+               "reviewer_average_stars,stars,text,user_id")
+
+
+def _yelp_shaped(path: Path, n: int = 60, bad: int | None = None) -> Path:
+    """A review table of the shape of a public Yelp CSV (CRLF): a business's average stars (3.5, 4, 4.5, 5), a
+    reviewer's average stars (4.25), the review's own stars 1 to 5 (the label), ids, names and texts. ``bad``: the
+    business's averages are whole numbers but in that many rows (2 in 5 else)."""
+    lines = [YELP_HEADER]
+    for i in range(n):
+        average = ("3.5" if i < bad else "4") if bad is not None else ("3.5", "4", "4", "4.5", "5")[i % 5]
+        lines.append(f"Food; Coffee & Tea,b{i % 30},Cafe number {i % 30},{10 + i},{average},"
+                     f"{3 + (i * 7 % 40) / 20:.2f},{1 + i * 3 % 5},{REVIEWS[i % 5]} visit {i},u{i}")
+    return _write(path, "\r\n".join(lines) + "\r\n")
+
+
+def test_among_columns_named_like_a_label_the_whole_label_word_holding_classes_wins(tmp_path):
+    """Three columns hold the word "stars"; the business's and the reviewer's averages (decimals: no classes) and
+    names where it is one word among others lose to the column named "stars" of whole stars 1 to 5, and the basis
+    says why the averages were passed over."""
+    prev = preview_table(_yelp_shaped(tmp_path / "yelp.csv"))
+    assert prev.guess.label_column == "stars", prev.guess
+    assert prev.guess.text_columns == ("text",)
+    assert "column business_stars holds decimals (3.5, 4, 4.5, 5): averages, not classes" in prev.guess.basis
+    # a usual label name holding averages yields to a label-named column of classes, by the same rule
+    lines = ["text,score,stars"] + [f"{REVIEWS[i % 5]} {i},{('3.5', '4', '4.5')[i % 3]},{1 + i % 5}"
+                                    for i in range(30)]
+    prev = preview_table(_write(tmp_path / "scored.csv", "\n".join(lines) + "\n"))
+    assert prev.guess.label_column == "stars", prev.guess
+    assert preview_table(tmp_path / "scored.csv", score=True).guess.label_column == "score"   # regression's own
+
+
+def test_a_label_column_refused_in_many_rows_names_the_columns_that_could_be_the_label(tmp_path):
+    """Business averages taken for the label: 2 in 5 are not whole numbers, so the refusal says the column
+    may not be the label and names the column of whole stars; skipping those rows is only the last resort."""
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_yelp_shaped(tmp_path / "yelp.csv")), label_column="business_stars")
+    msg = str(exc.value)
+    assert msg.startswith("24 of 60 labels: not a whole number, while most labels are ("), msg
+    assert ("40% of the rows, so column 'business_stars' may not be the label; column 'stars' holds whole numbers "
+            "1 to 5 in every row: set --label-column to 'stars'. Only as the last resort skip such rows with "
+            "--skip-invalid (it drops 24 of 60 rows)") in msg
+    assert "fix them, or skip" not in msg
+    from explorer.ui.launch.data_preview import preview_data
+
+    out = preview_data(str(tmp_path / "yelp.csv"), "single", n_records=5, label_column="business_stars")
+    assert not out["ok"] and "set “Label column” to 'stars'" in out["error"]
+    # a few bad rows of many: the advice stays to fix them or skip them
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_yelp_shaped(tmp_path / "few.csv", n=200, bad=2)), label_column="business_stars")
+    assert str(exc.value).startswith("2 of 200 labels: not a whole number")
+    assert str(exc.value).endswith("; fix them, or skip such rows with --skip-invalid"), str(exc.value)
+
+
+def test_a_label_column_of_averages_refused_as_scores_names_the_column_that_could_be_the_label(tmp_path):
+    """A reviewer's average stars (4.25, 3.60) taken for the label are refused as scores; before the pointer to
+    regression (which would train on the averages) the message names the column of whole stars 1 to 5."""
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(_yelp_shaped(tmp_path / "yelp.csv")), label_column="reviewer_average_stars")
+    msg = str(exc.value)
+    assert "the labels look like scores (values from 3 to 4.95); if the label is another column: column 'stars' " \
+           "holds whole numbers 1 to 5 in every row: set --label-column to 'stars'; for scores use --task regression" \
+           in msg, msg
+    # a table whose only column of numbers is the scores keeps the pointer to regression alone
+    p = _write(tmp_path / "s.tsv", "text\tscore\n" + "".join(f"t{i}\t{y}\n" for i, y in enumerate(["0.5", "3.8", "2"])))
+    with pytest.raises(ClassificationDataError, match=r"\(values from 0.5 to 3.8\); for scores use --task regression"):
+        load_classification(str(p))
+
+
 @pytest.mark.parametrize("header", ["classs,question", ""])
 def test_a_file_sorted_by_its_label_gets_the_same_column_guess(tmp_path, header):
     """A file sorted by its label (120 rows of one intent, then 40 of another): the first rows hold one class,

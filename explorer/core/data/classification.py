@@ -30,9 +30,11 @@ from pathlib import Path
 
 from explorer.core.data.table import (
     GUESS_ROWS,
+    NOT_CLASSES_SHARE,
     TABLE_SUFFIXES,
     Table,
     check_field_count,  # noqa: F401 - re-exported (older callers)
+    class_columns,
     guess_columns,
     guess_columns_from_values,
     label_by_values,
@@ -266,10 +268,14 @@ def _label_text(value) -> str | None:
     return str(value)
 
 
-def _scale_error(at: str, value: str, detail: str, what: str = "is not an integer") -> ClassificationDataError:
-    """``what`` says what the value is ("is not an integer" for 2.5; a whole number written 5.0 is one)."""
+def _scale_error(at: str, value: str, detail: str, what: str = "is not an integer",
+                 elsewhere: str = "") -> ClassificationDataError:
+    """``what`` says what the value is ("is not an integer" for 2.5; a whole number written 5.0 is one);
+    ``elsewhere``: the other columns that could be the label, with how to take one (a column of averages 3.5, 4.25
+    taken for the label beside the column of whole stars), said before the pointer to regression."""
+    other = f"; if the label is another column: {elsewhere}" if elsewhere else ""
     return ClassificationDataError(
-        f"{at}: label {value!r} {what}: the labels look like scores ({detail}); for scores use "
+        f"{at}: label {value!r} {what}: the labels look like scores ({detail}){other}; for scores use "
         "--task regression; for classes write integers (0..K-1, or 1..K) or names")
 
 
@@ -334,11 +340,13 @@ def _off_kind_labels(values: list[str], label_names: list[str] | None) -> list[i
     return []
 
 
-def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str
-               ) -> tuple[list[int], list[str] | None, list[tuple[str, str]]]:
+def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str,
+               elsewhere=lambda: "") -> tuple[list[int], list[str] | None, list[tuple[str, str]]]:
     """Class ids for stripped label strings: (ids, names or None for integer ids, notes).
 
-    ``at(k)`` names the file, line and column of example k. Raises ClassificationDataError."""
+    ``at(k)`` names the file, line and column of example k; ``elsewhere()`` the other columns that could be the
+    label (:func:`_other_label_columns`), asked only when labels that are not whole numbers are refused.
+    Raises ClassificationDataError."""
     notes: list[tuple[str, str]] = []
     if label_names:
         index = {n: i for i, n in enumerate(label_names)}
@@ -363,7 +371,7 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         k = next((k for k, x in enumerate(nums) if not x.is_integer()), None)
         lo, hi = min(nums), max(nums)
         if k is not None:
-            raise _scale_error(at(k), values[k], f"values from {lo:g} to {hi:g}")
+            raise _scale_error(at(k), values[k], f"values from {lo:g} to {hi:g}", elsewhere=elsewhere())
         distinct = sorted(set(nums))
         dotted = next((k for k, v in enumerate(values) if not re.match(r"^[+-]?\d+$", v)), None)
         if dotted is not None and len(distinct) > 2:
@@ -396,6 +404,31 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
                            f"by case; they are {len(group)} different classes")))
     index = {n: i for i, n in enumerate(names)}
     return [index[v] for v in values], names, notes
+
+
+def _other_label_columns(table: Table, label_col: int, texts: list[int], id_col: int | None) -> str:
+    """The columns other than the label, texts and ids that could be the label (core.data.table.class_columns),
+    what they hold and how to take one ("column 'stars' holds whole numbers 1 to 5 in every row: set
+    --label-column to 'stars'"); "" when none could."""
+    others = class_columns(table, tuple(texts) + (label_col,) + ((id_col,) if id_col is not None else ()))
+    if not others:
+        return ""
+    take = repr(others[0][0]) if len(others) == 1 else "one of them"
+    return f"{'; '.join(said for _, said in others)}: set --label-column to {take}"
+
+
+def _maybe_not_the_label(table: Table, label_col: int, texts: list[int], id_col: int | None, n_off: int,
+                         n_rows: int) -> str:
+    """The end of the refusal of a label column NOT_CLASSES_SHARE or more of whose labels are of another kind than
+    most (a business's average stars 3.5 among whole stars): the column may not be the label, the columns that
+    could be (core.data.table.class_columns) with how to take one, and skipping those rows only as the last resort
+    (it would train on what is left of the wrong column)."""
+    others = _other_label_columns(table, label_col, texts, id_col)
+    name = table.column_label(label_col)
+    choose = (f"; {others}" if others
+              else "; no other column holds classes in every row: check that it is the label, or fix them")
+    return (f": {n_off / n_rows:.0%} of the rows, so column {name} may not be the label{choose}. Only as the last "
+            f"resort skip such rows with --skip-invalid (it drops {n_off:,} of {n_rows:,} rows)")
 
 
 def load_classification(source: str, *, pair: bool = False, text_columns=None, label_column="",
@@ -448,9 +481,11 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
     off = [] if regression else _off_kind_labels(raw, label_names)
     if off and not skip_invalid:
         shown = ", ".join(f"{at(k)}: {raw[k]!r}" for k in off[:3]) + (f" and {len(off) - 3} more" if len(off) > 3 else "")
-        raise ClassificationDataError(f"{len(off)} of {len(raw):,} labels: "
-                                      f"{_KIND_WORDS[_label_kind(raw, label_names)]} ({shown}); fix them, or skip "
-                                      "such rows with --skip-invalid")
+        said = f"{len(off)} of {len(raw):,} labels: {_KIND_WORDS[_label_kind(raw, label_names)]} ({shown})"
+        if len(off) >= NOT_CLASSES_SHARE * len(raw):
+            raise ClassificationDataError(said + _maybe_not_the_label(table, label_col, texts, id_col, len(off),
+                                                                      len(raw)))
+        raise ClassificationDataError(f"{said}; fix them, or skip such rows with --skip-invalid")
     if off:
         keep = sorted(set(range(len(raw))) - set(off))
         notes.append(("warning", (f"{table.path}: {len(off)} row{'s' if len(off) != 1 else ''} skipped (label "
@@ -463,7 +498,8 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
         labels: list = [_parse_label(at(k), v, True) for k, v in enumerate(raw)]
         names = None
     else:
-        labels, names, label_notes = _class_ids(raw, lines, at, list(label_names) if label_names else None, label_name)
+        labels, names, label_notes = _class_ids(raw, lines, at, list(label_names) if label_names else None, label_name,
+                                                lambda: _other_label_columns(table, label_col, texts, id_col))
         if hub_names and names is None:
             names = list(hub_names)
         numbered_from = int(bool(labels) and all(_INT.match(r) and int(float(r)) == y + 1 for r, y in zip(raw, labels)))

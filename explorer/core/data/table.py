@@ -905,6 +905,10 @@ LABEL_TOKENS = frozenset(LABEL_WORDS) | {"labels", "classes", "rating", "ratings
 ROW_TOKENS = frozenset({"date", "time", "timestamp", "datetime", "created", "day", "year", "month", "week", "hour",
                         "id", "ids", "idx", "index", "guid", "uid", "uuid"})
 DATE_NAMES = ("date", "time", "timestamp", "datetime", "created", "created_at", "day", "year", "month")
+# A column this share of whose values are not classes (decimals like 3.5 or 4.25 among numbers: averages) is not
+# taken for the label when another label-named column holds classes, and a label column refused for this share of
+# its rows or more is said to be perhaps not the label at all (core.data.classification), not to skip those rows.
+NOT_CLASSES_SHARE = 0.1
 
 
 def name_tokens(name: str) -> set[str]:
@@ -987,10 +991,40 @@ class _ColumnStats:
 
     @property
     def named_like_label(self) -> bool:
-        """Whether the column's name says it holds classes (one of LABEL_WORDS inside it, or one of LABEL_TOKENS
-        as a whole word of it: "overall_rating", "stars", "y")."""
+        """Whether the column's name says it holds classes (one of LABEL_WORDS inside it, one of LABEL_TOKENS
+        as a whole word of it: "overall_rating", "stars", "y", or one of LABEL_NAMES)."""
         name = str(self.name).lower()
-        return any(word in name for word in LABEL_WORDS) or bool(name_tokens(self.name) & LABEL_TOKENS)
+        return (any(word in name for word in LABEL_WORDS) or bool(name_tokens(self.name) & LABEL_TOKENS)
+                or self.named_label)
+
+    @property
+    def named_label(self) -> bool:
+        """Whether the column's whole name is a label word ("stars", "Label", "rating", "Sentiment"), not a name
+        that holds one among other words ("business_stars", "reviewer_average_stars")."""
+        name = str(self.name).lower().strip()
+        return name in LABEL_NAMES or name in LABEL_TOKENS
+
+    @property
+    def fractions(self) -> bool:
+        """Whether the column holds numbers of which NOT_CLASSES_SHARE or more are not whole (3.5, 4.25: a
+        business's or a reviewer's average rating), so its values are no classes; "5.0" is a whole number."""
+        nums = self.numbers
+        return nums is not None and sum(not x.is_integer() for x in nums) >= NOT_CLASSES_SHARE * len(nums)
+
+    @property
+    def holds_classes(self) -> bool:
+        """Whether the values can be classes: 2 to LABEL_MAX_DISTINCT distinct short values (or a few phrases),
+        not ids, dates or times."""
+        distinct = len(set(self.values))
+        return (2 <= distinct <= LABEL_MAX_DISTINCT and not self.names_rows
+                and (self.words <= 3 or (distinct <= PHRASE_CLASSES and self.words <= PHRASE_WORDS)))
+
+    def rank(self) -> tuple:
+        """The order in which class columns are taken for the label, the smallest first: named like a label, filled
+        in nearly every row, classes (words or whole numbers) before decimals, the whole name a label word
+        ("stars" before "business_stars"), then the fewest distinct values."""
+        return (not self.named_like_label, not self.filled, self.fractions, not self.named_label,
+                len(set(self.values)))
 
 
 def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tuple[int, int] = (1, 1),
@@ -1006,9 +1040,7 @@ def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tu
     distinct (``_ColumnStats.names_rows``). No id guess (an id column is optional). Returns empty fields where
     nothing fits, with ``basis`` saying what was seen.
     """
-    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()],
-                          len(rows[:GUESS_ROWS])) for i, c in enumerate(columns)]
-    stats = [s for s in stats if s.values]
+    stats = _stats_of(columns, rows, ())
     texty = sorted((s for s in stats if s.numbers is None and s.words >= TEXT_MIN_WORDS),
                    key=lambda s: -s.length)
     fewest, most = texts
@@ -1038,17 +1070,29 @@ def _label_by_values(rest: list[_ColumnStats], score: bool) -> tuple[str | None,
         nums = pick.numbers
         return pick.name, (f"column {pick.name} holds {'decimal ' if pick in dotted else ''}numbers, "
                            f"{min(nums):g} to {max(nums):g}")
-    def holds_classes(s: _ColumnStats) -> bool:   # short values, or a few phrases
-        distinct = len(set(s.values))
-        return (2 <= distinct <= LABEL_MAX_DISTINCT and not s.names_rows
-                and (s.words <= 3 or (distinct <= PHRASE_CLASSES and s.words <= PHRASE_WORDS)))
-
-    classes = [s for s in rest if holds_classes(s)]
+    classes = [s for s in rest if s.holds_classes]
     if not classes:
         return None, ""
-    pick = min(classes, key=lambda s: (not s.named_like_label, not s.filled, len(set(s.values))))
-    shown = sorted(set(pick.values))
-    return pick.name, f"column {pick.name} holds a few values ({', '.join(shown[:4])}{', …' if len(shown) > 4 else ''})"
+    pick = min(classes, key=_ColumnStats.rank)
+    why = f"column {pick.name} holds a few values ({_few(pick.values)})"
+    averages = [s for s in classes if s.named_like_label and s.fractions and not pick.fractions]
+    if averages:
+        why += "; " + "; ".join(f"column {s.name} holds decimals ({_few(s.values)}): averages, not classes"
+                                for s in averages)
+    return pick.name, why
+
+
+def _few(values: list[str]) -> str:
+    """The first four distinct values, sorted ("1, 2, 3, 4, …")."""
+    shown = sorted(set(values))
+    return ", ".join(shown[:4]) + (", …" if len(shown) > 4 else "")
+
+
+def _stats_of(columns: list[str], rows: list[list], texts: tuple[str, ...]) -> list[_ColumnStats]:
+    """What the first GUESS_ROWS ``rows`` hold in each column other than ``texts`` (the columns with a value)."""
+    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()],
+                          len(rows[:GUESS_ROWS])) for i, c in enumerate(columns) if c not in texts]
+    return [s for s in stats if s.values]
 
 
 def label_by_values(columns: list[str], rows: list[list], texts: tuple[str, ...], *,
@@ -1058,9 +1102,53 @@ def label_by_values(columns: list[str], rows: list[list], texts: tuple[str, ...]
     six feelings beside its "Text"); (None, "") when no column fits. The rule of :func:`guess_columns_from_values`:
     classes are the short-valued column named like a label, else the one with the fewest distinct values (2 to
     LABEL_MAX_DISTINCT), never ids, dates or times; a ``score`` (regression) a column of numbers."""
-    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()],
-                          len(rows[:GUESS_ROWS])) for i, c in enumerate(columns) if c not in texts]
-    return _label_by_values([s for s in stats if s.values], score)
+    return _label_by_values(_stats_of(columns, rows, texts), score)
+
+
+def class_columns(table: Table, skip: tuple[int, ...] = ()) -> list[tuple[str, str]]:
+    """The columns of ``table`` that could be a classification label (not those at the positions ``skip``: the
+    texts, the label refused, the ids), at most three in the label guess's order (:meth:`_ColumnStats.rank`):
+    (the column as ``--label-column`` takes it: its name, or its 1-based position without a header; what it holds
+    in all the rows: "column 'stars' holds whole numbers 1 to 5 in every row", "column 'verdict' holds 3 values
+    (bad, good, mixed) in 190 of 200 rows"). A column can be the label when its values over all the rows are
+    classes (:attr:`_ColumnStats.holds_classes`), filled in LABEL_FILLED of the rows and not decimals (averages)."""
+    found: list[tuple[tuple, str, str]] = []
+    n = len(table.rows)
+    for i, name in enumerate(table.columns):
+        if i in skip:
+            continue
+        values = [str(v[i]).strip() for _, v in table.rows if i < len(v) and v[i] is not None and str(v[i]).strip()]
+        if not 2 <= len(set(values)) <= LABEL_MAX_DISTINCT:   # cheap first: most columns are texts or ids
+            continue
+        stats = _ColumnStats(name, values, n)
+        if not stats.holds_classes or stats.fractions or not stats.filled:
+            continue
+        where = "in every row" if len(values) == n else f"in {len(values):,} of {n:,} rows"
+        nums = stats.numbers
+        what = (f"whole numbers {min(nums):g} to {max(nums):g}" if nums is not None
+                else f"{len(set(values))} values ({_few(values)})")
+        spec = name if table.has_header else str(i + 1)
+        found.append((stats.rank(), spec, f"column {table.column_label(i)} holds {what} {where}"))
+    return [(spec, said) for _, spec, said in sorted(found, key=lambda f: f[0])[:3]]
+
+
+def label_over_named(columns: list[str], rows: list[list], texts: tuple[str, ...], named: str
+                     ) -> tuple[str | None, str]:
+    """The class column to take for the label instead of ``named``, the column a usual label name found
+    (:func:`guess_columns`): (its name, why) when ``named`` holds decimals (averages like 3.5, 4.25: no classes)
+    and another column named like a label holds classes, picked by :func:`label_by_values`'s rule among the
+    columns named like a label; else (None, "") and ``named`` stays. One rule for which label-named column wins,
+    whether its name is a usual one or found by its words."""
+    stats = _stats_of(columns, rows, texts)
+    own = next((s for s in stats if s.name == named), None)
+    if own is None or not own.fractions:
+        return None, ""
+    pick, why = _label_by_values([s for s in stats if s.named_like_label], False)
+    if pick is None or pick == named:
+        return None, ""
+    if own.name not in why:
+        why += f"; column {named} holds decimals ({_few(own.values)}): averages, not classes"
+    return pick, why
 
 
 # ---- preview ---------------------------------------------------------------------------------------------
@@ -1113,6 +1201,10 @@ def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[in
                                 basis="; ".join(b for b in (said, guess.basis) if b))
         if guess.label_column is None:   # a label column not named as usual: found by its values, said why
             label, why = label_by_values(table.columns, guess_rows, guess.text_columns, score=score)
+            if label is not None:
+                guess = replace(guess, label_column=label, basis="; ".join(b for b in (guess.basis, why) if b))
+        elif not score:   # a usual name holding averages (3.5, 4.25) yields to a label-named column of classes
+            label, why = label_over_named(table.columns, guess_rows, guess.text_columns, guess.label_column)
             if label is not None:
                 guess = replace(guess, label_column=label, basis="; ".join(b for b in (guess.basis, why) if b))
         if guess.id_column is not None:
