@@ -432,6 +432,42 @@ def test_the_groups_page_shows_members_the_runner_holds_as_queued_or_running_not
     assert [m.status for m in tab.view.members] == ["finished", "running", "missing"]
 
 
+def test_a_member_trained_from_a_terminal_reads_finished_in_the_tree_once_the_run_list_sees_it_end(qtbot, tmp_path):
+    """A group run from a terminal: the page read member g-03 "running" from its folder; when the run list re-reads
+    the folder and lists the run finished, the tree reads "finished" too (as the run list and the table beside it),
+    without Refresh."""
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.runs.bridge import StoreBridge
+    from explorer.ui.runs.state import RunState
+
+    runs = tmp_path / "runs"
+    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2, 3])
+    groups.write_group(runs, group)
+    _fake_run(runs, "g-01", [(0, 0.5), (10, 0.8)])
+    _fake_run(runs, "g-02", [(0, 0.5), (10, 0.7)])
+    live = _fake_run(runs, "g-03", [(0, 0.5)], finished=False)
+    _worker_of(live)
+    store = RunStore(runs)
+    bridge = StoreBridge(store)
+    store.add(RunState(run_id="g-03", status="running", path=str(live)))   # listed from its folder, not driven here
+    tab = GroupsTab(runs)
+    qtbot.addWidget(tab)
+    tab.watch_runs(bridge)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1 and tab.tree.topLevelItem(0).childCount() == 3,
+                    timeout=10_000)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.tree.setCurrentItem(tab.tree.topLevelItem(0))
+    assert tab.tree.topLevelItem(0).child(2).text(1) == "running"
+    with open(live / EVENTS_FILE, "a", encoding="utf-8") as f:   # the terminal's run ends
+        f.write(json.dumps({"event": "finished", "run_id": "g-03", "time": 3.0, "metrics": {}, "seconds": 2.0}) + "\n")
+    (live / "worker.pid").unlink()
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        store.offer(RunState(run_id="g-03", status="finished", path=str(live)))   # the run list's re-read
+    assert tab.tree.topLevelItem(0).child(2).text(1) == "finished"
+    assert [m.status for m in tab.view.members] == ["finished", "finished", "finished"]
+
+
 def test_the_restarts_count_and_the_seeds_stay_in_agreement(qtbot, tmp_path):
     """Seeds "1,2" queue 2 runs: the restarts box says 2, not the 3 it started at; a new count takes or adds seeds
     ("1, 2, 3"), empty seeds stay empty (generated), and a half-typed list leaves the count as it is."""

@@ -335,6 +335,32 @@ def test_a_queued_run_waits_for_a_run_left_training_by_an_earlier_window(qtbot, 
     store.offer(RunState(run_id="remote", path=tmp_path / "remote", status="running", host="lab"))   # not here
     (queued,) = manager.enqueue([TrainConfig(train="x.json", output_dir=str(tmp_path), run_id="next")])
     assert started == [] and manager.queued() == [queued]    # not beside the run still training
-    assert status_text(manager.states[queued]) == "queued (after inherited, left training)"
+    assert status_text(manager.states[queued]) == "queued: waits for inherited"
     store.offer(RunState(run_id="inherited", path=tmp_path / "inherited", status="finished"))   # re-read as it ended
-    assert started == [queued] and manager.states[queued].queue_note == ""
+    assert started == [queued] and manager.states[queued].waits_for == ()
+
+
+def test_a_run_queued_behind_a_terminal_run_says_what_it_waits_for_in_the_list_and_the_status_bar(
+        qtbot, tmp_path, monkeypatch):
+    """`bert-explorer train` in a terminal on the same runs folder holds the queue's one place: the run launched in
+    the app reads "queued: waits for <that run>" in the Runs list, its tooltip says the run started outside this
+    window and that one run trains at a time on this machine, and the status bar's activity line names it too."""
+    from explorer.core.runs.store import RunStore
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells, status_text
+    from explorer.ui.runs.runner import RunManager
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.status_texts import activity_line
+
+    store = RunStore(tmp_path)
+    manager = RunManager(tmp_path, store=store, max_parallel=1)
+    monkeypatch.setattr(manager, "_start", lambda cfg: None)
+    store.offer(RunState(run_id="sst2-cli", path=tmp_path / "sst2-cli", status="running"))   # the terminal's run
+    (queued,) = manager.enqueue([TrainConfig(train="x.json", output_dir=str(tmp_path), run_id="sst2-app")])
+    state = manager.states[queued]
+    assert status_text(state) == "queued: waits for sst2-cli"
+    tip = RunCells(source=type("S", (), {"names": {}, "sizes": {}})()).tooltip(state, COLUMNS.index("Status"))
+    assert "waits for sst2-cli, started outside this window" in tip and "One run trains at a time" in tip
+    text, why = activity_line([state, store.get("sst2-cli")], lambda rid: rid)
+    assert "1 queued: waits for sst2-cli (training outside this window)" in text
+    assert "One run trains at a time on this machine" in why

@@ -115,6 +115,7 @@ def test_a_checkpoint_saved_again_after_it_was_opened_is_said_with_a_button_that
     best.mkdir(parents=True)
     info = best / "checkpoint.json"
     info.write_text(json.dumps({"step": 178, "kind": "best"}))
+    (best / "model.safetensors").write_bytes(b"weights of step 178")
     window = QMainWindow()
     qtbot.addWidget(window)
     reopened = []
@@ -126,8 +127,74 @@ def test_a_checkpoint_saved_again_after_it_was_opened_is_said_with_a_button_that
     os.utime(info, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))   # a later save, whatever the clock's grain
     assert checkpoint_stamp(best)[0] == 333
     assert watch.check() and not watch.timer.isActive()
-    assert watch.button.text() == "checkpoints/best of sst2-a changed since it was opened (now step 333): Open it again"
+    assert watch.button.text() == "sst2-a: best checkpoint is now step 333 · Open it again"
     qtbot.mouseClick(watch.button, Qt.MouseButton.LeftButton)
     assert reopened == [str(best)] and watch.button is None
     watch.opened(str(tmp_path / "not-a-checkpoint"))
     assert not watch.timer.isActive() and not watch.check()
+
+
+def _later(path) -> None:
+    """``path``'s modification time moved on, whatever the clock's grain."""
+    import os
+
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+
+
+def test_checkpoint_json_rewritten_for_the_same_step_is_no_change_and_new_weights_are(qtbot, tmp_path):
+    """At the end of a run the re-scoring rewrites checkpoints/best/checkpoint.json with the figures on all dev rows
+    for the same step (its weights hard-linked or copied with their times): the pages hold those weights already,
+    so no offer. Weights of another step, or the weights file replaced at the same step, are an offer."""
+    from PySide6.QtWidgets import QMainWindow
+
+    from explorer.ui.shell.checkpoint_watch import CheckpointWatch
+
+    best = tmp_path / "runs" / "sst2_app" / "checkpoints" / "best"
+    best.mkdir(parents=True)
+    info, weights = best / "checkpoint.json", best / "model.safetensors"
+    info.write_text(json.dumps({"step": 168, "kind": "best", "metrics": {"accuracy": 0.8}}))
+    weights.write_bytes(b"weights of step 168")
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    watch = CheckpointWatch(window, lambda path: None)
+    watch.opened(str(best))
+    info.write_text(json.dumps({"step": 168, "kind": "best", "metrics": {"accuracy": 0.81}, "dev_rows": 872}))
+    _later(info)
+    assert not watch.check() and watch.button is None and watch.timer.isActive()
+    weights.write_bytes(b"weights of step 168, saved again")
+    _later(weights)
+    assert watch.check() and watch.button.text() == "sst2_app: best checkpoint is now step 168 · Open it again"
+    watch.opened(str(best))
+    info.write_text(json.dumps({"step": 336, "kind": "best"}))
+    assert watch.check() and "now step 336" in watch.button.text()
+    assert str(best) in watch.button.toolTip()
+
+
+def test_the_changed_checkpoint_offer_reads_whole_in_the_status_bar_at_1280x800(window, tmp_path):
+    """The offer sits in the main window's status bar beside its other widgets and the message a finished run
+    leaves there: at 1280x800 its text is not elided and the button lies in view."""
+    from explorer.ui.shell.layout_check import layout_offenders, out_of_view
+
+    best = tmp_path / "runs" / "sst2_app" / "checkpoints" / "best"
+    best.mkdir(parents=True)
+    (best / "checkpoint.json").write_text(json.dumps({"step": 160, "kind": "best"}))
+    (best / "model.safetensors").write_bytes(b"weights of step 160")
+    watch = window.checkpoint_pages.watch
+    watch.opened(str(best))
+    watch.timer.stop()
+    (best / "checkpoint.json").write_text(json.dumps({"step": 168, "kind": "best"}))
+    assert watch.check()
+    window.statusBar().showMessage("sst2_app finished: accuracy 0.9128 on all 872 dev rows at step 168, the best "
+                                   "checkpoint kept; 2 min of training, 41 s of evaluations")
+    window.status_widgets.device_label.setText("device: CPU (1 of 2 threads: the machine is busy, load 1.6)")
+    window.resize(1280, 800)
+    window.show()
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()
+    button = watch.button
+    assert out_of_view(button) == ""
+    assert button.text() == button.whole, button.text()
+    assert not [o for o in layout_offenders(window) if "reopen_changed_checkpoint" in o.path or
+                o.path.endswith(f"['{button.text()}']")]

@@ -602,3 +602,35 @@ def test_a_status_bar_widget_removed_and_deleted_is_no_longer_framed(qtbot):
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)   # deleted now, as the event loop would
     bar.repaint()   # would raise in paintEvent (pytest-qt fails the test on an exception in a Qt override)
     assert bar.grab().width() > 0
+
+
+def test_menu_shortcuts_work_with_the_focus_anywhere_in_the_curves_page(shell, qtbot, monkeypatch):
+    """Ctrl+Shift+H (Run → Hosts…) opens the Hosts dialog whatever widget of the Curves page holds the focus: a
+    plot clicked into (its view box the scene's focus item), and each control of the page."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QWidget
+
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+    from explorer.ui.runs.state import RunState
+
+    opened = []
+    monkeypatch.setattr(HostsDialog, "show", lambda self: opened.append(self))
+    shell.tabs.setCurrentWidget(shell.curves)
+    events = ([{"event": "started", "run_id": "a", "time": 1.0, "steps_total": 10}]
+              + [{"event": "step", "run_id": "a", "time": 2.0 + i, "step": i, "loss": 1.0 / i} for i in range(1, 10)]
+              + [{"event": "eval", "run_id": "a", "time": 3.0, "step": 5, "metrics": {"accuracy": 0.7}}])
+    shell.curves.set_runs([RunState.from_events("a", events)])
+    shell.curves.redraw_now()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is shell, timeout=10_000)
+    view = next(v for v in shell.curves.findChildren(pg.GraphicsView) if v.isVisible())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.viewport().rect().center())
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view, timeout=10_000)
+    targets = [view] + [c for c in shell.curves.findChildren(QWidget)
+                        if c.isVisible() and c.focusPolicy() != Qt.FocusPolicy.NoFocus]
+    for n, target in enumerate(targets, 1):
+        if n > 1:
+            target.setFocus()
+            qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=10_000)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_H,
+                       Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+        assert len(opened) == n, type(target).__name__

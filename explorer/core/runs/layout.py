@@ -99,20 +99,22 @@ def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:
     return None
 
 
-def checkpoint_stamp(path: str | Path) -> tuple[int, int] | None:
-    """What tells one save of the checkpoint folder ``path`` from the next: (the step in its INFO_FILE, that file's
-    modification time in ns), the file a save writes last; None while it holds none (not a run's checkpoint, or a
-    save under way). A run that replaces checkpoints/best (a better evaluation, the end-of-run re-scoring) changes
-    it."""
+def checkpoint_stamp(path: str | Path) -> tuple[int, tuple] | None:
+    """What tells the weights of one save of the checkpoint folder ``path`` from another's: (the step in its
+    INFO_FILE, the (name, size, mtime_ns) of each weights file); None while it holds no INFO_FILE (not a run's
+    checkpoint, or a save under way). A run that puts other weights in checkpoints/best (a better evaluation, the
+    end-of-run re-scoring picking the final step) changes it; the re-scoring's rewrite of INFO_FILE alone for the
+    same step (its figures on all dev rows; the weights hard-linked or copied with their times) does not."""
     import json
 
-    info = Path(path) / INFO_FILE
+    folder = Path(path)
     try:
-        stat = info.stat()
-        step = json.loads(info.read_text(encoding="utf-8")).get("step")
+        step = json.loads((folder / INFO_FILE).read_text(encoding="utf-8")).get("step")
+        weights = tuple((f.name, st.st_size, st.st_mtime_ns) for f in sorted(folder.glob("*.safetensors"))
+                        + sorted(folder.glob("*.bin")) for st in (f.stat(),))
     except (OSError, ValueError, AttributeError):
         return None
-    return (int(step) if isinstance(step, (int, float)) else -1, stat.st_mtime_ns)
+    return (int(step) if isinstance(step, (int, float)) else -1, weights)
 
 
 def run_dir_of(path: str | Path) -> Path | None:

@@ -3,7 +3,9 @@ starting one may have none, so the folder alone reads "missing"; the Groups page
 ("queued", "running", ...) for every member it holds in its queue or runs, and the folder's for the others
 ("missing" only for a member that has no folder and is not in the runner's hands).
 
-``live_of(run_id)`` is the status the window's run list gives the run (None when it does not list it).
+``live_of(run_id)`` is the status the window's run list gives the run (None when it does not list it). A member
+the list sees end (also one trained from a terminal, whose folder the list re-reads) reads the list's ended status
+(status_after_change), not the "running" its folder said when the page read it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ def shown_status(run_id: str, on_disk: str, live_of: LiveOf | None) -> str:
     else ``on_disk`` (the folder's status, or "missing")."""
     live = live_of(run_id) if live_of is not None else None
     return live if live in run_status.LIVE else on_disk
+
+
+def status_after_change(on_disk: str, live: str | None) -> str:
+    """The folder's status of a member once the run list has listed it again or seen it move on: the list's
+    status when the run has ended there (a run started from a terminal that finished since its folder was read
+    here: the list re-read its folder), else ``on_disk`` (a queued or live status stays the runner's, over it)."""
+    return live if live is not None and live not in run_status.LIVE else on_disk
 
 
 def with_live_status(members: list, notes: list[str], live_of: LiveOf | None) -> tuple[list, list[str]]:

@@ -29,7 +29,7 @@ from explorer.ui.groups.cv_dialog import CrossValidateDialog
 from explorer.ui.groups.fold_prediction import FoldPrediction
 from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
-from explorer.ui.groups.live_members import shown_status, with_live_status
+from explorer.ui.groups.live_members import shown_status, status_after_change, with_live_status
 from explorer.ui.groups.member_tree import MemberTree
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
@@ -163,14 +163,18 @@ class GroupsTab(QWidget):
 
     def _live_changed(self, run_id: str) -> None:
         """A run was listed or moved on: its rows in the tree read the status now shown (a queued member that
-        starts reads "running"); the group shown beside them is read again when the member's status changed."""
+        starts reads "running"; a member trained from a terminal that the run list re-reads as ended reads its
+        end, as in the run list); the group shown beside them is read again when the member's status changed."""
+        live = self.live_of(run_id) if self.live_of is not None else None
         for item in self._member_items.get(run_id, ()):
+            item.setData(1, Qt.UserRole, status_after_change(item.data(1, Qt.UserRole), live))   # ended since
             status = shown_status(run_id, item.data(1, Qt.UserRole), self.live_of)
             if item.text(1) != status:
                 item.setText(1, status)
         group = self.view.group
         member = next((m for m in self.view.members if m.run_id == run_id), None) if group is not None else None
-        if member is not None and shown_status(run_id, member.status, self.live_of) != member.status:
+        if member is not None and shown_status(run_id, status_after_change(member.status, live),
+                                               self.live_of) != member.status:
             self.show_group(group.name)
 
     def _member_ended(self, run_id: str) -> None:

@@ -16,6 +16,7 @@ from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.names import effective_setting
+from explorer.ui.runs.queue_wait import waits_cell, waits_sentence
 from explorer.ui.runs.state import (DEV_PREFIX, NOT_STARTED, RunState, format_seconds, listed_status,
                                     undefined_best_text)
 from explorer.ui.runs.step_zero import untrained_note
@@ -89,6 +90,8 @@ def status_text(s: RunState) -> str:
         return NOT_STARTED
     if s.status == run_status.CANCELLED and s.started_at is None and not s.step:
         return "cancelled (queued)"
+    if s.status == run_status.QUEUED and s.waits_for:
+        return waits_cell(s.waits_for)   # the place is taken by a run training outside this window
     if s.status == run_status.QUEUED and s.queue_note:
         return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
     # a long final evaluation is no hung run, nor a stop that waits for it (the tooltip: its rows)
@@ -192,6 +195,8 @@ class RunCells:
                        "folders, its own best checkpoint)")
             if s.status == run_status.QUEUED and s.queue_note:
                 tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
+            if s.status == run_status.QUEUED and s.waits_for:
+                tip = waits_sentence(s.waits_for)
             tip = f"{tip}\n{s.error}" if s.error else tip
             tip = f"{tip}\n{s.eval_plan}" if s.eval_plan else tip   # the evaluations' plan, as the run decided it
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)

@@ -334,20 +334,20 @@ class RunManager(QObject):
     def _pump(self) -> None:
         while self.queue and self.occupied() < self.max_parallel:
             cfg = self.queue.pop(0)
-            self.states[cfg.run_id].queue_note = ""
+            self.states[cfg.run_id].waits_for = ()
             self._start(cfg)
         self._note_waiting()
 
     def _note_waiting(self) -> None:
-        """The queued runs that wait only for runs left training by an earlier window say so in their status
-        ("queued (after <run>, left training)"); the note goes when they no longer wait for them."""
+        """The queued runs that wait only for runs training outside this window (a terminal's `bert-explorer
+        train`, a run an earlier window left training) name them (RunState.waits_for: "queued: waits for <run>",
+        explorer.ui.runs.queue_wait); the names go when they no longer wait for them."""
         blocked = bool(self.queue) and len(self.procs) < self.max_parallel
-        waiting_for = [s.run_id for s in self.store.training_elsewhere()] if blocked else []
-        note = f"after {', '.join(waiting_for)}, left training" if waiting_for else ""
+        waiting_for = tuple(s.run_id for s in self.store.training_elsewhere()) if blocked else ()
         for cfg in self.queue:
             state = self.states[cfg.run_id]
-            if state.queue_note != note:
-                state.queue_note = note
+            if state.waits_for != waiting_for:
+                state.waits_for = waiting_for
                 self.changed.emit(cfg.run_id, set())
 
     def _listed(self, state) -> None:

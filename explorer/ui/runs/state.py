@@ -177,6 +177,7 @@ class RunState(TimeLeft):
     best_checkpoint: str | None = None
     error: str = ""
     queue_note: str = ""          # where a queued run waits, e.g. "SLURM job 123" (the Runs dock's status)
+    waits_for: tuple[str, ...] = ()   # the runs training outside this window a queued run waits for (queue_wait)
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)

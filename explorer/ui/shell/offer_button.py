@@ -33,7 +33,10 @@ class OfferButton(QPushButton):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         room = max(0, self.width() - _PADDING)
-        self.setText(self.fontMetrics().elidedText(self.whole, Qt.TextElideMode.ElideMiddle, room))
+        fm = self.fontMetrics()
+        # elidedText measures in fractions of a pixel and cut a text given exactly its (rounded) advance
+        whole = room >= fm.horizontalAdvance(self.whole)
+        self.setText(self.whole if whole else fm.elidedText(self.whole, Qt.TextElideMode.ElideMiddle, room))
 
 
 def offer_button(text: str, tip: str, name: str) -> OfferButton:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.runs import status as run_status
+from explorer.ui.runs.queue_wait import waits_sentence, waits_short
 from explorer.ui.runs.stopping import waiting_text
 
 __all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
@@ -17,12 +18,19 @@ __all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_m
 def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str]:
     """('running: <name> step 120/400 · 2 running · 2 queued', the active run's id for the tooltip) over the runs
     this window tracks (``states``): those driven here and those running elsewhere (a run left training when the
-    app last quit, another window, the CLI); ("", "") when none is active or queued."""
+    app last quit, another window, the CLI); ("", "") when none is active or queued. Queued runs that wait for a
+    run training outside this window name it ("1 queued: waits for sst2-a (training outside this window)"), the
+    whole reason in the tooltip."""
     running = sum(s.status in run_status.WORKING for s in states)
     queued = sum(s.status == run_status.QUEUED for s in states)
     # "1 running" beside the run named as running says nothing more: the count shows from two runs on (the status
     # bar is crowded at 1280x800)
-    parts = ([f"{running} running"] if running > 1 else []) + ([f"{queued} queued"] if queued else [])
+    # a queue held by a run training outside this window (a terminal's): the status bar names it
+    waiting = next((s.waits_for for s in states if s.status == run_status.QUEUED and getattr(s, "waits_for", ())), ())
+    names = [name_of(r) for r in waiting]
+    queued_part = (f"{queued} queued: {waits_short(names)} (training outside this window)" if waiting else
+                   f"{queued} queued")
+    parts = ([f"{running} running"] if running > 1 else []) + ([queued_part] if queued else [])
     active = next((s for s in states if s.status in run_status.WORKING), None)
     if active is not None:   # the active run by name, with its progress (an evaluation's rows while it evaluates)
         about = "~" if active.budget_seconds else ""   # the steps a time budget fits: an estimate the run refines
@@ -30,7 +38,8 @@ def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str
         evaluating = waiting_text(active)
         parts.insert(0, f"{name_of(active.run_id)}: {evaluating}" if evaluating else
                      f"{active.status}: {name_of(active.run_id)}{step}")
-    return " · ".join(parts), active.run_id if active is not None else ""
+    tip = active.run_id if active is not None else ""
+    return " · ".join(parts), "\n".join(t for t in (tip, waits_sentence(names) if waiting else "") if t)
 
 
 def device_line(states: list, idle_device: str, host_of: Callable[[str], str],
