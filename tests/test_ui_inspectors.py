@@ -464,6 +464,9 @@ def test_the_probe_form_and_the_tau_box_stay_put_when_a_model_loads_and_a_result
         return widget.mapTo(page.window(), QPoint(0, 0))
 
     before, tau_before = where(panel.question), where(hub.spans_view.spin)
+    hub.download_bar.setVisible(True)   # a hub model downloading: its bar at the panel's foot
+    assert where(panel.question) == before
+    hub.download_bar.setVisible(False)
     hub.set_model(tiny_qa)
     assert "untrained head" in panel.model_info.text() and panel.model_note.isVisibleTo(panel)
     assert where(panel.question) == before

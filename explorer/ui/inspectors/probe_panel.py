@@ -123,7 +123,7 @@ class ProbePanel(QWidget):
         model_row.addWidget(self.browse)
         model_row.addWidget(self.load_button)
         model_box = QGroupBox("Model")
-        mb = self._model_box_layout = QVBoxLayout(model_box)
+        mb = QVBoxLayout(model_box)
         mb.addLayout(model_row)
         mb.addWidget(self.model_info)
         return model_box
@@ -225,7 +225,7 @@ class ProbePanel(QWidget):
         layout.addWidget(self.trained_note)
         # Probe, its progress and its status stay under the scrolling part: always in view (at 1280x800 the
         # settings push them below the panel's visible part)
-        footer = QVBoxLayout()
+        footer = self._footer = QVBoxLayout()
         footer.setContentsMargins(4, 0, 4, 4)
         # the model's honest note shows and hides with a load: down here it moves none of the form above
         footer.addWidget(self.model_note)
@@ -298,8 +298,9 @@ class ProbePanel(QWidget):
 
     # ----------------------------------------------------------------------------------- display
     def add_to_model_box(self, widget: QWidget) -> None:
-        """Put ``widget`` (the hub download bar) under the model row."""
-        self._model_box_layout.insertWidget(1, widget)
+        """Put ``widget`` (the hub download bar) at the panel's foot above the model's notes: shown while a model
+        downloads, there it moves none of the form."""
+        self._footer.insertWidget(0, widget)
 
     def set_busy(self, text: str | None) -> None:
         """Show the busy bar with text, or hide it with None."""
