@@ -48,15 +48,16 @@ def base_folder(tmp_path_factory):
 def test_probe_text_output(tiny_folder, capsys):
     from explorer.core.models.loading import load_model
     from explorer.core.qa.probe import probe
-    from explorer.core.qa.probe_text import addition, table_digits
+    from explorer.core.qa.probe_text import addition, score_digits
 
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--tau", "1.5"]) == 0
     out, err = capsys.readouterr()
     assert "warning" not in err.lower()
     expected = probe(load_model(str(tiny_folder)), QUESTION, PASSAGE, tau=1.5)
     best = expected.nbest[0]
-    assert f"null_score = S.C + E.C = {addition(expected.null_start_logit, expected.null_end_logit)}" in out
-    shown = table_digits([(c.start_logit, c.end_logit) for c in expected.nbest[:5]])   # the n-best table's decimals
+    # the span scores and null_score share one decimal count
+    shown = score_digits(expected.nbest[:5], expected.null_start_logit, expected.null_end_logit)
+    assert f"null_score = S.C + E.C = {addition(expected.null_start_logit, expected.null_end_logit, shown)}" in out
     assert f"best span score = S.T_i + E.T_j = {addition(best.start_logit, best.end_logit, shown)}" in out
     assert f"score_diff = best_non_null_score - null_score = {expected.score_diff:+.2f}" in out
     assert f"tau = +1.50: {expected.decision(1.5).inequality}" in out

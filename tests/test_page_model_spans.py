@@ -35,8 +35,10 @@ def test_the_decision_answers_below_score_diff_and_abstains_above(result):
     above = decision_lines(result, result.score_diff + 1.0)
     assert below.answer and not above.answer
     assert below.decision.startswith(f"τ = {result.score_diff - 1.0:+.2f}:  ")
-    assert below.null == (f"S.C + E.C = {result.null_start_logit:.2f} + {result.null_end_logit:.2f} = "
-                          f"{result.null_score:.2f}")
+    from explorer.core.qa.probe_text import addition, score_digits
+
+    d = score_digits(result.nbest, result.null_start_logit, result.null_end_logit)   # the n-best table's
+    assert below.null == f"S.C + E.C = {addition(result.null_start_logit, result.null_end_logit, d)}"
     assert below.diff == f"{result.best_non_null_score:.2f} − {result.null_score:.2f} = {result.score_diff:.2f}"
     quoted = f"\"{result.nbest[0].text}\""
     assert below.best.endswith(quoted) and below.best_tip.startswith(quoted)
@@ -113,6 +115,7 @@ def test_the_shown_parts_of_a_score_add_up_to_the_shown_sum(result):
     assert addition(3.6561, 3.5351) == "3.656 + 3.535 = 7.191" and addition(3.66, 3.53) == "3.66 + 3.53 = 7.19"
     assert sum_digits(-0.31, -0.32) == 2 and sum_digits(math.inf, 1.0) == 2
     r = copy.deepcopy(result)
+    r.decoding.nbest[:] = r.nbest[:1]   # the shown rows share one decimal count: this one alone decides it
     r.null_start_logit, r.null_end_logit = 3.6561, 3.5351
     r.nbest[0].start_logit, r.nbest[0].end_logit = 3.6561, 3.5351
     lines = decision_lines(r, 0.0)
@@ -140,9 +143,9 @@ def test_a_sum_at_four_decimals_adds_its_printed_parts_and_says_they_are_rounded
     r.decoding.nbest[:] = r.nbest[:2]
     for c, (s, e) in zip(r.nbest, pairs):
         c.start_logit, c.end_logit = s, e
-    rows = nbest_rows(r.nbest)
+    rows = nbest_rows(r.nbest, (r.null_start_logit, r.null_end_logit))
     assert rows[0][2:5] == ["1.4038", "3.3755", "4.7793"]
-    assert nbest_note(r.nbest) == "parts rounded to 4 decimals; a sum adds the parts as printed"
+    assert nbest_note(r.nbest, (r.null_start_logit, r.null_end_logit)) == "parts rounded to 4 decimals; a sum adds the parts as printed"
     text = render_text(r, top=2)
     assert "S.T_i + E.T_j = 1.4038 + 3.3755 = 4.7793" in text and "4.7792" not in text
     assert "n-best (top 2 of 2; parts rounded to 4 decimals; a sum adds the parts as printed):" in text
@@ -180,7 +183,8 @@ def test_the_nbest_table_and_the_probe_text_show_one_decimal_count_per_column(re
     r.decoding.nbest[:] = r.nbest[:3]
     for c, (s, e) in zip(r.nbest, ((4.0, 3.25), (3.6561, 3.5351), (1.5, -0.25))):
         c.start_logit, c.end_logit = s, e
-    rows = nbest_rows(r.nbest)
+    r.null_start_logit, r.null_end_logit = 1.0, 2.0
+    rows = nbest_rows(r.nbest, (r.null_start_logit, r.null_end_logit))
     assert {len(cell.split(".")[1]) for row in rows for cell in row[2:5]} == {3}
     assert all(round(float(s) + float(e), 3) == float(t) for _, _, s, e, t, _ in rows)
     text = render_text(r, top=len(r.nbest))
@@ -190,3 +194,36 @@ def test_the_nbest_table_and_the_probe_text_show_one_decimal_count_per_column(re
                 for n in line.split("S.T_i + E.T_j = ")[1].split("  (")[0].replace("(", "").replace(")", "").split()
                 if "." in n}
     assert decimals == {3}
+
+
+def test_null_score_is_printed_with_the_span_scores_decimals_and_adds_its_printed_parts(result):
+    """Span scores needing four decimals give null_score's parts and sum four too (never "0.11 + 0.10" beside
+    them), in the probe text, the decision panel and the n-best table; its printed sum adds its printed parts."""
+    import copy
+
+    from explorer.core.qa.probe_text import render_text
+    from explorer.ui.inspectors.components.spans import nbest_rows
+
+    r = copy.deepcopy(result)
+    r.decoding.nbest[:] = r.nbest[:2]
+    for c, (s, e) in zip(r.nbest, ((1.403751, 3.375451), (0.12551, 0.12551))):
+        c.start_logit, c.end_logit = s, e
+    r.null_start_logit, r.null_end_logit = 0.11047, 0.10047
+    text = render_text(r, top=2)
+    null_line = next(line for line in text.splitlines() if line.startswith("null_score = "))
+    assert null_line.startswith("null_score = S.C + E.C = 0.1105 + 0.1005 = 0.2110")
+    assert decision_lines(r, 0.0).null.startswith("S.C + E.C = 0.1105 + 0.1005 = 0.2110")
+    assert nbest_rows(r.nbest, (r.null_start_logit, r.null_end_logit))[1][2:5] == ["0.1255", "0.1255", "0.2510"]
+    import re
+
+    a, b, total = (float(x) for x in re.match(r"null_score = S\.C \+ E\.C = (\S+) \+ (\S+) = (\S+)", null_line).groups())
+    assert round(a + b, 4) == total
+    best = decision_lines(r, 0.0).best
+    assert best.startswith("S.T_i + E.T_j = 1.4038 + 3.3755 = 4.7793")
+    # the null score alone needing a third decimal gives the span rows three as well
+    r2 = copy.deepcopy(result)
+    r2.decoding.nbest[:] = r2.nbest[:1]
+    r2.nbest[0].start_logit, r2.nbest[0].end_logit = 1.0, 2.0
+    r2.null_start_logit, r2.null_end_logit = 3.6561, 3.5351
+    assert nbest_rows(r2.nbest, (r2.null_start_logit, r2.null_end_logit))[0][2:5] == ["1.000", "2.000", "3.000"]
+    assert "S.T_i + E.T_j = 1.000 + 2.000 = 3.000" in render_text(r2, top=1)

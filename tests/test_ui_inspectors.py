@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QThreadPool, Qt
+from PySide6.QtWidgets import QApplication
 
 from explorer.core.qa.scores import evaluate_decodings, tau_sweep
 from explorer.core.qa.probe import probe
@@ -115,9 +116,10 @@ def test_tau_slider_flips_decision_at_score_diff(qtbot, hub):
     tau = above / 100
     assert f"{result.best_non_null_score:.2f} > {result.null_score + tau:.2f} ?" in spans.decision_label.text()
     # the null score's two parts are shown and add up (a negative second part in parentheses)
-    from explorer.core.qa.probe_text import addition
+    from explorer.core.qa.probe_text import addition, score_digits
 
-    assert addition(result.null_start_logit, result.null_end_logit) in spans.null_label.text()
+    d = score_digits(result.nbest, result.null_start_logit, result.null_end_logit)   # the n-best table's decimals
+    assert addition(result.null_start_logit, result.null_end_logit, d) in spans.null_label.text()
     assert f"= {result.byhand_max_abs_diff:.2e}" in spans.byhand_label.text()
 
 
@@ -418,7 +420,8 @@ def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
 
 def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
     """At 1280x800 a long best span never pushes the τ box and the end of best_non_null_score out of sight behind
-    a sideways scroll: the decision's lines wrap; the pane never scrolls sideways."""
+    a sideways scroll: the decision's lines are cut at a word, whole in their tooltips, one line each (a second
+    line would move the τ box from one probe to the next); the pane never scrolls sideways."""
     from PySide6.QtWidgets import QApplication
 
     sv = hub.spans_view
@@ -432,4 +435,52 @@ def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
     viewport = sv.body_scroll.viewport()
     assert not sv.body_scroll.horizontalScrollBar().isVisible()
     assert sv.spin.mapTo(viewport, sv.spin.rect().topRight()).x() <= viewport.width()
-    assert sv.best_label.height() > sv.null_label.height()          # the long line wrapped
+    assert sv.best_label.height() == sv.null_label.height()         # the long line cut, not wrapped
+    assert sv.best_label.shown_text().startswith("S.T_i + E.T_j = 1.98 + 2.40 = 4.38")
+    assert sv.best_label.shown_text().endswith("…") and sv.best_label.text() in sv.best_label.toolTip()
+
+
+def test_the_probe_form_and_the_tau_box_stay_put_when_a_model_loads_and_a_result_appears(qtbot, tiny_qa, tmp_path,
+                                                                                            monkeypatch):
+    """The Spans & τ page at 1280x800: the model description grows from one line to four on a load, and the
+    honest note appears; neither moves the Question box (a click aimed at it while a model loads lands there), nor
+    does a probe's result; the τ box stays where it was after each result too (the lines above it are one line
+    each, a longer one cut, whole in its tooltip). A description longer than its four lines is cut, whole in its
+    tooltip."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from explorer.ui.inspectors import InspectorHub
+
+    hub = InspectorHub()
+    for _, w in hub.tabs():
+        qtbot.addWidget(w)
+    page = dict(hub.tabs())["Spans && τ"]
+    page.resize(1280, 800)
+    page.show()
+    qtbot.waitExposed(page)
+    panel = hub.panel
+
+    def where(widget):
+        QApplication.processEvents()
+        return widget.mapTo(page.window(), QPoint(0, 0))
+
+    before, tau_before = where(panel.question), where(hub.spans_view.spin)
+    hub.download_bar.setVisible(True)   # a hub model downloading: its bar at the panel's foot
+    assert where(panel.question) == before
+    hub.download_bar.setVisible(False)
+    hub.set_model(tiny_qa)
+    assert "untrained head" in panel.model_info.text() and panel.model_note.isVisibleTo(panel)
+    assert where(panel.question) == before
+    probe_in_hub(qtbot, hub)
+    assert where(panel.question) == before
+    assert where(hub.spans_view.spin) == tau_before
+    probe_in_hub(qtbot, hub, "who wrote the first program?")   # another best span, another line length
+    assert where(panel.question) == before and where(hub.spans_view.spin) == tau_before
+    decision = hub.spans_view.decision
+    wide = 'S.T_i + E.T_j = 0.2140 + 0.1398 = 0.3538  "' + "a very long best span " * 12 + '"'
+    decision.best_label.setText(wide)   # a line longer than the pane: cut, never a second row above τ
+    assert where(hub.spans_view.spin) == tau_before
+    assert decision.best_label.text() == wide and decision.best_label.toolTip().startswith(wide)
+    long = " ".join(["a description far longer than four lines of the panel"] * 20)
+    panel.model_info.setText(long)
+    assert where(panel.question) == before
+    assert panel.model_info.shown_text().endswith("…") and panel.model_info.toolTip() == long

@@ -404,3 +404,35 @@ def test_the_preview_shows_five_rows_and_every_note_whole_in_a_1280x800_window(q
             if why:
                 report.append(f"{where} {what}: {why}")
     assert not report, "\n".join(report)
+
+
+STSB_OFF_BY_ONE = "".join(f"main-captions\tMSRvid\t2012test\t{pair:04d}\t{score}\t{a}\t{b}\n" for pair, score, a, b in [
+    (1, "5.000", "A plane is taking off.", "An air plane is taking off."),
+    (4, "3.800", "A man is playing a flute.", "A man plays a flute."),
+    (5, "3.800", "A man is spreading cheese.", "A man spreads cheese."),
+    (9, "4.250", "A man is playing the cello.", "A man plays the cello."),
+    (1270, "0.500", "Three men are playing chess.", "Two men are playing chess."),
+    (1503, "2.750", "A dog runs.", "A cat sleeps.")])
+
+
+def test_a_regression_label_of_row_ids_and_a_text_column_of_numbers_are_warned_about(tmp_path):
+    """STS-B without a header read one column off (texts 5 and 6, label 4): the label is the pair id, whole numbers
+    nearly all distinct, and text column 5 holds the scores; both are warned about, in the preview and the run's
+    log, and the file still loads (warnings, not refusals). Read right, it gets neither warning."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.ui.launch.data_preview import preview_data
+
+    stsb = write_file(tmp_path / "stsb.tsv", STSB_OFF_BY_ONE)
+    data = load_regression(str(stsb), text_columns=[5, 6], label_column=4, no_header=True)
+    assert data.labels == [1.0, 4.0, 5.0, 9.0, 1270.0, 1503.0]
+    assert any("label column column 4 holds whole numbers nearly all distinct" in p and "an id?" in p
+               for p in data.problems)
+    assert any("column 5 holds only numbers: is it the score?" in p for p in data.problems)
+    assert not any("column 6 holds only numbers" in p for p in data.problems)
+    assert sum(level == "warning" for level, _ in data.notes) == 2
+    res = preview_data(str(stsb), "regression", text_columns=["5", "6"], label_column="4",
+                       options={"no_header": True})
+    assert res["ok"] and any("an id?" in p for p in res["problems"])
+    assert any("column 5 holds only numbers" in p for p in res["problems"])
+    right = load_regression(str(stsb), text_columns=[6, 7], label_column=5, no_header=True)
+    assert not right.problems

@@ -349,6 +349,33 @@ def test_the_page_says_in_amber_how_many_rows_the_run_trained_on(qtbot, tmp_path
     assert page.file_notes.isHidden()
 
 
+def test_a_file_without_a_label_column_heads_the_reviewed_label_column_plainly_label(qtbot, tmp_path):
+    """A predicted file with no label column of its own: the column of the model's (then the person's) label is
+    titled "label", and no column reads "label_in_file"; Save labelled file… writes it as "label". A file with its
+    own label column keeps "label" for the reviewed one and "label_in_file" for the file's."""
+    from explorer.core.predict.engine import predict_file
+
+    _runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    plain = tmp_path / "unlabelled.csv"
+    plain.write_text("text,annotator\n" + "".join(f"{TEXTS[i % len(TEXTS)]} {i},neg\n" for i in range(6)),
+                     encoding="utf-8")
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    summary = predict_file(str(ckpt), str(plain), str(tmp_path / "unlabelled.predictions.csv"))
+    page.open(summary.out, summary.to_dict())
+    m = page.model
+    titles = [m.headerData(k, Qt.Orientation.Horizontal) for k in range(m.columnCount())]
+    assert titles[m.headers.index("label")] == "label" and "label_in_file" not in titles
+    saved = list(csv.DictReader(open(page.save_labelled(tmp_path / "labelled.csv"), encoding="utf-8")))
+    assert list(saved[0])[:4] == ["text", "annotator", "label", "label_source"]
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "new.predictions.csv"))
+    page.open(summary.out, summary.to_dict())
+    m = page.model
+    titles = [m.headerData(k, Qt.Orientation.Horizontal) for k in range(m.columnCount())]
+    assert titles.count("label") == 1 and titles.count("label_in_file") == 1
+    assert titles[m.headers.index("label")] == "label"
+
+
 def test_the_files_own_label_column_shows_its_gold_as_label_in_file_beside_the_reviewed_label(qtbot, tmp_path):
     """A predicted file with its own "label" column (gold ids 0 / 1): the table shows those gold values under
     "label_in_file", the name Save labelled file… gives it, beside the reviewed "label" (the model's or the

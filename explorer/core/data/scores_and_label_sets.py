@@ -255,14 +255,51 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
              else _one_label_column(where, header, "", KNOWN_LABELS))
     scores = parse_scores((w, row.get(label)) for w, (_, row) in zip(at, rows))
     notes = [("info", f"{where}: {n}") for n in (table.notes if table is not None else [])]   # encoding, long rows
-    binary = binary_scores_warning(where, label, scores)
-    if binary:
-        notes.append(("warning", binary))
+    named = (lambda c: table.column_label(header.index(c))) if table is not None else repr   # noqa: E731
+    found = [binary_scores_warning(where, label, scores), row_id_scores_warning(where, named(label), scores)]
+    found += [numeric_text_warning(where, named(c), values) for c, values in zip(texts, (a, b)) if values is not None]
+    warnings = [w for w in found if w]   # warnings, not refusals: the preview and the run's log say them
+    notes.extend(("warning", w) for w in warnings)
     lines = [int(line) for line, _ in rows]
     return ClassificationData(a, b, scores, source, (texts[0], texts[1] if b is not None else "", label),
                               regression=True, notes=notes, lines=lines, row_ids=[str(n) for n in lines],
                               raw_labels=[str(row.get(label, "")) for _, row in rows],
-                              problems=[binary] if binary else [])
+                              problems=warnings)
+
+
+ROW_ID_MIN_ROWS = 5        # fewer scores say nothing about whether they are ids
+ROW_ID_DISTINCT_SHARE = 0.9
+
+
+def row_id_scores_warning(where: str, column: str, scores: Sequence[float]) -> str:
+    """A warning when the regression scores of ``column`` (as the user knows it: "column 4" or "'id'") are whole
+    numbers nearly all distinct (at least 90% of 5 or more rows): a row or pair id read as the score (STS-B
+    without a header, its columns off by one, trains on the pair ids and ends at an mse in the hundred
+    thousands); "" otherwise. Scores such as 0-5 repeat their few values."""
+    finite = [x for x in scores if math.isfinite(x)]
+    if len(finite) < ROW_ID_MIN_ROWS or len(finite) != len(scores) or any(x != int(x) for x in finite):
+        return ""
+    if len(set(finite)) < ROW_ID_DISTINCT_SHARE * len(finite):
+        return ""
+    return (f"{where}: the label column {column} holds whole numbers nearly all distinct "
+            f"({min(finite):g} to {max(finite):g}, {len(set(finite))} of {len(finite)} rows): an id? The score "
+            "of each row (STS-B's 0-5) is the label column")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def numeric_text_warning(where: str, column: str, values: Sequence[str]) -> str:
+    """A warning when every value of text column ``column`` is a number ("column 5 holds only numbers: is it the
+    score?"): the columns are most likely off by one; "" otherwise."""
+    if not values or not all(v.strip() and _is_number(v.strip()) for v in values):
+        return ""
+    return f"{where}: the text column {column} holds only numbers: is it the score?"
 
 
 def binary_scores_warning(where: str, column: str, scores: Sequence[float]) -> str:

@@ -33,6 +33,20 @@ def table_digits(rows, digits: int = 2, most: int = 4) -> int:
     return most
 
 
+def score_digits(nbest, null_start: float, null_end: float) -> int:
+    """The one decimal count of a probe's scores: the n-best spans' S.T_i + E.T_j and null_score's S.C + E.C are
+    printed with the same decimals (:func:`table_digits` over the spans shown and the null score together), so
+    null_score never reads "0.11 + 0.10" beside span scores of four decimals and every shown sum adds its
+    shown parts. ``nbest``: the candidates shown (start_logit, end_logit)."""
+    return table_digits(score_pairs(nbest, null_start, null_end))
+
+
+def score_pairs(nbest, null_start: float, null_end: float) -> list[tuple[float, float]]:
+    """The (start, end) parts of the shown span scores and of null_score, the rows :func:`score_digits` and
+    :func:`rounding_note` read."""
+    return [(c.start_logit, c.end_logit) for c in nbest] + [(null_start, null_end)]
+
+
 def shown_sum(a: float, b: float, d: int = 2) -> str:
     """``a + b`` as printed beside its parts: the sum of the parts as shown with ``d`` decimals (1.4038 + 3.3755 =
     4.7793, where the exact sum rounds to 4.7792), so a shown sum always adds up as printed. Below ``most``
@@ -95,15 +109,15 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
     else:
         lines.append("answer: (no answer)" + (f'  best span "{result.nbest[0].text}" loses to the null score'
                                                if result.nbest else "  (no valid span)"))
-    pairs = [(c.start_logit, c.end_logit) for c in result.nbest[:max(top, 1)]]
-    d_nbest = table_digits(pairs)
+    pairs = score_pairs(result.nbest[:max(top, 1)], result.null_start_logit, result.null_end_logit)
+    d_nbest = table_digits(pairs)   # the span scores' and null_score's one decimal count (score_digits)
     note = rounding_note(pairs, d_nbest)
     lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}" + (f"; {note}" if note else "")
                  + "):")
     for rank, c in enumerate(result.nbest[:top], 1):
         lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {addition(c.start_logit, c.end_logit, d_nbest)}'
                      f"  (window {c.window_index + 1}, tokens {c.start_token}..{c.end_token})")
-    lines.append(f"null_score = S.C + E.C = {addition(result.null_start_logit, result.null_end_logit)}  "
+    lines.append(f"null_score = S.C + E.C = {addition(result.null_start_logit, result.null_end_logit, d_nbest)}  "
                  f"(window {result.decoding.null_window + 1}; minimum over "
                  f"{len(result.windows)} window{'s' if len(result.windows) != 1 else ''})")
     if result.nbest:

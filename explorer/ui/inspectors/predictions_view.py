@@ -103,9 +103,16 @@ class PredictionsModel(QAbstractTableModel):
             if section == 0:
                 return self.row_title
             # a class name of any length is cut (short_name): a title never decides the table's width
-            # an input column a header-less file names by position is titled by its role ("text", "column 3")
-            return HEADER_TITLES.get(name, header_title(name[2:] if name.startswith("p_")
-                                                        else self.state.column_title(name)))
+            # an input column a header-less file names by position is titled by its role ("text", "column 3");
+            # the page's own columns keep their names: "label" is the reviewed label, and only a label column
+            # the file brought is titled label_in_file
+            if name.startswith("p_"):
+                title = name[2:]
+            elif section < len(self.virtual):
+                title = name
+            else:
+                title = self.state.column_title(self.file_columns[section - len(self.virtual)])
+            return HEADER_TITLES.get(name, header_title(title))
         if role == Qt.ItemDataRole.ToolTipRole:
             if section == 0:
                 return self.row_tip

@@ -18,6 +18,7 @@ from explorer.core.qa.decode_rules import DECODE_RULES
 from explorer.paths import RESOURCES
 from explorer.ui.shell.combo_popup import popup_fits_items
 from explorer.ui.shell.file_dialogs import open_file, open_folder
+from explorer.ui.shell.lines_label import LinesLabel
 
 from .common import StatusLabel, tip
 
@@ -30,6 +31,7 @@ FALLBACK_EXAMPLES = [{
 }]
 MODEL_PRESETS = ["bundled:minilm", "deepset/bert-base-uncased-squad2", "csarron/bert-base-uncased-squad-v1"]
 DEBOUNCE_MS = 400
+DESCRIPTION_LINES = 4   # the model description's lines (ModelInfo.describe() takes 4 at the panel's width)
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> tuple[list[dict], str]:
@@ -100,8 +102,10 @@ class ProbePanel(QWidget):
                                "until you fine-tune it).")
         self.browse = QPushButton("Browse…")
         self.load_button = QPushButton("Load")
-        self.model_info = QLabel("No model loaded.")
-        self.model_info.setWordWrap(True)
+        # four lines whatever the description (one before a load, four after): the form under it never moves,
+        # so a click aimed at the Question box while a model loads lands there (a longer text is cut, whole in
+        # its tooltip)
+        self.model_info = LinesLabel("No model loaded.", lines=DESCRIPTION_LINES)
         self.model_note = QLabel("")
         self.model_note.setWordWrap(True)
         self.model_note.setStyleSheet("color:#b05000;")
@@ -119,10 +123,9 @@ class ProbePanel(QWidget):
         model_row.addWidget(self.browse)
         model_row.addWidget(self.load_button)
         model_box = QGroupBox("Model")
-        mb = self._model_box_layout = QVBoxLayout(model_box)
+        mb = QVBoxLayout(model_box)
         mb.addLayout(model_row)
         mb.addWidget(self.model_info)
-        mb.addWidget(self.model_note)
         return model_box
 
     def _build_dataset_box(self) -> QGroupBox:
@@ -222,8 +225,10 @@ class ProbePanel(QWidget):
         layout.addWidget(self.trained_note)
         # Probe, its progress and its status stay under the scrolling part: always in view (at 1280x800 the
         # settings push them below the panel's visible part)
-        footer = QVBoxLayout()
+        footer = self._footer = QVBoxLayout()
         footer.setContentsMargins(4, 0, 4, 4)
+        # the model's honest note shows and hides with a load: down here it moves none of the form above
+        footer.addWidget(self.model_note)
         footer.addWidget(self.probe_button)
         footer.addWidget(self.busy_bar)
         footer.addWidget(self.status)
@@ -293,8 +298,9 @@ class ProbePanel(QWidget):
 
     # ----------------------------------------------------------------------------------- display
     def add_to_model_box(self, widget: QWidget) -> None:
-        """Put ``widget`` (the hub download bar) under the model row."""
-        self._model_box_layout.insertWidget(1, widget)
+        """Put ``widget`` (the hub download bar) at the panel's foot above the model's notes: shown while a model
+        downloads, there it moves none of the form."""
+        self._footer.insertWidget(0, widget)
 
     def set_busy(self, text: str | None) -> None:
         """Show the busy bar with text, or hide it with None."""

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSlid
 
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 
+from explorer.ui.shell.lines_label import LinesLabel
+
 from .common import term_label, tip
 from .components.spans import DecisionLines, best_cell, first_zoom, token_probs_tip
 from .heatmap import TokenAxis, TokenHeatmap
@@ -29,12 +31,14 @@ class DecisionBox(QGroupBox):
 
     def __init__(self, parent=None):
         super().__init__("No answer?  answer iff best_non_null_score > null_score + τ", parent)
-        self.null_label = QLabel("–")
-        self.best_label = QLabel("–")
-        self.diff_label = QLabel("–")
+        # one line each whatever the result (a longer best span wrapped to a second line and moved the τ box a
+        # row from one probe to the next): a line too long for the pane is cut at a word, whole in its tooltip,
+        # and never widens the pane past the window
+        self.null_label = LinesLabel("–", lines=1)
+        self.best_label = LinesLabel("–", lines=1)
+        self.diff_label = LinesLabel("–", lines=1)
         for lab in (self.null_label, self.best_label, self.diff_label):
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            lab.setWordWrap(True)   # a long span's text wraps in the pane instead of widening it past the window
         self.null_label.setToolTip(tip("s_null"))
         self.best_label.setToolTip(tip("best_non_null_score"))
         self.diff_label.setToolTip(tip("score_diff"))

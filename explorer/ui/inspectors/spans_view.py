@@ -257,9 +257,10 @@ class SpansView(QWidget):
         cands = self.result.nbest
         self.nbest.setRowCount(len(cands))
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter   # once: a flag | costs Python time
-        rounded = nbest_note(cands)   # said on each score where a shown score adds the shown parts
+        null = (self.result.null_start_logit, self.result.null_end_logit)   # null_score shares the decimals
+        rounded = nbest_note(cands, null)   # said on each score where a shown score adds the shown parts
         with cells_told_once(self.nbest) as table:
-            for r, values in enumerate(nbest_rows(cands)):
+            for r, values in enumerate(nbest_rows(cands, null)):
                 for k, v in enumerate(values):
                     item = QTableWidgetItem(v)
                     if k == 1 or (k == 4 and rounded):

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.qa.probe_text import addition, operand, rounding_note, shown, shown_sum, subtraction, table_digits
+from explorer.core.qa.probe_text import (addition, operand, rounding_note, score_digits, score_pairs, shown, shown_sum,
+                                         subtraction)
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 from explorer.glossary import tooltip
 
@@ -49,8 +50,10 @@ class DecisionLines:
 
 
 def decision_lines(r, tau: float) -> DecisionLines:
-    """The lines of ProbeResult ``r`` at ``tau`` (the tooltips end with the glossary's entries)."""
-    null = (f"S.C + E.C = {addition(r.null_start_logit, r.null_end_logit)}"
+    """The lines of ProbeResult ``r`` at ``tau`` (the tooltips end with the glossary's entries). null_score and
+    the best span's score carry the n-best table's decimals (core.qa.probe_text.score_digits)."""
+    digits = score_digits(r.nbest, r.null_start_logit, r.null_end_logit)
+    null = (f"S.C + E.C = {addition(r.null_start_logit, r.null_end_logit, digits)}"
             + (f"  [window {r.decoding.null_window + 1}]" if len(r.windows) > 1 else ""))
     null_tip = ("start_logits[CLS] + end_logits[CLS] (S.C + E.C; C = the final vector of [CLS])\n"
                 + tooltip("s_null"))
@@ -58,7 +61,7 @@ def decision_lines(r, tau: float) -> DecisionLines:
     if r.nbest:
         b = r.nbest[0]
         short = b.text if len(b.text) <= 28 else b.text[:27] + "…"
-        best = f"S.T_i + E.T_j = {addition(b.start_logit, b.end_logit)}  \"{short}\""
+        best = f"S.T_i + E.T_j = {addition(b.start_logit, b.end_logit, digits)}  \"{short}\""
         best_tip = (f"\"{b.text}\" (tokens {b.start_token}..{b.end_token} of window {b.window_index + 1})\n"
                     + tooltip("best_non_null_score"))
     else:
@@ -82,20 +85,20 @@ def difference_line(best: float, null: float, diff: float) -> str:
     return f"{fmt(best)} − {operand(null) if math.isfinite(null) else fmt(null)} = {fmt(diff)}"
 
 
-def nbest_rows(cands) -> list[list[str]]:
-    """The n-best table's cells (rank, text, start, end, score, window) with one decimal count for the whole table:
-    the fewest at which every row's shown start and end add up to its shown score."""
-    d = table_digits([(c.start_logit, c.end_logit) for c in cands])
+def nbest_rows(cands, null: tuple[float, float]) -> list[list[str]]:
+    """The n-best table's cells (rank, text, start, end, score, window) with one decimal count for the whole table
+    and the decision panel's null_score (``null``: its S.C and E.C): the fewest at which every row's shown start
+    and end, and null_score's shown parts, add up to their shown sums."""
+    d = score_digits(cands, *null)
     return [[str(r + 1), c.text, shown(c.start_logit, d), shown(c.end_logit, d),
              shown_sum(c.start_logit, c.end_logit, d), str(c.window_index + 1)] for r, c in enumerate(cands)]
 
 
-def nbest_note(cands) -> str:
+def nbest_note(cands, null: tuple[float, float]) -> str:
     """The n-best table's score tooltip where a shown score adds the shown parts rather than rounding the exact
     sum ("parts rounded to 4 decimals; a sum adds the parts as printed", core.qa.probe_text.rounding_note); ""
-    where every shown score is the exact one rounded."""
-    pairs = [(c.start_logit, c.end_logit) for c in cands]
-    return rounding_note(pairs, table_digits(pairs))
+    where every shown score is the exact one rounded. ``null``: null_score's parts, which share the decimals."""
+    return rounding_note(score_pairs(cands, *null), score_digits(cands, *null))
 
 
 def other_rule_line(r, tau: float) -> str:
