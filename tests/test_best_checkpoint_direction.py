@@ -67,8 +67,8 @@ def test_best_dev_names_the_evaluation_the_loop_saved_when_it_chose_on_the_sampl
 
     from explorer.core.studies.group_stats import member_data
 
-    record = SimpleNamespace(run_id="r", status="finished", events=events,
-                             summary=SimpleNamespace(metric_name="accuracy", task="single", metric_undefined=""))
+    record = SimpleNamespace(run_id="r", status="finished", events=events, config={"task": "single"},
+                             summary=summarize("r", tmp_path, {"task": "single"}, events, False))
     assert round(member_data(record).best, 2) == 74.67     # a group's "best" column: the same evaluation
     # a log without the loop's picks (another tool's, an older run) keeps the rule over the evaluations
     plain = [e for e in events if e["event"] != "checkpoint"]

@@ -91,7 +91,9 @@ def test_the_launcher_reads_stsb_after_ticking_no_header_row_itself(qtbot, tmp_p
     assert w.editors["no_header"].get() and "--no-header" in w.command.toPlainText()
     assert "No header row ticked: the first line holds numbers" in w.banner.whole_text()
     answer()                                           # read again as the run will read it: columns guessed
-    assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == "5"
+    assert w.editors["text_columns"].get() == ["6", "7"] and w.config().label_column == "5"
+    label = w.editors["label_column"].widget   # the label guessed from the values shows as a guess, not a choice
+    assert w.editors["label_column"].get() == "" and label.lineEdit().placeholderText() == "guessed: 5"
     answer()
     assert w.train_preview.result["ok"] and not w.problem.text().startswith("Cannot launch")
     w.editors["no_header"].set(False)                  # unticked by the user: stays so

@@ -240,8 +240,12 @@ def test_a_refused_launch_names_the_file_and_why(qtbot, tmp_path):
 
 def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
     """The Preview command types lists as a person does (--text-columns Tweet --label-names AGAINST,FAVOR,NONE,
-    never '["Tweet"]'), and the worker reads them back to the same config."""
+    never '["Tweet"]'), and the worker reads them back to the same config, "Best checkpoint by" left automatic
+    recorded as the launcher records it (f_avg with F1 classes)."""
     import argparse
+    import dataclasses
+
+    from explorer.core.specs.tasks import recorded_metric_for_best
 
     from explorer.ui.launch.presets import command_line
     from explorer.worker.train import add_arguments, config_from_args
@@ -254,7 +258,9 @@ def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
     add_arguments(parser)
     odd = [["6", "7"], ["a, b"], ["true"], ["null"], [" x"], ["1.50"], ["x", ""]]
     for cfg in [stance] + [TrainConfig(task="pair", train="t.tsv", label_names=names) for names in odd]:
-        assert config_from_args(parser.parse_args(cfg.to_cli_args())) == cfg
+        recorded = dataclasses.replace(cfg, metric_for_best=recorded_metric_for_best(cfg.to_dict()))
+        assert config_from_args(parser.parse_args(cfg.to_cli_args())) == recorded
+    assert recorded_metric_for_best(stance.to_dict()) == "f_avg"
     assert TrainConfig(label_names=["a, b"]).to_cli_args() == ["--label-names", '["a, b"]']
 
 
