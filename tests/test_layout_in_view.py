@@ -58,8 +58,9 @@ def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
     w = _inspector_window(qtbot, tmp_path, monkeypatch, tiny_qa, LONG_PASSAGE)
     hub = w.hub
     qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
-    hub.dev_view.run(str(write_tiny_squad(tmp_path / "dev.json", v2=True, repeat=2)), 0)
-    qtbot.waitUntil(lambda: hub.dev_view.study is not None, timeout=60_000)
+    # the study's last turn (τ's line, the table, the sentence under it and the split's fit) done, not only begun
+    with qtbot.waitSignal(hub.dev_view.study_ready, timeout=60_000):
+        hub.dev_view.run(str(write_tiny_squad(tmp_path / "dev.json", v2=True, repeat=2)), 0)
     return w
 
 
