@@ -422,6 +422,26 @@ STANCE_ROWS = ("ID\tTarget\tTweet\tStance\n" + "".join(
         [("god is not real", "AGAINST"), ("pray every day", "FAVOR"), ("the weather is nice", "NONE")] * 10)))
 
 
+def shown_main_window(qtbot, tmp_path, *, inspector_opened: bool = False):
+    """The main window shown and exposed in the app's style, with no worker started (``max_parallel`` 0), its runs in
+    ``tmp_path / "runs"`` and its settings in ``tmp_path / "s.ini"``; ``inspector_opened``: no first-visit load of
+    the bundled encoder. Set EXPLORER_CACHE_DIR first where the window's caches must stay in tmp_path."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = inspector_opened or w._inspector_opened
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
 def shown_launcher(qtbot, tmp_path, width: int = 820):
     """A shown LauncherPanel as wide as in a 1280x800 window beside the Runs dock (``width`` px), 700 px high."""
     from explorer.ui.launch.launcher import LauncherPanel

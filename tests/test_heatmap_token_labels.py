@@ -154,12 +154,9 @@ def test_a_167_token_question_and_passage_names_its_block_starts_in_a_1280x800_w
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from helpers import shown_main_window
     from layout_shots import resize, settle, show_page
     from PySide6.QtWidgets import QApplication
-
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-    from explorer.ui.shell.style import apply_style
 
     question = "where was ada born?"
     words = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the engine of charles babbage." for i in range(20))
@@ -171,13 +168,7 @@ def test_a_167_token_question_and_passage_names_its_block_starts_in_a_1280x800_w
     assert 160 <= len(tiny_qa.tokenizer(question, passage)["input_ids"]) <= 167
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     app = QApplication.instance()
-    apply_style(app)
-    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0
-    w._inspector_opened = True            # no first-visit load of the bundled encoder
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_main_window(qtbot, tmp_path, inspector_opened=True)
     w.hub.set_model(tiny_qa)
     w.hub.open_example(question, passage)
     qtbot.waitUntil(lambda: w.hub.result is not None and not w.hub.probes._outstanding, timeout=60_000)

@@ -31,20 +31,10 @@ NBEST_ROWS = 3         # rows of the n-best table that must show under its heade
 
 def _inspector_window(qtbot, tmp_path, monkeypatch, model, passage):
     """The main window (the app's style, no worker, no first-visit load) with ``model`` probing ``passage``."""
+    from helpers import shown_main_window
+
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
-    from PySide6.QtWidgets import QApplication
-
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-    from explorer.ui.shell.style import apply_style
-
-    apply_style(QApplication.instance())
-    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0
-    w._inspector_opened = True            # no first-visit load of the bundled encoder
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_main_window(qtbot, tmp_path, inspector_opened=True)
     w.hub.set_model(model)
     w.hub.open_example(QUESTION, passage)
     return w

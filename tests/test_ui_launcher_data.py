@@ -366,20 +366,14 @@ def test_the_preview_shows_five_rows_and_every_note_whole_in_a_1280x800_window(q
     from layout_shots import resize, show_page
     from PySide6.QtWidgets import QApplication
 
+    from helpers import shown_main_window
+
     from explorer.paths import SAMPLES
     from explorer.ui.shell.layout_check import out_of_view
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-    from explorer.ui.shell.style import apply_style
 
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     app = QApplication.instance()
-    apply_style(app)
-    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_main_window(qtbot, tmp_path)
     launcher = w.launcher
     launcher.editors["train"].set(str(SAMPLES / "squad_v2_sample_train.json"))
     launcher.editors["dev"].set(str(SAMPLES / "squad_v2_sample_dev.json"))
