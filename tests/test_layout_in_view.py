@@ -635,12 +635,8 @@ def test_a_twelve_layer_models_block_flow_table_keeps_its_header_over_its_rows(t
     from explorer.ui.shell.layout_check import out_of_view
 
     w, app = twelve_layer_window, QApplication.instance()
-    view = w.hub.attention_view
+    view = block_flow_at(w, size, app)
     table = view.flow_table
-    resize(w, size, app)
-    show_page(w, "Attention", app)
-    view.bottom.setCurrentWidget(view.flow)
-    settle(app)
     assert table.rowCount() == 12
     area = view.bottom.currentWidget()
     area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())   # the page scrolled as far as it goes
@@ -653,6 +649,16 @@ def test_a_twelve_layer_models_block_flow_table_keeps_its_header_over_its_rows(t
     assert 0 <= row_top and row_top + table.rowHeight(11) <= table.viewport().height() + 1
 
 
+def block_flow_at(w, size, app):
+    """The attention view of window ``w`` sized ``size``, its Block flow per layer tab shown and laid out."""
+    view = w.hub.attention_view
+    resize(w, size, app)
+    show_page(w, "Attention", app)
+    view.bottom.setCurrentWidget(view.flow)
+    settle(app)
+    return view
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1264, 760), (1920, 1080)], ids=["1280x800", "1264x760", "1920x1080"])
 def test_a_twelve_layer_models_block_flow_shows_four_rows_and_its_curves_as_it_opens(twelve_layer_window, size):
     """Attention → Block flow per layer of a 12-layer model, as it opens (nothing scrolled or dragged): at least four
@@ -662,12 +668,8 @@ def test_a_twelve_layer_models_block_flow_shows_four_rows_and_its_curves_as_it_o
     from PySide6.QtWidgets import QApplication
 
     w, app = twelve_layer_window, QApplication.instance()
-    view = w.hub.attention_view
+    view = block_flow_at(w, size, app)
     table = view.flow_table
-    resize(w, size, app)
-    show_page(w, "Attention", app)
-    view.bottom.setCurrentWidget(view.flow)
-    settle(app)
     area = view.bottom.currentWidget().viewport()
     shown = []
     for r in range(table.rowCount()):
