@@ -25,7 +25,7 @@ import numpy as np
 
 from explorer.core.data.classification import (KNOWN_LABELS, KNOWN_PAIRS, KNOWN_SINGLE, ClassificationData,
                                                ClassificationDataError, _hub_rows)
-from explorer.core.data.table import read_table, require_labels, resolve_column
+from explorer.core.data.table import is_number, read_table, require_labels, resolve_column
 
 DEFAULT_SEPARATOR = ";"
 KNOWN_LABEL_SETS = ("labels", "label", "topics", "categories", "tags")
@@ -286,18 +286,10 @@ def row_id_scores_warning(where: str, column: str, scores: Sequence[float]) -> s
             "of each row (STS-B's 0-5) is the label column")
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def numeric_text_warning(where: str, column: str, values: Sequence[str]) -> str:
     """A warning when every value of text column ``column`` is a number ("column 5 holds only numbers: is it the
     score?"): the columns are most likely off by one; "" otherwise."""
-    if not values or not all(v.strip() and _is_number(v.strip()) for v in values):
+    if not values or not all(v.strip() and is_number(v.strip()) for v in values):
         return ""
     return f"{where}: the text column {column} holds only numbers: is it the score?"
 
