@@ -420,8 +420,9 @@ def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
 
 def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
     """At 1280x800 a long best span never pushes the τ box and the end of best_non_null_score out of sight behind
-    a sideways scroll: the decision's lines are cut at a word, whole in their tooltips, one line each (a second
-    line would move the τ box from one probe to the next); the pane never scrolls sideways."""
+    a sideways scroll: the decision's lines are cut at a word, whole in their tooltips, each its fixed number of
+    lines (best_non_null_score two, for its span's text; a line more would move the τ box from one probe to the
+    next); the pane never scrolls sideways."""
     from PySide6.QtWidgets import QApplication
 
     sv = hub.spans_view
@@ -435,7 +436,7 @@ def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
     viewport = sv.body_scroll.viewport()
     assert not sv.body_scroll.horizontalScrollBar().isVisible()
     assert sv.spin.mapTo(viewport, sv.spin.rect().topRight()).x() <= viewport.width()
-    assert sv.best_label.height() == sv.null_label.height()         # the long line cut, not wrapped
+    assert sv.best_label.height() < 3 * sv.null_label.height()      # the long span cut after two lines, not wrapped on
     assert sv.best_label.shown_text().startswith("S.T_i + E.T_j = 1.98 + 2.40 = 4.38")
     assert sv.best_label.shown_text().endswith("…") and sv.best_label.text() in sv.best_label.toolTip()
 
@@ -444,12 +445,14 @@ def test_the_probe_form_and_the_tau_box_stay_put_when_a_model_loads_and_a_result
                                                                                             monkeypatch):
     """The Spans & τ page at 1280x800: the model description grows from one line to four on a load, and the
     honest note appears; neither moves the Question box (a click aimed at it while a model loads lands there), nor
-    does a probe's result; the τ box stays where it was after each result too (the lines above it are one line
-    each, a longer one cut, whole in its tooltip). A description longer than its four lines is cut, whole in its
+    does a probe's result; the τ box stays where it was after each result too (the lines above it keep their
+    number of lines, a longer text cut, whole in its tooltip; short ones read whole). A description longer than its four lines is cut, whole in its
     tooltip."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     from explorer.ui.inspectors import InspectorHub
+    from explorer.ui.shell.style import apply_style
 
+    apply_style(QApplication.instance())   # the app's font: a line's bounding height is a pixel over its spacing
     hub = InspectorHub()
     for _, w in hub.tabs():
         qtbot.addWidget(w)
@@ -476,6 +479,8 @@ def test_the_probe_form_and_the_tau_box_stay_put_when_a_model_loads_and_a_result
     probe_in_hub(qtbot, hub, "who wrote the first program?")   # another best span, another line length
     assert where(panel.question) == before and where(hub.spans_view.spin) == tau_before
     decision = hub.spans_view.decision
+    for line in (decision.null_label, decision.best_label, decision.diff_label):   # short lines read whole
+        assert line.shown_text() == line.text() and line.text().strip() not in ("", "–", "…"), line.shown_text()
     wide = 'S.T_i + E.T_j = 0.2140 + 0.1398 = 0.3538  "' + "a very long best span " * 12 + '"'
     decision.best_label.setText(wide)   # a line longer than the pane: cut, never a second row above τ
     assert where(hub.spans_view.spin) == tau_before

@@ -35,7 +35,7 @@ class DecisionBox(QGroupBox):
         # row from one probe to the next): a line too long for the pane is cut at a word, whole in its tooltip,
         # and never widens the pane past the window
         self.null_label = LinesLabel("–", lines=1)
-        self.best_label = LinesLabel("–", lines=1)
+        self.best_label = LinesLabel("–", lines=2)   # its span text: two lines, so a short answer reads whole
         self.diff_label = LinesLabel("–", lines=1)
         for lab in (self.null_label, self.best_label, self.diff_label):
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -23,10 +23,16 @@ class LinesLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.setText(text)
 
+    def _lines_height(self) -> int:
+        """The height ``lines`` lines of the label's font take, measured as the wrapped text is (a line's bounding
+        height can exceed the font's line spacing by a pixel: a one-line text measured against one line spacing
+        never fitted). Read when asked: the app's style may set the font later."""
+        flags = int(Qt.TextFlag.TextWordWrap)
+        return self.fontMetrics().boundingRect(QRect(0, 0, 100_000, 100_000), flags, "\n".join("X" * self._lines)).height()
+
     def _height(self) -> int:
-        """``lines`` lines of the label's font (read when asked: the app's style may set the font later)."""
         margins = self.contentsMargins()
-        return self.fontMetrics().lineSpacing() * self._lines + margins.top() + margins.bottom() + 2 * self.margin()
+        return self._lines_height() + margins.top() + margins.bottom() + 2 * self.margin()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         return QSize(super().sizeHint().width(), self._height())
@@ -59,7 +65,7 @@ class LinesLabel(QLabel):
     def _fits(self, text: str, width: int) -> bool:
         flags = int(Qt.TextFlag.TextWordWrap)
         needed = self.fontMetrics().boundingRect(QRect(0, 0, width, 100_000), flags, text).height()
-        return needed <= self.fontMetrics().lineSpacing() * self._lines
+        return needed <= self._lines_height()
 
     def _fit(self) -> None:
         """The whole text where it fits in the lines at the current width, else the most whole words and "…"."""
