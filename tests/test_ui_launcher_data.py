@@ -430,3 +430,62 @@ def test_a_regression_label_of_row_ids_and_a_text_column_of_numbers_are_warned_a
     assert any("column 5 holds only numbers" in p for p in res["problems"])
     right = load_regression(str(stsb), text_columns=[6, 7], label_column=5, no_header=True)
     assert not right.problems
+
+
+# STS-B's pair ids repeat across its source files: six rows, three ids, the decimal score beside them
+STSB_REPEATED_IDS = "".join(f"main-captions\t{source}\t2012test\t{pair:04d}\t{score}\t{a}\t{b}\n"
+                            for source, pair, score, a, b in [
+    ("MSRvid", 1, "5.000", "A plane is taking off.", "An air plane is taking off."),
+    ("MSRvid", 4, "3.800", "A man is playing a flute.", "A man plays a flute."),
+    ("MSRvid", 5, "0.500", "Three men are playing chess.", "Two men are playing chess."),
+    ("images", 1, "2.750", "A dog runs.", "A cat sleeps."),
+    ("images", 4, "4.000", "A man is playing the cello.", "A man plays the cello."),
+    ("images", 5, "1.200", "A woman slices onions.", "A woman cuts an onion.")])
+
+
+def test_a_regression_label_of_repeated_ids_beside_a_column_of_decimals_names_that_column(tmp_path):
+    """STS-B without a header given label column 4 (the pair id) reads whole numbers that repeat across its source
+    files, so they are not nearly all distinct; column 5, which the run does not use, holds the decimal scores: the
+    preview and the run's log name it ("is it the score?") and the file still loads. Label 5 gets no such word."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.ui.launch.data_preview import preview_data
+
+    stsb = write_file(tmp_path / "stsb.tsv", STSB_REPEATED_IDS)
+    data = load_regression(str(stsb), text_columns=[6, 7], label_column=4, no_header=True)
+    assert data.labels == [1.0, 4.0, 5.0, 1.0, 4.0, 5.0]
+    said = [p for p in data.problems if "only whole numbers" in p]
+    assert len(said) == 1 and "the label column column 4 holds only whole numbers, 3 distinct from 1 to 5." in said[0]
+    assert "Column 5 holds decimal numbers 0.5 to 5: is it the score?" in said[0]
+    assert "an id or a count?" not in said[0]   # three distinct values fit a scale
+    assert any(level == "warning" and "is it the score?" in m for level, m in data.notes)
+    res = preview_data(str(stsb), "regression", text_columns=["6", "7"], label_column="4",
+                       options={"no_header": True})
+    assert res["ok"] and any("Column 5 holds decimal numbers 0.5 to 5: is it the score?" in p for p in res["problems"])
+    right = load_regression(str(stsb), text_columns=[6, 7], label_column=5, no_header=True)
+    assert not right.problems
+
+
+def test_a_regression_label_of_many_distinct_whole_numbers_is_called_an_id_or_a_count(tmp_path):
+    """More distinct whole numbers than a rating scale has (150 values, each on two rows, so not nearly all
+    distinct) are called an id or a count, with or without a column of decimals beside; a 1-5 scale is not."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+
+    rows = "".join(f"text {i}\t{i % 150 * 7}\n" for i in range(300))
+    data = load_regression(str(write_file(tmp_path / "views.tsv", "text\tviews\n" + rows)), label_column="views")
+    assert any("the label column 'views' holds only whole numbers, 150 distinct from 0 to 1043, more than a rating "
+               "scale has: an id or a count?" in p for p in data.problems), data.problems
+    stars = "".join(f"text {i}\t{1 + i % 5}\n" for i in range(300))
+    assert not load_regression(str(write_file(tmp_path / "stars.tsv", "text\tstars\n" + stars)),
+                               label_column="stars").problems
+
+
+def test_the_real_stsb_file_read_with_its_score_column_gets_no_label_warning(real_data):
+    """STS-B train as released, no header, texts 6 and 7: label 5 (the score) loads without a warning; label 4 (the
+    pair id) is called an id or a count and column 5 named as the score."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+
+    train = str(real_data / "stsb" / "train.csv")
+    assert not load_regression(train, text_columns=[6, 7], label_column=5, no_header=True).problems
+    wrong = load_regression(train, text_columns=[6, 7], label_column=4, no_header=True).problems
+    assert any("an id or a count?" in p and "Column 5 holds decimal numbers 0 to 5: is it the score?" in p
+               for p in wrong), wrong

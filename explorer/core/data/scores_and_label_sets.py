@@ -256,7 +256,12 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
     scores = parse_scores((w, row.get(label)) for w, (_, row) in zip(at, rows))
     notes = [("info", f"{where}: {n}") for n in (table.notes if table is not None else [])]   # encoding, long rows
     named = (lambda c: table.column_label(header.index(c))) if table is not None else repr   # noqa: E731
-    found = [binary_scores_warning(where, label, scores), row_id_scores_warning(where, named(label), scores)]
+    said_id = row_id_scores_warning(where, named(label), scores)
+    unused = [c for c in header if c != label and c not in texts]
+    decimals = [(_column_words(named(c)), *span) for c in unused
+                if (span := decimal_range(row.get(c) for _, row in rows)) is not None]
+    found = [binary_scores_warning(where, label, scores), said_id,
+             whole_number_scores_warning(where, named(label), scores, decimals, said_id=bool(said_id))]
     found += [numeric_text_warning(where, named(c), values) for c, values in zip(texts, (a, b)) if values is not None]
     warnings = [w for w in found if w]   # warnings, not refusals: the preview and the run's log say them
     notes.extend(("warning", w) for w in warnings)
@@ -284,6 +289,53 @@ def row_id_scores_warning(where: str, column: str, scores: Sequence[float]) -> s
     return (f"{where}: the label column {column} holds whole numbers nearly all distinct "
             f"({min(finite):g} to {max(finite):g}, {len(set(finite))} of {len(finite)} rows): an id? The score "
             "of each row (STS-B's 0-5) is the label column")
+
+
+SCALE_MAX_DISTINCT = 100  # a rating scale has few values (0-100 at most); more distinct whole numbers: ids, counts
+DECIMAL_COLUMNS_SHOWN = 3
+
+
+def _column_words(named: str) -> str:
+    """A column as a sentence names it: "column 5" (no header) or "column 'score'"."""
+    return named if named.startswith("column ") else f"column {named}"
+
+
+def decimal_range(values: Iterable[object]) -> tuple[float, float] | None:
+    """(lowest, highest) when every value is a finite number and some are not whole ("3.800" among "5.000"), the
+    shape of a score column such as STS-B's 0-5; None otherwise (an empty cell, a word, only whole numbers)."""
+    nums = []
+    for value in values:
+        text = "" if value is None or isinstance(value, bool) else str(value).strip()
+        if not text or not is_number(text) or not math.isfinite(x := float(text)):
+            return None
+        nums.append(x)
+    if not nums or all(x.is_integer() for x in nums):
+        return None
+    return min(nums), max(nums)
+
+
+def whole_number_scores_warning(where: str, column: str, scores: Sequence[float],
+                                decimal_columns: Sequence[tuple[str, float, float]] = (), said_id: bool = False) -> str:
+    """A warning when the regression scores of ``column`` are only whole numbers (5 or more rows) and either a
+    column the run does not use holds decimal numbers (``decimal_columns``: (the column as a sentence names it,
+    lowest, highest); "column 5 holds decimal numbers 0 to 5: is it the score?") or the scores take more than
+    SCALE_MAX_DISTINCT distinct values, more than a rating scale has ("an id or a count?"; left out when
+    ``said_id``: :func:`row_id_scores_warning` already called them an id). STS-B without a header given label
+    column 4 reads its pair ids, which repeat across its source files (1,244 distinct of 5,749 rows), so they are
+    not nearly all distinct; its score column 5 beside them holds decimals. "" otherwise."""
+    finite = [x for x in scores if math.isfinite(x)]
+    if len(finite) < ROW_ID_MIN_ROWS or len(finite) != len(scores) or any(x != int(x) for x in finite):
+        return ""
+    distinct = len(set(finite))
+    wide = distinct > SCALE_MAX_DISTINCT and not said_id
+    if not wide and not decimal_columns:
+        return ""
+    said = (f"{where}: the label column {column} holds only whole numbers, {distinct:,} distinct from "
+            f"{min(finite):g} to {max(finite):g}")
+    said += ", more than a rating scale has: an id or a count?" if wide else "."
+    for name, lo, hi in list(decimal_columns)[:DECIMAL_COLUMNS_SHOWN]:
+        said += f" {name[:1].upper()}{name[1:]} holds decimal numbers {lo:g} to {hi:g}: is it the score?"
+    return said
 
 
 def numeric_text_warning(where: str, column: str, values: Sequence[str]) -> str:
