@@ -266,6 +266,32 @@ def test_integer_labels_numbered_from_one_are_classes_named_by_their_numbers(tmp
                for m in d.problems)
 
 
+def test_a_label_column_of_years_is_said_to_look_like_years_naming_the_columns_that_could_be_the_label(tmp_path):
+    """Years 2012..2020 taken for the label are read as 9 classes with the word that they look like years and the
+    column that could be the label (whole ratings 1 to 5), not the pointer to regression; without such a column the
+    warning says so. Gapped values that are not years keep the rating-scale pointer."""
+    from explorer.ui.launch.data_preview import preview_data
+
+    rows = "".join(f"{2012 + i % 9},words of review {i},{1 + i % 5}\n" for i in range(45))
+    reviews = _write(tmp_path / "reviews.csv", "year,review,rating\n" + rows)
+    d = load_classification(str(reviews), label_column="year", text_columns=["review"])
+    assert d.label_names == [str(y) for y in range(2012, 2021)]
+    said = [m for m in d.problems if "column 'year'" in m]
+    assert len(said) == 1 and "look like years (four-digit whole numbers 1900-2100), read as 9 classes" in said[0]
+    assert said[0].endswith("if the label is another column: column 'rating' holds whole numbers 1 to 5 in every "
+                            "row: set --label-column to 'rating'"), said[0]
+    assert "rating scale" not in said[0]
+    out = preview_data(str(reviews), "single", label_column="year", text_columns=["review"])
+    assert any("look like years" in p and "set “Label column” to 'rating'" in p for p in out["problems"])
+    alone = _write(tmp_path / "alone.csv", "year,review\n" + "".join(f"{2012 + i % 9},review {i}\n" for i in range(18)))
+    d = load_classification(str(alone), label_column="year", text_columns=["review"])
+    assert any("look like years" in m and m.endswith("no other column holds classes in every row: check that it is "
+                                                     "the label") for m in d.problems), d.problems
+    gaps = _write(tmp_path / "gaps.csv", "sentiment,text\n" + "".join(f"{v},t{i}\n" for i, v in enumerate([1, 3, 5] * 2)))
+    d = load_classification(str(gaps))
+    assert any("labels 1, 3, 5 are read as 3 classes" in m and "--task regression" in m for m in d.problems)
+
+
 def test_k_label_names_name_classes_numbered_one_to_k(tmp_path):
     names = ["World", "Sports", "Business", "Sci/Tech"]
     d = load_classification(str(_numbered_from_one(tmp_path / "ag.csv")), text_columns=["description"],

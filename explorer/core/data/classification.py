@@ -301,15 +301,26 @@ def _numbered_from_one(ids: list[int], column: str) -> tuple[list[int], list[str
     return [y - 1 for y in ids], names, [("warning", note)]
 
 
-def _integer_classes(ids: list[int], present: list[int], column: str
+YEARS = (1900, 2100)   # whole numbers in this range, all written with four digits, read as years
+
+
+def _integer_classes(ids: list[int], present: list[int], column: str, elsewhere=lambda: ""
                      ) -> tuple[list[int], list[str], list[tuple[str, str]]]:
     """Integer labels that are not a run 0..K-1 or 1..K (the values 1, 3, 5; 2..5): one class per value present,
     named by it in increasing order, so the model's id2label is {0: "1", 1: "3", 2: "5"}, never the empty classes
-    of the values between them."""
+    of the values between them. Values that are all years (YEARS: a column of publication years taken for the
+    label) are said to look like years, with the columns that could be the label (``elsewhere()``,
+    :func:`_other_label_columns`) instead of the pointer to regression."""
     names = [str(v) for v in present]
     shown = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
     note = (f"column {column!r}: labels {shown} are read as {len(names)} classes named by their values; if they are "
             "scores on a rating scale, use --task regression")
+    if YEARS[0] <= present[0] and present[-1] <= YEARS[1]:
+        others = elsewhere()
+        note = (f"column {column!r}: labels {shown} look like years (four-digit whole numbers {YEARS[0]}-{YEARS[1]}), "
+                f"read as {len(names)} classes named by their values; "
+                + (f"if the label is another column: {others}" if others else
+                   "no other column holds classes in every row: check that it is the label"))
     index = {v: i for i, v in enumerate(present)}
     return [index[y] for y in ids], names, [("warning", note)]
 
@@ -345,7 +356,8 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
     """Class ids for stripped label strings: (ids, names or None for integer ids, notes).
 
     ``at(k)`` names the file, line and column of example k; ``elsewhere()`` the other columns that could be the
-    label (:func:`_other_label_columns`), asked only when labels that are not whole numbers are refused.
+    label (:func:`_other_label_columns`), asked only when labels that are not whole numbers are refused or whole
+    numbers look like years.
     Raises ClassificationDataError."""
     notes: list[tuple[str, str]] = []
     if label_names:
@@ -385,7 +397,7 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
                                           "-1 marks unlabeled test rows in GLUE files)" + _negative_fix(distinct))
         present = sorted(set(ids))
         if len(present) > 1 and present != list(range(present[0], present[-1] + 1)) or present[0] > 1:
-            return _integer_classes(ids, present, column)   # 1, 3, 5: three classes, none empty between them
+            return _integer_classes(ids, present, column, elsewhere)   # 1, 3, 5: three classes, none empty between them
         if lo >= 1 and hi >= 2:
             return _numbered_from_one(ids, column)
         if hi >= 5 and len(distinct) >= 6:
