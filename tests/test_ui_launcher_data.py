@@ -75,6 +75,8 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
     w.set_config(TrainConfig(task="regression", train=stsb, no_header=True))
     w.train_preview._token += 1
     w.train_preview._done(w.train_preview._token, res)
+    # the guessed columns have the data check read the file again with them: its rows then show
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True, timeout=90000)
     assert w.train_preview.table.rowCount() == 5 and not w.train_preview.table.isHidden()
     label = w.editors["label_column"].widget
     shown = [label.itemText(i) for i in range(label.count())]
@@ -328,16 +330,18 @@ def test_a_header_whose_names_find_no_text_column_gets_the_guess_shown_and_the_d
 
 
 def test_a_label_column_guessed_from_the_values_shows_as_a_guess_until_one_is_picked(qtbot, tmp_path):
-    """A review table (Review_Text, Review_Year, overall_rating): the label column guessed from the values is
+    """A review table (review, Review_Year, overall_rating): the label column guessed from the values is
     overall_rating, shown as the other guesses are (an empty picker reading "guessed: overall_rating", grey), not
-    as a value the person chose; the run reads it, and a column picked from the list replaces it."""
+    as a value the person chose; the run and the data check read it, and a column picked from the list replaces it.
+    The text column is named like one, so only the label is guessed: no text column typed in changes the form
+    and has the check read the file again by itself."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     texts = ["great phone works well every day", "terrible battery died after a week of use",
              "okay value for the money paid here", "love the screen and the camera too"]
     rows = "".join(f"{i},title number {i},{texts[i % 4]} {i},{2014 + i % 3},{1 + (i * 7) % 5}\n" for i in range(40))
     table = str(write_file(tmp_path / "amazon_reviews.csv",
-                           "Review_ID,Review_Title,Review_Text,Review_Year,overall_rating\n" + rows))
+                           "Review_ID,Review_Title,review,Review_Year,overall_rating\n" + rows))
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)
     w.set_config(TrainConfig(task="single", train=table, output_dir=str(tmp_path / "runs")))
@@ -346,13 +350,65 @@ def test_a_label_column_guessed_from_the_values_shows_as_a_guess_until_one_is_pi
     assert w.editors["label_column"].get() == "" and label.currentText() == ""
     assert label.lineEdit().placeholderText() == "guessed: overall_rating"
     assert "--label-column overall_rating" in w.command.toPlainText()
-    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True, timeout=90000)
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True and w.launch_btn.isEnabled(),
+                    timeout=90000)
     assert set((w.train_preview.result or {}).get("class_counts") or {}) == {"1", "2", "3", "4", "5"}
     shown = [label.itemText(i) for i in range(label.count())]
     pick = next(i for i, t in enumerate(shown) if t.startswith("overall_rating"))
     label.setCurrentIndex(pick)
     label.activated.emit(pick)
     assert w.editors["label_column"].get() == "overall_rating" and "label_column" in w.form.edited
+
+
+def _launcher_with_train_table(qtbot, tmp_path, name: str, text: str):
+    """A LauncherPanel (task Single sentence) with the table ``text`` set as its Train data, the label field
+    untouched: the real data check reads it."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    table = str(write_file(tmp_path / name, text))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", output_dir=str(tmp_path / "runs")))
+    w.editors["train"].set(table)
+    return w
+
+
+def test_a_label_column_guessed_from_an_unusual_name_is_used_by_the_data_check(qtbot, tmp_path):
+    """A table text, Emotion (anger / fear / joy): the label column Emotion, guessed from its values and shown in
+    grey, is the one the data check reads, so the check passes and Launch is enabled without picking it."""
+    feelings = ["anger", "fear", "joy"]
+    rows = "".join(f"i felt {feelings[i % 3]} about thing number {i} today,{feelings[i % 3]}\n" for i in range(30))
+    w = _launcher_with_train_table(qtbot, tmp_path, "Emotion_classify_Data.csv", "text,Emotion\n" + rows)
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True and w.launch_btn.isEnabled(),
+                    timeout=90000)
+    assert set(w.train_preview.result.get("class_counts") or {}) == set(feelings)
+    assert w.editors["label_column"].get() == ""
+    assert w.editors["label_column"].widget.lineEdit().placeholderText() == "guessed: Emotion"
+    assert "--label-column Emotion" in w.command.toPlainText()
+
+
+def test_a_label_column_guessed_only_from_the_values_is_used_by_the_data_check(qtbot, tmp_path):
+    """A review table (review_id, year, review, stars of 1 / 3 / 5, avg_stars, helpful_votes): no column is named
+    like a label; stars, guessed from the values, is what the data check reads, so Launch is enabled. A column
+    picked then replaces the guess and the banner no longer says stars was guessed."""
+    texts = ["great phone works well every day", "terrible battery died after a week of use",
+             "okay value for the money paid here"]
+    rows = "".join(f"{100 + i},{2014 + i % 4},{texts[i % 3]} {i},{(1, 5, 3)[i % 3]},{3 + (i % 7) / 10},{i % 11}\n"
+                   for i in range(30))
+    w = _launcher_with_train_table(qtbot, tmp_path, "reviews.csv",
+                                   "review_id,year,review,stars,avg_stars,helpful_votes\n" + rows)
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("ok") is True and w.launch_btn.isEnabled(),
+                    timeout=90000)
+    assert set(w.train_preview.result.get("class_counts") or {}) == {"1", "3", "5"}
+    label = w.editors["label_column"].widget
+    assert w.editors["label_column"].get() == "" and label.lineEdit().placeholderText() == "guessed: stars"
+    assert "Label column stars guessed" in w.banner.whole_text()
+    shown = [label.itemText(i) for i in range(label.count())]
+    pick = next(i for i, t in enumerate(shown) if t.startswith("year"))
+    label.setCurrentIndex(pick)
+    label.activated.emit(pick)
+    assert w.editors["label_column"].get() == "year"
+    assert "Label column stars guessed" not in w.banner.whole_text()
 
 
 def test_the_preview_shows_five_rows_and_every_note_whole_in_a_1280x800_window(qtbot, tmp_path, monkeypatch):

@@ -26,7 +26,7 @@ from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.data_files import dev_partner, dev_taken_away, new_train_file
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
 from explorer.ui.launch.kept_settings import KEPT_SETTINGS, kept_note, reset_kept
-from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, guessed_columns, kept_files_note, label_names_hint)
+from explorer.ui.launch.form_notes import (F1ClassesOffer, NoHeaderTick, drop_guess_note, guessed_columns, kept_files_note, label_names_hint)
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -107,6 +107,7 @@ class LaunchForm:
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.guessed: dict[str, Any] = {}     # picker -> the value the guess put in (guessed again on a task switch)
+        self.guess_note = ""                  # the banner's sentence on the guess, in file_note until a column is picked
         # what filled the whole form for one run other than the user ("Fine-tune on reviewed rows"): New run then
         # starts from the defaults, not from that run's form (new_run.start_new_run); "" after any other load
         self.filled_by = ""
@@ -176,6 +177,8 @@ class LaunchForm:
             self.file_task[name] = self.values["task"]
         if name == "train":
             new_train_file(self, previous)
+        if name in ("label_column", "text_columns"):
+            drop_guess_note(self, name)
         if name in self.CAP_SETTINGS and self.caps_note:   # set again by the user: nothing to warn about
             self.caps_note = ""
             self.compose_note()
@@ -333,6 +336,7 @@ class LaunchForm:
         filled."""
         note = guessed_columns(self, guess, type_in or self.edit)
         if note:
+            self.guess_note = note
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
             self.compose_note()
         return bool(note)

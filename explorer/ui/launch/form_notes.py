@@ -12,7 +12,7 @@ from pathlib import Path
 
 from explorer.core.specs.tasks import find_task_facts
 
-__all__ = ["F1ClassesOffer", "NoHeaderTick", "guessed_columns", "held_out_rows_seen_note", "kept_files_note",
+__all__ = ["F1ClassesOffer", "NoHeaderTick", "drop_guess_note", "guessed_columns", "held_out_rows_seen_note", "kept_files_note",
            "label_names_hint", "reset_run_checkpoint"]
 
 
@@ -66,6 +66,16 @@ def guessed_columns(form, guess: dict, type_in) -> str:
                            f"({basis}); check {'them' if len(filled) > 1 else 'it'} against the preview")
     return html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
                        "check them against the preview")
+
+
+def drop_guess_note(form, name: str) -> None:
+    """The person set picker ``name`` (label or text columns) to a column other than the one guessed: the banner's
+    "… guessed from the first rows" sentence (``form.guess_note``, in ``form.file_note``) no longer holds and goes."""
+    if not form.guess_note or form.values.get(name) in ("", [], None, form.guessed.get(name)):
+        return
+    note = form.guess_note
+    form.file_note, form.guess_note = form.file_note.replace(f". {note}", "").replace(note, ""), ""
+    form.compose_note()
 
 
 def label_names_hint(unnamed: int) -> str:

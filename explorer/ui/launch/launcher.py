@@ -330,7 +330,7 @@ class LauncherPanel(ConfigFiles, QWidget):
     def _offer_columns(self, res: dict) -> None:
         """The training file's columns in the column pickers (FormView.offer_columns), the Label names hint;
         a guess by the values of a file without a header, which the run cannot make, is filled in, once per file,
-        and the banner says so (LaunchForm.fill_guess)."""
+        and the banner says so (LaunchForm.fill_guess); the data checks then read the files again with it."""
         guess = res.get("guess") or {}
         self._pull()
         if self.form.offer_no_header(str(res.get("header_is_data") or "")):   # read again as the run must
@@ -343,6 +343,10 @@ class LauncherPanel(ConfigFiles, QWidget):
         self._pull()
         if self.form.fill_guess(guess, type_in=lambda name, value: self.editors[name].set(value)):
             self._changed()
+            # the check that brought the guess ran without it: read the files again with the guessed columns, so
+            # the preview, the Launch line and Launch judge the config the run gets (once: a file is guessed once)
+            self._preview_timer.stop()
+            self.refresh_previews()
         self.form.offer_f1_classes(list(res.get("class_counts") or {}))   # stance data: F_avg reported
 
     # ---- presets / launch ----------------------------------------------------------------
