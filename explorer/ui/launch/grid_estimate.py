@@ -126,3 +126,15 @@ def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> st
                          on_top="each fold's evaluation and the out-of-fold predictions come on top",
                          budget_seconds=budget_seconds_of(config), after="the out-of-fold predictions") + \
         budget_steps_note(config, samples, speed, "fold", held_out)
+
+
+def curve_estimate(config, sizes: list[int], speed: Throughput) -> str:
+    """How long a learning curve's runs of ``config`` on ``sizes`` training rows take one after another (the
+    dev predictions come on top), and, where the time budget stops the larger sizes after too few steps to learn,
+    :func:`budget_steps_note` of the largest (every size the budget stops fits about the same steps in it)."""
+    from explorer.core.studies.learning_curve import curve_samples
+
+    samples = curve_samples(config, sizes)
+    return estimate_line(samples, speed, on_top="each size's evaluations and the dev predictions come on top",
+                         budget_seconds=budget_seconds_of(config), after="the dev predictions") + \
+        budget_steps_note(config, max(samples, default=0), speed, "size")
