@@ -139,13 +139,14 @@ def budget_for_steps(steps: int, steps_per_second: float, share: float) -> float
 
 
 def few_steps_note(steps: int, steps_total: int, budget_seconds: float, steps_per_second: float, share: float, *,
-                   member: str = "run", held_out: str = "", fmt=None) -> str:
+                   member: str = "run", held_out: str = "", fmt=None, single: bool = False) -> str:
     """"each fold trains about 6 steps in its 1:00 budget (evaluating its 1,979 held-out rows takes the rest): too
     few to learn; give each fold about 9 minutes" when a time budget cuts a run (``member``: what one run of the
     queue is) to fewer than :data:`MIN_BUDGET_STEPS` of its ``steps_total`` optimizer steps, ``steps`` being what the
     budget's plan fits at ``steps_per_second``; the minutes are the budget whose plan reaches the floor (or the
-    whole run, where it has fewer steps). ``held_out``: what its evaluations score ("its 1,979 held-out rows"). ''
-    when the budget leaves enough steps, or the run is short of them without it (its data, its epochs)."""
+    whole run, where it has fewer steps). ``held_out``: what its evaluations score ("its 1,979 held-out rows");
+    ``single``: one run, said as "the run trains about 6 steps …; give it about 9 minutes". '' when the budget
+    leaves enough steps, or the run is short of them without it (its data, its epochs)."""
     if budget_seconds <= 0 or steps_per_second <= 0 or steps >= min(MIN_BUDGET_STEPS, steps_total):
         return ""
     from explorer.core.runs.throughput import format_duration
@@ -153,5 +154,6 @@ def few_steps_note(steps: int, steps_total: int, budget_seconds: float, steps_pe
     fmt = fmt or format_duration
     minutes = max(1, math.ceil(budget_for_steps(min(MIN_BUDGET_STEPS, steps_total), steps_per_second, share) / 60))
     rest = f" (evaluating {held_out} takes the rest)" if held_out else ""
-    return (f"each {member} trains about {steps:,} step{'s' if steps != 1 else ''} in its {fmt(budget_seconds)} "
-            f"budget{rest}: too few to learn; give each {member} about {minutes} minute{'s' if minutes != 1 else ''}")
+    who, whom = (f"the {member}", "it") if single else (f"each {member}", f"each {member}")
+    return (f"{who} trains about {steps:,} step{'s' if steps != 1 else ''} in its {fmt(budget_seconds)} "
+            f"budget{rest}: too few to learn; give {whom} about {minutes} minute{'s' if minutes != 1 else ''}")
