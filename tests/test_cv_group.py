@@ -657,3 +657,118 @@ def test_two_processes_predicting_the_same_fold_at_once_each_write_their_own_tem
     out = cv_runs.predict_fold(group_folder, plan, 1, tmp_path / "run", predict=other_process_meanwhile)
     assert out is not None and out.read_text() == "id,predicted_label\n1,pos\n"
     assert not list(out.parent.glob("*.tmp*"))
+
+
+def _emotion_per_class(accurate: bool) -> tuple[float, dict]:
+    """(accuracy, per-class table) of 300 held-out rows of classes joy (102), anger, fear (99 each): predictions
+    spread over all three classes at chance (``accurate`` False: near the majority class's 34.00%), else 90% right."""
+    from explorer.core.metrics.glue import per_class_metrics
+
+    gold = np.array([0] * 102 + [1] * 99 + [2] * 99)
+    rng = np.random.default_rng(0)
+    if accurate:
+        pred = np.where(rng.random(300) < 0.9, gold, (gold + 1) % 3)
+    else:
+        pred = rng.integers(0, 3, 300)
+    return float(np.mean(pred == gold)), per_class_metrics(gold, pred, ["joy", "anger", "fear"])["per_class"]
+
+
+def _cv_of(tmp_path, accurate: tuple[bool, ...], name: str):
+    """A finished 3-class cv group written by hand, one fold run per entry of ``accurate`` (_emotion_per_class)."""
+    from test_groups import _fake_run
+
+    members = [groups.GroupMember(f"{name}-{i:02d}", 1, {"fold": i}) for i in range(1, len(accurate) + 1)]
+    group = groups.Group(name=name, kind="cv", members=members, varied=["fold"], seeds=[1],
+                         base=TrainConfig(task="single", learning_rate=5e-5).to_dict(),
+                         cv={"k": len(accurate), "data": "table"})
+    groups.write_group(tmp_path, group)
+    for m, good in zip(members, accurate):
+        acc, per_class = _emotion_per_class(good)
+        _fake_run(tmp_path, m.run_id, [(0, 0.34), (5, acc), (10, acc)], task="single", metric="accuracy",
+                  per_class=per_class)
+    return group
+
+
+def test_a_fold_no_better_than_the_majority_class_marks_the_group_as_learning_nothing(qtbot, tmp_path):
+    """Fold 1 predicts all three classes yet scores about the majority class's 34.00% on its rows: the group's
+    sentence names it with both figures in the CLI summary, the report, the Groups page and the Runs list's group
+    row, which is marked; a group whose folds all learned has none of it."""
+    from PySide6.QtCore import Qt
+
+    from explorer.commands.group import summary_lines
+    from explorer.core.metrics.baselines import AT_MAJORITY, one_class_note
+    from explorer.core.studies.group_classes import SOME_LEARNED_NOTHING, members_class_note
+    from explorer.core.studies.group_stats import group_table
+    from explorer.core.studies.reports import write_group_report
+    from explorer.ui.groups.view import GroupView
+    from explorer.ui.runs.dock import COLUMNS
+    from test_ui_runs_groups import _runs_panel
+
+    acc, per_class = _emotion_per_class(False)
+    assert one_class_note({"accuracy": acc, "per_class": per_class}).kind == AT_MAJORITY
+    assert not one_class_note(dict(zip(("accuracy", "per_class"), _emotion_per_class(True))))
+
+    _cv_of(tmp_path, (False, True, True), "weak")
+    _cv_of(tmp_path, (True, True, True), "fine")
+    said = (f"fold 1 scores {100 * acc:.2f}% accuracy, the majority class 34.00%: no better than always answering "
+            "'joy' (it learned nothing, and the mean ± sd mixes it with the others)")
+    group, members, notes = groups.load_group_data(tmp_path, "weak")
+    note = members_class_note(group, members)
+    assert note.kind == SOME_LEARNED_NOTHING and note.text.startswith(said)
+    assert any(line.startswith(f"note: {said}") for line in summary_lines(tmp_path, "weak"))
+    report = write_group_report(tmp_path / "report", group, members, group_table(members, list(group.varied)),
+                                notes=notes)
+    assert said in (report / "report.md").read_text(encoding="utf-8")
+    view = GroupView()
+    qtbot.addWidget(view)
+    view.set_group(group, members, notes)
+    assert said in view.summary.text().replace("&#x27;", "'")
+    panel = _runs_panel(qtbot, tmp_path, ("weak-01", "weak-02", "weak-03", "fine-01", "fine-02", "fine-03"))
+    cell = panel.model.group_index("weak").siblingAtColumn(COLUMNS.index("Best dev"))
+    assert panel.model.data(cell).endswith(" !")
+    assert said in panel.model.data(cell, Qt.ItemDataRole.ToolTipRole)
+
+    assert not any("learned nothing" in line for line in summary_lines(tmp_path, "fine"))
+    fine = panel.model.group_index("fine").siblingAtColumn(COLUMNS.index("Best dev"))
+    assert not panel.model.data(fine).endswith(" !")
+    view.set_group(*groups.load_group_data(tmp_path, "fine"))
+    assert "learned nothing" not in view.summary.text()
+
+
+def test_pooled_out_of_fold_predictions_no_better_than_the_majority_class_are_said(tmp_path):
+    """The folds predict both classes yet the pooled predictions are right on half of 40 rows, the majority class's
+    share: the pooled note says both figures (also read back from oof_metrics.json); right on every row: none."""
+    from explorer.commands.group import summary_lines
+    from explorer.core.runs.layout import INFO_FILE
+
+    data = _write_table(tmp_path / "d.csv", n=40)
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path), learning_rate=5e-5)
+    def started(name):
+        group, _configs, _ = cv_runs.start_cv_group(base, tmp_path, name, 2)
+        for member in group.members:
+            last = tmp_path / member.run_id / "checkpoints" / "last"
+            last.mkdir(parents=True)
+            (last / INFO_FILE).write_text("{}", encoding="utf-8")
+        return group
+
+    def predicting(right: bool):
+        def predict(ckpt, dev, out, **_kwargs):
+            with open(out, "w", encoding="utf-8", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["id", "predicted_label", "p_neg", "p_pos"])
+                for r in _rows(dev):
+                    i = int(r["id"][1:])
+                    pos = i % 2 == 1 if right else i % 4 < 2
+                    w.writerow([r["id"], "pos" if pos else "neg", 0.3 if pos else 0.7, 0.7 if pos else 0.3])
+        return predict
+
+    group = started("chance")
+    result = cv_runs.collect_oof(tmp_path, group, predict=predicting(False))
+    said = ("the pooled out-of-fold predictions reach 50.00% accuracy, the majority class 50.00%: no better than "
+            "always answering")
+    assert result.one_class == "" and result.one_class_note(group.base).startswith(said)
+    assert cv_runs.read_oof(tmp_path, "chance").one_class_note(group.base).startswith(said)
+    assert any(line.startswith(f"note: {said}") for line in summary_lines(tmp_path, "chance"))
+    healthy = started("learned")   # the fold predictions are kept per group: another group predicts afresh
+    assert not cv_runs.collect_oof(tmp_path, healthy, predict=predicting(True)).one_class_note(healthy.base)

@@ -545,3 +545,15 @@ def test_the_line_names_the_sample_and_the_first_evaluation_the_run_takes_at_the
                 assert ("at step 0" in line or "from step 0" in line) and len(line) <= 160, line
                 assert line.startswith("Evaluation: " if past else "Evaluation at rough rates: "), line
                 assert "scores 200 of them (the sample's first rows)" in plan.eval_preview(cfg), plan.eval_preview(cfg)
+
+
+def test_the_evaluation_text_says_when_the_time_budget_leaves_the_run_too_few_steps_to_learn():
+    """A 1-minute budget at 3.76 training rows/s fits about 6 steps of 32 rows: the launcher's Evaluation text says
+    it with the budget that fits enough; at a rate that fits hundreds of steps, or without a budget, it does not."""
+    p = EvalPreviewInput(task="single", dev_rows=1979, held_out=True, steps=372, bound_steps=372, budget_seconds=60.0,
+                         windows_per_step=32, every=50, train_rate=3.76, eval_rate=11.0, measured_runs=2)
+    assert eval_plan_preview(p).endswith(
+        " The run trains about 6 steps in its 60 s budget (evaluating its 1,979 held-out dev rows takes the rest): "
+        "too few to learn; give it about 9 minutes.")
+    assert "too few to learn" not in eval_plan_preview(dataclasses.replace(p, train_rate=251.0, eval_rate=700.0))
+    assert "too few to learn" not in eval_plan_preview(dataclasses.replace(p, budget_seconds=0.0))

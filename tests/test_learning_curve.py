@@ -296,3 +296,15 @@ def test_a_curve_groups_figures_read_size_by_size_never_as_a_mean():
     live.status = run_status.RUNNING                 # a restart still training: its best so far is no figure yet
     mixed = GroupRow(group=restarts, states=[state(60.52), state(60.84), live])
     assert mixed.best_text() == "best dev acc 60.7 ± 0.2% over 2 seeds" and mixed.best()[1].n == 2
+
+
+def test_the_curve_estimate_says_when_the_time_budget_leaves_the_larger_sizes_too_few_steps():
+    """Sizes of 400 to 3,200 rows in a 1-minute budget at 3.76 samples/s fit about 6 steps of 32 rows: the estimate
+    says so with the budget that fits enough; at a speed that fits hundreds of steps it does not."""
+    from explorer.ui.launch.grid_estimate import Throughput, curve_estimate
+
+    base = TrainConfig(task="single", train="d.csv", epochs=1, time_budget_minutes=1.0)
+    text = curve_estimate(base, [400, 800, 1600, 3200], Throughput(3.76, 2))
+    assert text.endswith("\nEach size trains about 6 steps in its 1:00 budget: too few to learn; give each size "
+                         "about 9 minutes.")
+    assert "too few to learn" not in curve_estimate(base, [400, 800, 1600, 3200], Throughput(400.0, 2))

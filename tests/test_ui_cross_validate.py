@@ -415,3 +415,23 @@ def test_the_dialog_names_the_classes_rarer_than_k_folds_before_they_are_queued(
     group, configs = tab.cross_validate(base, ["id", "author", "sentence", "label"])
     assert said[0].startswith("sad|disgust|angry has 1 row and sad|angry 2, fewer than the 3 folds") and len(configs) == 3
     assert "sad|disgust|angry has 1 row and sad|angry 2" in tab.cv_note
+
+
+def test_the_folds_estimate_says_when_a_time_budget_leaves_too_few_steps_to_learn():
+    """3 folds of 5,937 rows in a 1-minute budget at 3.76 samples/s fit about 6 steps of 32 rows each: the estimate
+    says so, with the budget whose plan fits the floor of steps; at 400 steps a fold, or with a budget that fits
+    enough, it does not."""
+    from explorer.core.training.budget import MIN_BUDGET_STEPS
+    from explorer.ui.launch.grid_estimate import Throughput, cv_estimate
+
+    base = TrainConfig(task="single", train="d.csv", epochs=3, time_budget_minutes=1.0)
+    text = cv_estimate(base, 3, 5937, Throughput(3.76, 2))
+    assert "3 of 3 runs stop at their 1:00 time budget" in text
+    assert ("Each fold trains about 6 steps in its 1:00 budget (evaluating its 1,979 held-out rows takes the rest): "
+            "too few to learn; give each fold about 9 minutes.") in text
+    assert MIN_BUDGET_STEPS == 50
+    fast = cv_estimate(base, 3, 5937, Throughput(400 * 32 / 51.0, 2))   # about 400 steps fit the budget
+    assert "too few to learn" not in fast
+    longer = cv_estimate(TrainConfig(task="single", train="d.csv", epochs=3, time_budget_minutes=10.0), 3, 5937,
+                         Throughput(3.76, 2))
+    assert "too few to learn" not in longer

@@ -136,6 +136,7 @@ def learning_rate_text(rate: float) -> str:
 ONE_CLASS = "one class"                        # one class (a tagger's one tag) predicted for everything
 MISSED_CLASSES = "classes never predicted"      # classes the dev rows hold never predicted
 MEAN_SCORE = "no better than the mean"          # a regression's scores no better than the mean score
+AT_MAJORITY = "no better than the majority class"   # a classifier's accuracy within MAJORITY_MARGIN of the majority's
 
 
 @dataclass(frozen=True)
@@ -175,9 +176,15 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
     proposes what the run already did: a run whose ``learning_rate`` is already :data:`SUGGESTED_LEARNING_RATE` or
     more is told to train longer (a longer time budget when ``budget_seconds`` > 0, more epochs or more training
     rows), after its ``steps`` optimizer steps; an ``eval_share`` (evaluation seconds / the run's seconds) of
-    :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training. Its kind:
-    :data:`ONE_CLASS` or :data:`MISSED_CLASSES`."""
+    :data:`LARGE_EVAL_SHARE` or more is said, since it left little of the run to training. A classifier whose accuracy
+    is no better than always answering its dev rows' majority class (:func:`at_majority_what`) gets that note
+    instead of "never predicts": it learned nothing though it predicts several classes. Its kind:
+    :data:`ONE_CLASS`, :data:`AT_MAJORITY` or :data:`MISSED_CLASSES`."""
     name = predicted_for_everything(metrics) if unit else None
+    at_majority = at_majority_what(metrics) if name is None and unit == "dev row" else ""
+    if at_majority:
+        return ClassNote(AT_MAJORITY, advice_note(at_majority, learning_rate, steps=steps,
+                                                  budget_seconds=budget_seconds, eval_share=eval_share), at_majority)
     if name is None:
         missed = never_predicted(metrics) if unit == "dev row" else []
         if not missed:
@@ -191,6 +198,50 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
     what = f"predicts only '{name}' for every {unit}"
     return ClassNote(ONE_CLASS, advice_note(what, learning_rate, steps=steps, budget_seconds=budget_seconds,
                                             eval_share=eval_share), what)
+
+
+# A classifier's accuracy at most this far (a share: 2 points) above the majority class's share on the same rows is
+# no result: always answering that class scores the share, and a model that learned nothing lands a point above it
+# by chance (a fold trained 6 steps scored 34.11% on 1,979 held-out rows whose majority class is 33.70%; two
+# standard errors of that share are 2.1 points). A fixed margin rather than the standard error alone: on a
+# 6-row dev set two standard errors are 41 points, and 83% against 50% would read as no better.
+MAJORITY_MARGIN = 0.02
+
+
+def majority_share(metrics: dict) -> tuple[str, float, int] | None:
+    """(the majority class, its share of the rows, the rows) of a classification evaluation's ``per_class`` table
+    (supports as counts): what always answering that class scores on the same rows; None without the table, or
+    for fewer than two classes with rows."""
+    per = metrics.get("per_class") if isinstance(metrics, dict) else None
+    if not isinstance(per, dict) or len(per) < 2:
+        return None
+    try:
+        supports = {str(name): int(row["support"]) for name, row in per.items()}
+    except (KeyError, TypeError, ValueError):
+        return None
+    total = sum(supports.values())
+    if total < 2 or sum(n > 0 for n in supports.values()) < 2:
+        return None
+    name = max(supports, key=supports.get)
+    return name, supports[name] / total, total
+
+
+def at_majority_what(metrics: dict) -> str:
+    """"scores 34.11% accuracy, the majority class 33.70%: no better than always answering 'joy'" when a
+    classification evaluation's accuracy is at most MAJORITY_MARGIN above its majority class's share on the same rows
+    (:func:`majority_share`; a model that learned nothing lands about there by chance), else ''."""
+    found = majority_share(metrics)
+    try:
+        acc = float(metrics.get("accuracy"))
+    except (AttributeError, TypeError, ValueError):
+        return ""
+    if found is None or not math.isfinite(acc):
+        return ""
+    name, share, _rows = found
+    if acc > share + MAJORITY_MARGIN:
+        return ""
+    return (f"scores {100 * acc:.2f}% accuracy, the majority class {100 * share:.2f}%: no better than always "
+            f"answering '{name}'")
 
 
 def never_predicted(metrics: dict) -> list[str]:

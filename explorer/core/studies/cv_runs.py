@@ -414,12 +414,16 @@ class OofResult:
     fold_classes: list = field(default_factory=list)   # the classes each fold's held-out rows hold, fold by fold
     classes: int = 0                                    # the classes of all rows, which the pooled macro F1 counts
     one_class: str = ""   # the class every out-of-fold prediction is (core.metrics.baselines.predicted_for_every_row)
+    at_majority: str = ""   # the pooled accuracy against the majority class's, when no better (baselines.at_majority_what)
 
     def one_class_note(self, settings: dict | None = None) -> str:
         """"every fold predicts only 'AGAINST' for every held-out row (the model learned nothing): try …" when every
-        out-of-fold prediction is one class, with what to try by the single run's rule (core.metrics.baselines.
-        advice_note, by the learning rate of ``settings``: the group's base settings); "" otherwise."""
-        if not self.one_class:
+        out-of-fold prediction is one class, "the pooled out-of-fold predictions reach 34.11% accuracy, the majority
+        class 33.70%: no better than always answering 'joy' …" when they predict several classes yet are no better
+        than the majority class on the same rows (core.metrics.baselines.at_majority_what), with what to try by the
+        single run's rule (core.metrics.baselines.advice_note, by the learning rate of ``settings``: the group's
+        base settings); "" otherwise."""
+        if not self.one_class and not self.at_majority:
             return ""
         from explorer.core.metrics.baselines import advice_note
 
@@ -427,6 +431,9 @@ class OofResult:
             rate = float((settings or {}).get("learning_rate") or 0) or None
         except (TypeError, ValueError):
             rate = None
+        if not self.one_class:   # several classes predicted, yet right no more often than the majority class
+            figures = self.at_majority.removeprefix("scores ")
+            return advice_note(f"the pooled out-of-fold predictions reach {figures} (the models learned nothing)", rate)
         return advice_note(f"every fold predicts only '{self.one_class}' for every held-out row (the model learned "
                            "nothing)", rate)
 
@@ -460,7 +467,8 @@ class OofResult:
     def to_dict(self) -> dict:
         return {"path": str(self.path) if self.path else None, "n": self.n, "k": self.k,
                 "folds_done": self.folds_done, "metrics": self.metrics, "notes": self.notes,
-                "fold_classes": self.fold_classes, "classes": self.classes, "one_class": self.one_class}
+                "fold_classes": self.fold_classes, "classes": self.classes, "one_class": self.one_class,
+                "at_majority": self.at_majority}
 
 
 def fold_class_counts(plan: FoldPlan) -> tuple[list[int], int]:
@@ -594,9 +602,10 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
     raw, task = _pooled_raw(plan, oof, f1_classes=group.base.get("f1_classes") or ())
     result.metrics = _display(raw, task)
     if plan.kind != "squad":
-        from explorer.core.metrics.baselines import predicted_for_every_row
+        from explorer.core.metrics.baselines import at_majority_what, predicted_for_every_row
 
         result.one_class = predicted_for_every_row(raw) or ""
+        result.at_majority = "" if result.one_class else at_majority_what(raw)
     (folder / OOF_METRICS_FILE).write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
     return result
 
@@ -626,7 +635,7 @@ def read_oof(runs_dir: str | Path, name: str) -> OofResult | None:
         result = OofResult(Path(d["path"]) if d.get("path") else None, int(d["n"]), int(d["k"]),
                            int(d["folds_done"]), dict(d.get("metrics") or {}), list(d.get("notes") or []),
                            [int(c) for c in d.get("fold_classes") or []], int(d.get("classes") or 0),
-                           str(d.get("one_class") or ""))
+                           str(d.get("one_class") or ""), str(d.get("at_majority") or ""))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if "one_class" not in d and result.path is not None and result.path.is_file():

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.core.metrics.baselines import MEAN_SCORE, MISSED_CLASSES, ONE_CLASS, advice_note
+from explorer.core.metrics.baselines import AT_MAJORITY, MEAN_SCORE, MISSED_CLASSES, ONE_CLASS, advice_note
 
 LEARNED_NOTHING = "learned nothing"          # every member with a figure predicts one class (or the mean score)
 SOME_LEARNED_NOTHING = "some learned nothing"   # some members do, the others learned
 CLASSES_MISSED = MISSED_CLASSES              # members never predict some classes; none is stuck on one
 
 MEMBER_NOUNS = {"restarts": "seed", "cv": "fold", "curve": "size"}   # what one member of a group kind is
-_STUCK = (ONE_CLASS, MEAN_SCORE)
+_STUCK = (ONE_CLASS, MEAN_SCORE, AT_MAJORITY)   # kinds of a member that learned nothing
 
 
 def run_class_note(record):
@@ -73,31 +73,46 @@ def _plural(what: str) -> str:
     return what.replace("predicts", "predict", 1)
 
 
+def member_name(group_kind: str, params: dict) -> str:
+    """How a person names one member of a group: "fold 1", "seed 43" (the member's own parameter of its group
+    kind's noun); "" where it has none."""
+    word = MEMBER_NOUNS.get(group_kind, "")
+    value = (params or {}).get(word) if word else None
+    return f"{word} {value}" if value not in (None, "") else ""
+
+
 def group_class_note(notes: list, group_kind: str = "", *, spread: float | None = None,
-                     learning_rate: float | None = None, **kw) -> GroupClassNote:
+                     learning_rate: float | None = None, names: list | None = None, **kw) -> GroupClassNote:
     """The group's sentence over ``notes``: one core.metrics.baselines.ClassNote (or none: a false one) per member
     that has ended with a dev figure. "both seeds predict only '3' for every dev row (the models learned nothing,
     so the ± 0.0 is no stability): try …" when every such member is stuck on one class (``spread``: the sd of the
     headline, on its display scale), "1 of 3 seeds predicts only '3' for every dev row (it learned nothing, and
     the mean ± sd mixes it with the others): try …" when some are; members that never predict some classes are
     counted alike. The advice is core.metrics.baselines.advice_note's (``learning_rate``: the members' rate where
-    they share one; ``kw``: its steps, budget_seconds). :data:`NO_GROUP_NOTE` when no member has a note."""
+    they share one; ``kw``: its steps, budget_seconds). ``names``: each member's name (:func:`member_name`, in
+    ``notes``' order), which says a lone member by name ("fold 1 scores 34.11% accuracy, the majority class 33.70%:
+    no better than always answering 'joy' …"). :data:`NO_GROUP_NOTE` when no member has a note."""
     n = len(notes)
     noted = [x for x in notes if x]
     if not noted:
         return NO_GROUP_NOTE
     word = MEMBER_NOUNS.get(group_kind, "run")
     counts: dict[str, int] = {}
-    for x in noted:
+    first: dict[str, int] = {}
+    for i, x in enumerate(notes):
+        if not x:
+            continue
         what = x.what or str(x)
         counts[what] = counts.get(what, 0) + 1
+        first.setdefault(what, i)
 
-    def subject(k: int) -> str:
+    def subject(k: int, what: str) -> str:
         if k == n:
             return f"the one {word}" if n == 1 else f"both {word}s" if n == 2 else f"all {n} {word}s"
-        return f"{k} of {n} {word}s"
+        named = names[first[what]] if k == 1 and names and first[what] < len(names) else ""
+        return named or f"{k} of {n} {word}s"
 
-    parts = [f"{subject(k)} {_plural(what) if k != 1 else what}" for what, k in counts.items()]
+    parts = [f"{subject(k, what)} {_plural(what) if k != 1 else what}" for what, k in counts.items()]
     stuck = sum(x.kind in _STUCK for x in noted)
     if stuck == n:
         kind = LEARNED_NOTHING
@@ -136,4 +151,5 @@ def members_class_note(group, members: list, spread: float | None = None) -> Gro
 
     ended = [m for m in members if not m.ongoing and not math.isnan(m.best)]
     return group_class_note([m.class_note for m in ended], group.kind, spread=spread,
-                            learning_rate=shared_learning_rate(group))
+                            learning_rate=shared_learning_rate(group),
+                            names=[member_name(group.kind, m.params) for m in ended])

@@ -10,6 +10,8 @@ evaluation). A budget counted in training seconds alone let a "5-minute" run tak
 
 from __future__ import annotations
 
+import math
+
 from explorer.core.training import clock as clock_module
 from explorer.core.training.clock import TrainClock
 
@@ -121,3 +123,37 @@ def training_seconds_planned(budget_seconds: float, share: float) -> float:
     """The training seconds a time budget of ``budget_seconds`` is planned with: what is left once evaluations take
     their ``share`` of it (eval_share; the whole budget when the share is not in (0, 1))."""
     return (1.0 - share) * budget_seconds if 0 < share < 1 else budget_seconds
+
+
+# Fewer optimizer steps than this in a time budget learn too little to read as a result. Recorded runs of the
+# bundled encoder on a 400-row SST-2 table (benchmarks/results/small_table_learning_rate.json, majority 50.5%):
+# at lr 1e-4 it scored 56.5% after 13 steps and 74.5% after 26; at lr 2e-5 it was still at 53.0% after 52 steps.
+MIN_BUDGET_STEPS = 50
+
+
+def budget_for_steps(steps: int, steps_per_second: float, share: float) -> float:
+    """The time budget in seconds whose planned training seconds (:func:`training_seconds_planned` at ``share``)
+    fit ``steps`` optimizer steps at ``steps_per_second``: the inverse of the plan a budgeted run makes."""
+    train = steps / steps_per_second
+    return train / (1.0 - share) if 0 < share < 1 else train
+
+
+def few_steps_note(steps: int, steps_total: int, budget_seconds: float, steps_per_second: float, share: float, *,
+                   member: str = "run", held_out: str = "", fmt=None, single: bool = False) -> str:
+    """"each fold trains about 6 steps in its 1:00 budget (evaluating its 1,979 held-out rows takes the rest): too
+    few to learn; give each fold about 9 minutes" when a time budget cuts a run (``member``: what one run of the
+    queue is) to fewer than :data:`MIN_BUDGET_STEPS` of its ``steps_total`` optimizer steps, ``steps`` being what the
+    budget's plan fits at ``steps_per_second``; the minutes are the budget whose plan reaches the floor (or the
+    whole run, where it has fewer steps). ``held_out``: what its evaluations score ("its 1,979 held-out rows");
+    ``single``: one run, said as "the run trains about 6 steps …; give it about 9 minutes". '' when the budget
+    leaves enough steps, or the run is short of them without it (its data, its epochs)."""
+    if budget_seconds <= 0 or steps_per_second <= 0 or steps >= min(MIN_BUDGET_STEPS, steps_total):
+        return ""
+    from explorer.core.runs.throughput import format_duration
+
+    fmt = fmt or format_duration
+    minutes = max(1, math.ceil(budget_for_steps(min(MIN_BUDGET_STEPS, steps_total), steps_per_second, share) / 60))
+    rest = f" (evaluating {held_out} takes the rest)" if held_out else ""
+    who, whom = (f"the {member}", "it") if single else (f"each {member}", f"each {member}")
+    return (f"{who} trains about {steps:,} step{'s' if steps != 1 else ''} in its {fmt(budget_seconds)} "
+            f"budget{rest}: too few to learn; give {whom} about {minutes} minute{'s' if minutes != 1 else ''}")

@@ -156,15 +156,13 @@ def _cv_estimate(window):
 
 def _curve_estimate(window):
     """estimate(sizes) for the learning curve: the runs' training samples at the samples/s past runs of the same
-    model measured on this machine (grid_estimate, as the paper grid's and cross-validation's)."""
-    from explorer.core.studies.learning_curve import curve_samples
-    from explorer.ui.launch.grid_estimate import budget_seconds_of, estimate_line, measured_throughput
+    model measured on this machine (grid_estimate.curve_estimate, as the paper grid's and cross-validation's), and
+    when its time budget leaves the sizes it stops too few steps to learn."""
+    from explorer.ui.launch.grid_estimate import curve_estimate, measured_throughput
 
     base = window.launcher.config()
     speed = measured_throughput(window.launcher.past_runs(), base.model, base.task)
-    return lambda sizes: estimate_line(curve_samples(base, sizes), speed,
-                                       on_top="each size's evaluations and the dev predictions come on top",
-                                       budget_seconds=budget_seconds_of(base), after="the dev predictions")
+    return lambda sizes: curve_estimate(base, sizes, speed)
 
 
 def queue_group(window, kind: str) -> bool:

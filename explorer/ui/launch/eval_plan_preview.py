@@ -25,7 +25,7 @@ from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, clo
 from explorer.core.training.eval_schedule import first_rows, plan_for_run, plans_evaluations
 
 __all__ = ["ROUGH_EVAL_FACTOR", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary",
-           "expected_plan", "measured_eval_rate", "other_task_run", "rates_of", "rough_plan", "run_length",
+           "expected_plan", "few_steps_sentence", "measured_eval_rate", "other_task_run", "rates_of", "rough_plan", "run_length",
            "samples_dev_rows", "slower_cadence_note"]
 
 # Dev rows/s an evaluation scores per training row/s of the same model, for the rough plan made before any run of
@@ -211,7 +211,32 @@ def _cadence(every: int) -> str:
     return f"about every {every:,} steps" if every > 0 else "before training and at the end only"
 
 
+def few_steps_sentence(p: EvalPreviewInput) -> str:
+    """" The run trains about 6 steps in its 1:00 budget (evaluating its 1,979 dev rows takes the rest): too few to
+    learn; give it about 9 minutes." where the Time budget's plan (:func:`plan_steps`, at the past runs' training
+    rate, else the rough one) fits fewer steps than core.training.budget.MIN_BUDGET_STEPS; '' otherwise."""
+    from explorer.core.runs.throughput import format_duration
+    from explorer.core.training.budget import few_steps_note
+
+    rate = p.train_rate or p.rough_rate
+    total = p.bound_steps or p.steps
+    if p.budget_seconds <= 0 or rate <= 0 or total <= 0:
+        return ""
+    per_second = rate / max(1.0, p.windows_per_step)
+    rows = f"its {p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}" if p.dev_rows > 0 else ""
+    note = few_steps_note(plan_steps(p, rate), total, p.budget_seconds, per_second, p.share, held_out=rows,
+                          fmt=format_duration, single=True)
+    return f" {note[0].upper()}{note[1:]}." if note else ""
+
+
 def eval_plan_preview(p: EvalPreviewInput) -> str:
+    """:func:`evaluation_preview`, and after it :func:`few_steps_sentence` where the Time budget leaves the run too
+    few steps to learn."""
+    text = evaluation_preview(p)
+    return (text + few_steps_sentence(p)) if text else text
+
+
+def evaluation_preview(p: EvalPreviewInput) -> str:
     """One or two sentences: the dev rows and the cadence the run will use and why, and, with rates measured by
     past runs (else, for a table, at rough rates: :func:`rough_plan`), the plan the run's rule would make with them
     and the whole run's time; '' without dev data.
@@ -402,7 +427,7 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
     from past runs).'; 'Evaluation: every 69 steps on all 872 dev rows; whole run about 3 min (rough: from a run of
     another task).'"""
     if p.dev_rows <= 0 or p.every <= 0 or not plans_evaluations(p.share, p.dev_rows):
-        return eval_plan_preview(p)   # one sentence already: the cadence as set, nothing planned
+        return evaluation_preview(p)   # one sentence already: the cadence as set, nothing planned
     rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
     plan = expected_plan(p)
     rough = None if plan is not None else rough_plan(p)

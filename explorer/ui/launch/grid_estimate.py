@@ -83,6 +83,25 @@ def budget_seconds_of(config) -> float:
     return 60.0 * float(getattr(config, "time_budget_minutes", 0.0) or 0.0)
 
 
+def budget_steps_note(config, samples: int | None, speed: Throughput, member: str = "run", held_out: str = "") -> str:
+    """The sentence of core.training.budget.few_steps_note for runs of ``config`` of ``samples`` training samples
+    each at ``speed``: the steps its time budget's plan fits (core.training.eval_budget.budget_plan_steps, as the run
+    plans them) when they are too few to learn, with the budget that fits enough; '' otherwise."""
+    from explorer.core.training.budget import few_steps_note
+    from explorer.core.training.eval_budget import budget_plan_steps
+
+    budget = budget_seconds_of(config)
+    per_step = max(1, int(config.batch_size)) * max(1, int(config.gradient_accumulation_steps or 1))
+    if budget <= 0 or not samples or speed.samples_per_second <= 0:
+        return ""
+    total = max(1, -(-int(samples) // per_step))
+    per_second = speed.samples_per_second / per_step
+    steps = budget_plan_steps(budget, float(config.eval_share), per_second, total)
+    note = few_steps_note(steps, total, budget, per_second, float(config.eval_share), member=member,
+                          held_out=held_out, fmt=format_seconds)
+    return f"\n{note[0].upper()}{note[1:]}." if note else ""
+
+
 def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -> str:
     """The confirmation text: count, total samples and the estimated time (or why there is none)."""
     samples = [run_samples(c, n_examples) for c in configs]
@@ -101,6 +120,21 @@ def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> st
     if n_examples and cap_applies(config):   # the folds split the capped rows, and each trains on all of its own
         n_examples, config = min(n_examples, config.train_cap), dataclasses.replace(config, train_cap=0)
     fold_rows = None if not n_examples else n_examples - n_examples // max(k, 1)
-    return estimate_line([run_samples(config, fold_rows)] * k, speed,
+    samples = run_samples(config, fold_rows)
+    held_out = f"its {n_examples // max(k, 1):,} held-out rows" if n_examples else ""
+    return estimate_line([samples] * k, speed,
                          on_top="each fold's evaluation and the out-of-fold predictions come on top",
-                         budget_seconds=budget_seconds_of(config), after="the out-of-fold predictions")
+                         budget_seconds=budget_seconds_of(config), after="the out-of-fold predictions") + \
+        budget_steps_note(config, samples, speed, "fold", held_out)
+
+
+def curve_estimate(config, sizes: list[int], speed: Throughput) -> str:
+    """How long a learning curve's runs of ``config`` on ``sizes`` training rows take one after another (the
+    dev predictions come on top), and, where the time budget stops the larger sizes after too few steps to learn,
+    :func:`budget_steps_note` of the largest (every size the budget stops fits about the same steps in it)."""
+    from explorer.core.studies.learning_curve import curve_samples
+
+    samples = curve_samples(config, sizes)
+    return estimate_line(samples, speed, on_top="each size's evaluations and the dev predictions come on top",
+                         budget_seconds=budget_seconds_of(config), after="the dev predictions") + \
+        budget_steps_note(config, max(samples, default=0), speed, "size")

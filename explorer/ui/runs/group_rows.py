@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from explorer.core.runs import status as run_status
-from explorer.core.studies.group_classes import GroupClassNote, group_class_note, shared_learning_rate
+from explorer.core.studies.group_classes import GroupClassNote, group_class_note, member_name, shared_learning_rate
 from explorer.core.studies.group_stats import MEMBER_WORDS, Stats, best_headline, stats
 from explorer.core.studies.groups import MISSING, Group
 from explorer.ui.runs.state import NOT_STARTED, listed_status, undefined_best_text
@@ -96,11 +96,13 @@ class GroupRow:
         pooled = self.pooled.one_class_note(self.group.base) if self.pooled is not None else ""
         if pooled:
             return GroupClassNote("learned nothing", pooled, len(self.states), len(self.states))
-        judged = [(self.judge or _judged)(s) for s in self.states if s is not None and not s.is_live]
-        notes = [note for best, note in judged if best is not None]
+        judged = [((self.judge or _judged)(s), m) for m, s in zip(self.group.members, self.states)
+                  if s is not None and not s.is_live]
+        ended = [(note, m) for (best, note), m in judged if best is not None]
         _, st = self.best()
-        return group_class_note(notes, self.group.kind, spread=st.sd if st.has_spread else None,
-                                learning_rate=shared_learning_rate(self.group))
+        return group_class_note([note for note, _ in ended], self.group.kind,
+                                spread=st.sd if st.has_spread else None, learning_rate=shared_learning_rate(self.group),
+                                names=[member_name(self.group.kind, m.params) for _, m in ended])
 
     def best_text(self) -> str:
         """'best dev acc 74.1 ± 2.3% over 5 seeds': core.studies.group_stats.best_headline, the Groups page's
