@@ -36,6 +36,34 @@ def test_a_run_scored_on_its_own_training_file_is_trained_on(tmp_path):
     assert not trained_on_file({}, str(data))
 
 
+def test_a_runs_dev_overlap_is_read_from_its_log_events_fields_and_from_an_older_runs_message():
+    """A training run records its dev rows that repeat training rows as fields of its log warning; the mark comes
+    from them (with or without an example), from the message of a run written before them, and never from a
+    run that found none. The replication capsule states the same mark either way."""
+    from explorer.core.metrics.optimism import DevOverlap, dev_overlap_fields, dev_overlap_mark
+    from explorer.core.studies.capsule_marks import capsule_marks
+
+    fields = dev_overlap_fields(DevOverlap(shared=382, n_dev=1387, examples=("gop debate",)))
+    assert (fields["topic"], fields["overlap"], fields["dev_rows"]) == ("dev_overlap", 382, 1387)
+    short = "optimistic: 382 of 1,387 dev rows (27.5%) also occur in the training rows"
+    assert fields["message"] == f"dev figures {short}, e.g. 'gop debate'"
+    now = [{"event": "log", "run_id": "r", **fields}]
+    assert dev_overlap_mark(now).text == f"{short}, e.g. 'gop debate'" and dev_overlap_mark(now).reason == DEV_OVERLAP
+    assert dev_overlap_mark(now, example=False).text == short
+    before = [{"event": "log", "run_id": "r", "level": "warning",
+               "message": "dev figures optimistic: 382 of 1387 dev rows (27.5%) also occur in the training rows, "
+                          "e.g. 'gop debate'"}]
+    assert dev_overlap_mark(before).text == before[0]["message"].removeprefix("dev figures ")
+    assert dev_overlap_mark(before, example=False).text == short
+    assert dev_overlap_fields(DevOverlap(shared=0, n_dev=5)) is None
+    assert dev_overlap_mark([{"event": "log", "run_id": "r", "level": "warning", "message": "something else"}]) is None
+    same = DevOverlap(shared=3, n_dev=40, examples=("a b",))
+    capsule = capsule_marks(events=[{"event": "log", **dev_overlap_fields(same)}], final={}, metric="accuracy",
+                            calibration=None)
+    assert [m["text"] for m in capsule["final"]] == ["optimistic: 3 of 40 dev rows (7.5%) also occur in the "
+                                                     "training rows, e.g. 'a b'"]
+
+
 # -- where they are shown --------------------------------------------------------------------------
 def test_eval_marks_the_best_threshold_chosen_on_the_same_questions(tmp_path):
     from helpers import run_cli, save_tiny_model, write_tiny_squad
@@ -68,3 +96,5 @@ def test_a_run_whose_dev_rows_repeat_training_rows_warns_in_its_log(tmp_path):
                 if line.startswith("{") and '"warning"' in line]
     assert any(m.startswith("dev figures optimistic: 1 of 2 dev rows (50.0%) also occur in the training rows")
                for m in warnings), warnings
+    recorded = [json.loads(line) for line in out.splitlines() if line.startswith("{") and '"dev_overlap"' in line]
+    assert [(e["overlap"], e["dev_rows"]) for e in recorded] == [(1, 2)]   # the counts as data, for the GUI

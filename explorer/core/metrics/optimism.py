@@ -13,7 +13,9 @@ A figure reads better than the model will do on new rows when it was computed
 
 :func:`figure_marks` turns those facts into :class:`OptimismMark` rows; every place a figure is shown (the CLI's
 eval and group summaries, reports, the GUI's Runs and Classify views) asks it and prints each mark's
-``text`` beside the figure. :func:`dev_overlap` finds the duplicates.
+``text`` beside the figure. :func:`dev_overlap` finds the duplicates; a training run records them in a ``log``
+event (:func:`dev_overlap_fields`) and :func:`dev_overlap_mark` reads that event back, for every place that shows
+the run's dev figures (the Runs list, Curves, Classify: dev set, the replication capsule).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ CHOSE_ON_THESE_ROWS = "chosen on these rows"
 FEW_EXAMPLES = "few examples"
 DEV_OVERLAP = "dev overlaps training"
 REASONS = (TRAINING_ROWS, CHOSE_ON_THESE_ROWS, FEW_EXAMPLES, DEV_OVERLAP)
+DEV_OVERLAP_TOPIC = "dev_overlap"   # the ``topic`` of the training run's log event that records the overlap
+OVERLAP_MESSAGE_PREFIX = "dev figures "   # that event's message: "dev figures optimistic: 3 of 40 dev rows ..."
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,7 +128,7 @@ def figure_marks(*, on_training_rows: bool = False, chosen_on_rows: tuple[str, .
                                        "lower (hold out other rows, or cross-validate)"))
     if overlap is not None and overlap.shared:
         marks.append(OptimismMark(reason=DEV_OVERLAP, text=(
-            f"optimistic: {overlap.shared} of {overlap.n_dev} dev rows ({100 * overlap.share:.1f}%) also occur in "
+            f"optimistic: {overlap.shared:,} of {overlap.n_dev:,} dev rows ({100 * overlap.share:.1f}%) also occur in "
             "the training rows" + (f", e.g. {overlap.examples[0]!r}" if overlap.examples else ""))))
     for name, n in (class_support or {}).items():
         if n < min_class_rows:
@@ -132,6 +136,44 @@ def figure_marks(*, on_training_rows: bool = False, chosen_on_rows: tuple[str, .
                 f"optimistic or pessimistic by chance: class {name} has {n} dev row{'s' if n != 1 else ''} (fewer than {min_class_rows}); "
                 "its figures can swing by many points on one row")))
     return marks
+
+
+def dev_overlap_fields(overlap: DevOverlap) -> dict | None:
+    """The fields of the training run's ``log`` warning that its dev rows repeat training rows: the message (as
+    printed and logged) and the counts as data (``topic`` DEV_OVERLAP_TOPIC, ``overlap``, ``dev_rows``,
+    ``examples``), which :func:`dev_overlap_mark` reads; None when no dev row repeats one."""
+    marks = figure_marks(overlap=overlap)
+    if not marks:
+        return None
+    return {"level": "warning", "message": OVERLAP_MESSAGE_PREFIX + marks[0].text, "topic": DEV_OVERLAP_TOPIC,
+            "overlap": overlap.shared, "dev_rows": overlap.n_dev, "examples": list(overlap.examples)}
+
+
+def dev_overlap_mark(events, *, example: bool = True) -> OptimismMark | None:
+    """The mark of a run's dev figures when its dev rows repeat training rows, read from the run's ``events``
+    (the last such warning: a resumed run read its data again); None when the run found none.
+
+    The counts come from the event's fields; a run written before they were recorded has only the message, whose
+    text is the mark's. ``example``: the mark ends with one shared text (", e.g. 'the cat'"), as logged; False
+    leaves it out for a line beside a figure (a tweet would make it a paragraph)."""
+    found = None
+    for e in events:
+        if e.get("event") == "log" and (e.get("topic") == DEV_OVERLAP_TOPIC or str(e.get("message", "")).startswith(
+                OVERLAP_MESSAGE_PREFIX + "optimistic")):
+            found = e
+    if found is None:
+        return None
+    try:
+        overlap = DevOverlap(shared=int(found["overlap"]), n_dev=int(found["dev_rows"]),
+                             examples=tuple(str(x) for x in found.get("examples") or ()) if example else ())
+    except (KeyError, TypeError, ValueError):   # a run written before the counts were fields: its message
+        text = str(found.get("message", ""))[len(OVERLAP_MESSAGE_PREFIX):]
+        counts = re.match(r"optimistic: ([\d,]+) of ([\d,]+) dev rows", text)
+        if example or counts is None:
+            return OptimismMark(reason=DEV_OVERLAP, text=text)
+        overlap = DevOverlap(shared=int(counts[1].replace(",", "")), n_dev=int(counts[2].replace(",", "")))
+    marks = figure_marks(overlap=overlap)
+    return marks[0] if marks else None
 
 
 def chosen_checkpoint_mark(name: str, *, metric: str, evaluations: int, shared: int, n_rows: int) -> OptimismMark:

@@ -2,7 +2,7 @@
 
 - the best evaluation: its checkpoint was chosen on the same dev rows it is scored on;
 - the final (and best) figures: a class with fewer than 30 dev rows; dev rows that repeat training rows (the
-  warning the training run logged when it found them);
+  warning the training run logged when it found them: core.metrics.optimism.dev_overlap_mark);
 - the calibration: the temperature was fitted on the dev rows it is judged on.
 
 Qt-free, torch-free; capsule.py states them in capsule.json, metrics.md and the methods paragraph.
@@ -10,21 +10,17 @@ Qt-free, torch-free; capsule.py states them in capsule.json, metrics.md and the 
 
 from __future__ import annotations
 
-OVERLAP_PREFIX = "dev figures "   # core/training/setup.py logs "dev figures optimistic: ..." for repeated rows
-
 
 def capsule_marks(*, events: list[dict], final: dict, metric: str, calibration: dict | None) -> dict:
     """{"final": [mark dicts], "best": [...], "calibration": [...]} (core.metrics.optimism.OptimismMark.to_dict):
     ``events`` the run's events, ``final`` the final evaluation's event metrics (per_class with support),
     ``metric`` the metric the best checkpoint was chosen by."""
-    from explorer.core.metrics.optimism import DEV_OVERLAP, OptimismMark, figure_marks
+    from explorer.core.metrics.optimism import dev_overlap_mark, figure_marks
 
     support = {str(k): int(v.get("support", 0)) for k, v in (final.get("per_class") or {}).items()
                if isinstance(v, dict) and v.get("support") is not None}
     shared = figure_marks(class_support=support)
-    shared += [OptimismMark(reason=DEV_OVERLAP, text=e["message"][len(OVERLAP_PREFIX):])
-               for e in events if e.get("event") == "log" and e.get("level") == "warning"
-               and str(e.get("message", "")).startswith(OVERLAP_PREFIX + "optimistic")]
+    shared += [mark] if (mark := dev_overlap_mark(events)) is not None else []
     best = figure_marks(chosen_on_rows=(f"the best evaluation's checkpoint (best by {metric or 'its metric'})",))
     temperature = figure_marks(chosen_on_rows=("the temperature",)) if calibration else []
     return {"final": [m.to_dict() for m in shared], "best": [m.to_dict() for m in best + shared],

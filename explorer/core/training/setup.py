@@ -268,14 +268,15 @@ def _texts(examples) -> list | None:
 
 def _emit_overlap(writer, train_ex, dev_ex) -> None:
     """A warning when dev rows repeat training rows: every dev figure of the run is then optimistic (the marks of
-    core.metrics.optimism)."""
-    from explorer.core.metrics.optimism import dev_overlap, figure_marks
+    core.metrics.optimism). The counts are fields of the event, so the places that show the run's dev figures
+    mark them from the run's events (core.metrics.optimism.dev_overlap_mark)."""
+    from explorer.core.metrics.optimism import dev_overlap, dev_overlap_fields
 
     train, dev = _texts(train_ex), _texts(dev_ex) if dev_ex is not None else None
     if not train or not dev:
         return
-    for mark in figure_marks(overlap=dev_overlap(train, dev)):
-        writer.emit("log", level="warning", message=f"dev figures {mark.text}")
+    if (fields := dev_overlap_fields(dev_overlap(train, dev))) is not None:
+        writer.emit("log", **fields)
 
 
 def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, writer) -> tuple[dict, object, object]:
