@@ -1,6 +1,6 @@
 """What the Curves page says in words beside the plots: a classifier that predicts one class for every dev row,
-the legend's count of the runs it cannot show, "not logged by this run" on a plot no shown run has points of, and
-the progress line: the step and the time remaining kept when it is cut, the time remaining counting the
+dev rows that repeat training rows, the legend's count of the runs it cannot show, "not logged by this run" on a
+plot no shown run has points of, and the progress line: the step and the time remaining kept when it is cut, the time remaining counting the
 evaluations still to come."""
 
 
@@ -63,6 +63,40 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     qtbot.waitUntil(lambda: curves.run_notes.isVisible())
     assert "stuck predicts only 'NONE'" in curves.run_notes.text() and "fine" not in curves.run_notes.text()
     curves.set_runs([fine])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: not curves.run_notes.isVisible())
+
+
+def test_dev_rows_repeating_training_rows_are_said_in_the_curves_and_the_runs_list(qtbot):
+    """A run whose 382 of 1,387 held-out dev rows also occur in its training rows (a table with duplicate rows)
+    logged so: the Runs list's Best dev tooltip and the Curves notes say its dev figures are optimistic, also for a
+    run written before the counts were fields of the event; a run without repeated rows says nothing."""
+    from helpers import shown_curves_panel
+
+    from explorer.core.metrics.optimism import DevOverlap, dev_overlap_fields
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells
+    from explorer.ui.runs.state import RunState
+
+    labels = [0, 1, 2, 2, 2, 1]
+    events = _classifier_events("dup", [0, 1, 2, 2, 1, 1], labels)
+    events.insert(0, {"event": "log", "run_id": "dup", **dev_overlap_fields(DevOverlap(shared=382, n_dev=1387,
+                                                                                       examples=("a tweet",)))})
+    dup = RunState.from_events("dup", events)
+    old = RunState.from_events("old", [{"event": "log", "run_id": "old", "level": "warning", "message": (
+        "dev figures optimistic: 382 of 1387 dev rows (27.5%) also occur in the training rows, e.g. 'a tweet'")},
+        *_classifier_events("old", [0, 1, 2, 2, 1, 1], labels)])
+    clean = RunState.from_events("clean", _classifier_events("clean", [0, 1, 2, 2, 1, 1], labels))
+    line = "optimistic: 382 of 1,387 dev rows (27.5%) also occur in the training rows"
+    cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
+    best = COLUMNS.index("Best dev")
+    assert line in cells.tooltip(dup, best).splitlines() and line in cells.tooltip(old, best).splitlines()
+    assert "optimistic" not in cells.tooltip(clean, best)
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([clean, dup])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    assert f"dup: {line}" in curves.run_notes.text() and "clean" not in curves.run_notes.text()
+    curves.set_runs([clean])
     curves.redraw_now()
     qtbot.waitUntil(lambda: not curves.run_notes.isVisible())
 

@@ -279,7 +279,8 @@ class CurvesModel:
     def run_notes(self) -> list[str]:
         """What a shown run's evaluations say about it (a classifier stuck on one class; metrics its last evaluation
         could not compute, with why: "pearson and spearman undefined: the predictions are constant (…)", whose
-        curves have no point there; a step-0 evaluation above the best, which is never saved: ui/runs/step_zero),
+        curves have no point there; a step-0 evaluation above the best, which is never saved: ui/runs/step_zero; dev
+        rows that repeat training rows, so every dev figure is optimistic: core.metrics.optimism.dev_overlap_mark),
         rich text, one a run; one line for the runs whose dev curves join evaluations on a dev sample (hollow dots)
         with evaluations on every dev row (ui/runs/eval_rows);
         then the evaluations' plan the run the progress line describes decided ("Evaluate before training and at
@@ -290,6 +291,8 @@ class CurvesModel:
                   f"{html.escape(note, quote=False)}" for s in self.runs if (note := _undefined_note(s))]
         notes += [f"{html.escape(self.name_of(s.run_id))}: {html.escape(note, quote=False)}" for s in self.runs
                   if (note := untrained_note(s))]
+        notes += [f"{html.escape(self.name_of(s.run_id))}: {html.escape(s.dev_overlap.text, quote=False)}"
+                  for s in self.runs if s.dev_overlap is not None]   # dev rows that repeat training rows
         if mixed := mixed_rows_note(self.runs, self.name_of):   # hollow dots: a dev sample's figures
             notes.append(f"<span style='color:#444'>{html.escape(mixed, quote=False)}</span>")
         focus = self.focus_run()

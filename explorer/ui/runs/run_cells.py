@@ -213,8 +213,9 @@ class RunCells:
             if best and only_evaluation(s):
                 rows = (f"{ONE_EVALUATION.strip()}: the only evaluation so far (step {best[2]}): the best of one, replaced by a later "
                         "evaluation that scores better" + (f"\n{rows}" if rows else ""))
+            overlap = s.dev_overlap.text if s.dev_overlap is not None else ""   # dev rows repeating training rows
             return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
-                    + (f"\n{untrained}" if untrained else "")
+                    + (f"\n{overlap}" if overlap else "") + (f"\n{untrained}" if untrained else "")
                     + (f"\n{class_mark(note).strip()} note: {_whose(s)} {note.text}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":

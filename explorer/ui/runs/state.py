@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.metrics.optimism import dev_overlap_mark
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
@@ -196,6 +197,9 @@ class RunState(TimeLeft):
     _eta: EtaMeter = field(default_factory=EtaMeter, repr=False, compare=False)
     evaluating: dict | None = None   # the evaluation under way: its latest ``evaluating`` event (ui/runs/evaluating)
     eval_plan: str = ""   # the run's evaluation plan as it decided it (its ``log`` event of topic eval_plan)
+    # its dev rows that repeat training rows, a core.metrics.optimism.OptimismMark (its ``log`` event of topic
+    # dev_overlap): every dev figure of the run is optimistic, said beside them; None: none repeat one
+    dev_overlap: object = None
     # its ``cancelled`` event dropped it from the queue because the app quit (``queued`` and ``at_quit``: the queue's
     # record, explorer.ui.runs.runner.record_cancelled_queued), not because the person cancelled it
     dropped_at_quit: bool = False
@@ -357,6 +361,7 @@ class RunState(TimeLeft):
             self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
             if ev.get("topic") == "eval_plan":
                 self.eval_plan = str(ev.get("message", ""))
+            self.dev_overlap = dev_overlap_mark([ev], example=False) or self.dev_overlap
         if kind != "step" and kind in STEP_EVENTS and _num(ev.get("step")) is not None:   # reached, as `runs` says
             self.step = max(self.step, int(_num(ev.get("step"))))
         return changed
