@@ -152,3 +152,39 @@ def test_a_best_scored_on_all_dev_rows_after_the_model_loaded_is_not_said_to_cou
     writer.emit("checkpoint", step=20, path=ckpt, kind="best", metric="f_avg", scored_on="all 281 dev rows")
     writer.close()
     assert scored_rows_note(prefill.best_rows(), 281) == ""
+
+
+def _overlap_logged(folder, shared: int, n_dev: int) -> None:
+    """The run's events: the training run's warning that ``shared`` of its ``n_dev`` dev rows repeat training rows."""
+    from explorer.core.metrics.optimism import DevOverlap, dev_overlap_fields
+    from explorer.core.protocol.events import EventWriter
+
+    writer = EventWriter(folder.name, path=folder / "events.jsonl")
+    writer.emit("log", level="info", message="reading training data")
+    if shared:
+        writer.emit("log", **dev_overlap_fields(DevOverlap(shared=shared, n_dev=n_dev, examples=("a tweet",))))
+    writer.close()
+
+
+def test_the_runs_own_dev_rows_that_repeat_its_training_rows_are_said_optimistic(tmp_path):
+    """The run found 382 of its 1,387 dev rows among its training rows: scoring its dev file, or the rows it held
+    out, says so under the figures; another file, or a run that found none, says nothing."""
+    dev = tmp_path / "dev.csv"
+    dev.write_text("text,label\n", encoding="utf-8")
+    ckpt = run(tmp_path, "gop", dev=str(dev), text_columns=["text"], label_column="label")
+    _overlap_logged(tmp_path / "runs" / "gop", 382, 1387)
+    prefill = RunPrefill()
+    prefill.plan(ckpt, "", {"text": "", "label": ""})
+    line = "optimistic: 382 of 1,387 dev rows (27.5%) also occur in the training rows"
+    assert prefill.overlap_line(str(dev), False) == line
+    assert prefill.overlap_line(str(tmp_path / "other.csv"), False) == ""
+    held = run(tmp_path, "held", train="Sentiment.csv")
+    (tmp_path / "runs" / "held" / "dev_split.csv").write_text("row_id,line,label\n", encoding="utf-8")
+    _overlap_logged(tmp_path / "runs" / "held", 382, 1387)
+    prefill.plan(held, "", {})
+    assert prefill.overlap_line("Sentiment.csv", True) == line
+    assert prefill.overlap_line("Sentiment.csv", False) == ""   # every row of the file: not the held-out rows
+    clean = run(tmp_path, "clean", dev=str(dev))
+    _overlap_logged(tmp_path / "runs" / "clean", 0, 1387)
+    prefill.plan(clean, "", {})
+    assert prefill.overlap_line(str(dev), False) == ""

@@ -207,6 +207,39 @@ def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
     assert "F1 (%) 100.00 of class pos" in two and two.count("macro F1 (%) 100.00") == 1
 
 
+def test_the_runs_dev_rows_repeating_its_training_rows_are_said_under_the_dev_figures(qtbot, tmp_path):
+    """A run that found 3 of its 40 dev rows among its training rows (its log event): Score dev set on its own dev
+    file shows the figures with a line saying they are optimistic; on another file no line."""
+    import json
+    from types import SimpleNamespace
+
+    from explorer.core.metrics.optimism import DevOverlap, dev_overlap_fields
+    from explorer.core.protocol.events import EventWriter
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    folder = tmp_path / "runs" / "dup"
+    (folder / "checkpoints" / "best").mkdir(parents=True)
+    dev_file = write_file(tmp_path / "dev.csv", "sentence,label\na,0\nb,1\n")
+    (folder / "config.json").write_text(json.dumps({"task": "single", "dev": str(dev_file)}), encoding="utf-8")
+    writer = EventWriter("dup", path=folder / "events.jsonl")
+    writer.emit("log", **dev_overlap_fields(DevOverlap(shared=3, n_dev=40)))
+    writer.close()
+    loaded = SimpleNamespace(source=str(folder / "checkpoints" / "best"), slot=0)
+    dev = ClassifyDevView(lambda: loaded, lambda: "single")
+    qtbot.addWidget(dev)
+    dev._job.start = lambda *_args: None   # the report is handed in below, as the inspector would answer
+    rep = dev_report(np.array([[1.0, 0], [0, 1.0]]), [0, 1], ["a", "b"], label_names=["neg", "pos"])
+    dev.run()
+    dev._arrived(rep)
+    assert dev.metrics.text() and dev.optimism.isVisibleTo(dev)
+    assert dev.optimism.text() == "! optimistic: 3 of 40 dev rows (7.5%) also occur in the training rows"
+    dev.path.setText(str(write_file(tmp_path / "other.csv", "sentence,label\nc,0\n")))
+    dev.run()
+    assert not dev.optimism.isVisibleTo(dev)   # a new request clears the line with the figures
+    dev._arrived(rep)
+    assert dev.metrics.text() and not dev.optimism.isVisibleTo(dev) and dev.optimism.text() == ""
+
+
 def test_the_dev_page_heading_names_what_a_regression_head_shows(qtbot):
     """A regression model's dev page says Pearson, Spearman, MSE, predicted against gold and the largest errors,
     not accuracy and a confusion matrix it never shows; a classifier's report brings the classifier heading back."""

@@ -93,6 +93,12 @@ class ClassifyDevView(QWidget):
         cols.addStretch(1)
         self.status = StatusLabel(NO_MODEL)
         self.metrics = QLabel("")
+        # under the figures: they are optimistic (the run's dev rows repeat its training rows), in the notes' amber
+        self.optimism = QLabel("")
+        self.optimism.setWordWrap(True)
+        self.optimism.setStyleSheet("color: #8a5a00;")
+        self.optimism.setVisible(False)
+        self._optimism_of = ""   # the line of the rows asked for last (components.classify_dev.RunPrefill)
         self.confusion = QTableWidget(0, 0)
         # per class: precision, recall, F1, support, then the averages (the run's own dev figures, by name)
         self.per_class = QTableWidget(0, 4)
@@ -114,6 +120,7 @@ class ClassifyDevView(QWidget):
         layout.addWidget(self.job_bar)
         layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
+        layout.addWidget(self.optimism)
         self.results = ResultsSplit(self.confusion, self.per_class, self.scatter, lists)
         # the results scroll up and down where the page is lower than their minimums (a per-class table of many
         # classes keeps PER_CLASS_ROWS rows): the lists below stay reachable, by the wheel over a table too
@@ -241,11 +248,13 @@ class ClassifyDevView(QWidget):
         if source and source != self.prefill.prefilled_for:
             self.prefill_from_run(source)
         self._kind = self.get_kind()
-        split = " (the run's held-out dev rows)" if "dev_split" in self.table_settings() else ""
+        held_out = "dev_split" in self.table_settings()
+        split = " (the run's held-out dev rows)" if held_out else ""
         self.clear_results()   # the previous table never stays beside a new request: a stale result is not shown
         self.status.setText(f"scoring {self.path.text()}{split} ...")
         self.source.ask(loaded)
         self._data_of = self.path.text().strip()
+        self._optimism_of = self.prefill.overlap_line(self.path.text(), held_out)
         self.job_bar.start()
         self._job.start("classify_dev", {"slot": loaded.slot, "kind": self._kind,
                                          "path": self.prefill.path_to_read(self.path.text()),
@@ -261,7 +270,7 @@ class ClassifyDevView(QWidget):
         name = self.source.take()
         if name is None:   # asked of the model before the one loaded now: its rows would open with the new one
             return
-        self.show_report(rep, self._kind, model=name, data=self._data_of)
+        self.show_report(rep, self._kind, model=name, data=self._data_of, optimism=self._optimism_of)
 
     def model_changed(self, loaded) -> None:
         """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
@@ -276,6 +285,8 @@ class ClassifyDevView(QWidget):
         """Empty every table, the metrics line and the scatter; close the calibration window (of those logits)."""
         self.report = None
         self.metrics.setText("")
+        self.optimism.setText("")
+        self.optimism.setVisible(False)
         for table in (self.confusion, self.boundary, self.mistakes):
             table.setRowCount(0)
         self.confusion.setColumnCount(0)
@@ -289,10 +300,14 @@ class ClassifyDevView(QWidget):
             self.calibration_view.close()
         self.status.setText("")
 
-    def show_report(self, rep, kind: str = "single", *, model: str | None = None, data: str = "") -> None:
+    def show_report(self, rep, kind: str = "single", *, model: str | None = None, data: str = "",
+                    optimism: str = "") -> None:
         """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport; ``model`` and
-        ``data`` name the model and dev file it is of (shown above the tables)."""
+        ``data`` name the model and dev file it is of (shown above the tables); ``optimism``: why its figures read
+        better than new rows would score them (the line under the figures; "": nothing to say)."""
         self.report, self._kind = rep, kind
+        self.optimism.setText(f"! {optimism}" if optimism else "")
+        self.optimism.setVisible(bool(optimism))
         self.source.show(model, data)
         self._say_model()   # the heading of this report's kind
         name = report_kind(rep)

@@ -156,6 +156,21 @@ class RunPrefill:
             return None
         return best_checkpoint_rows(run_dir_of(self.prefilled_for))
 
+    def overlap_line(self, typed: str, split: bool) -> str:
+        """The line under the figures when the page scores the run's own dev rows (the file field names its dev
+        file) or the rows it held out (``split``: the request carries them) and the run found some of them among its
+        training rows: "optimistic: 382 of 1,387 dev rows (27.5%) also occur in the training rows"
+        (core.metrics.optimism.dev_overlap_mark, from the run's events); "" for another file, no run, no overlap."""
+        from explorer.core.metrics.optimism import dev_overlap_mark
+        from explorer.core.runs.reading import read_run_events
+
+        dev = self.dev_file.shown if self.dev_file is not None else str(self.settings.get("dev") or "").strip()
+        own = (split and bool(self.settings.get("dev_split"))) or (bool(dev) and typed.strip() == dev)
+        if not self.settings or not own or (run_dir := run_dir_of(self.prefilled_for)) is None:
+            return ""
+        mark = dev_overlap_mark(read_run_events(run_dir, steps="last")[0], example=False)
+        return mark.text if mark is not None else ""
+
     def plan(self, source: str, typed_path: str, shown: dict[str, str]) -> Prefill:
         """What to put in for the model ``source``, with ``typed_path`` in the file field and ``shown`` the
         pickers' texts ("text", "label"). The cap is the run's Dev cap when the file is the run's dev file (not
