@@ -44,6 +44,7 @@ class CurvesHeader:
     def update_legend(self) -> None:
         """Write the legend strip and the run notes, unless nothing they show changed (most live ticks)."""
         # the notes follow the evaluations (a step-0 figure above the best, a dev sample's points beside all rows')
+        # and a run's dev rows found among its training rows (logged before its first evaluation)
         key = (self.model.legend_key(), self.legend.width(), getattr(self.model.focus_run(), "eval_plan", ""),
                tuple(len(s.evals) for s in self.model.runs), tuple(s.dev_overlap for s in self.model.runs))
         if key == self._legend_key:
