@@ -626,3 +626,39 @@ def test_a_trainer_folder_whose_correlation_went_nan_ranks_its_best_on_defined_v
     best = {line.split("\t")[0]: line.split("\t")[5] for line in capsys.readouterr().out.splitlines()}
     assert best == {"collapsed": "pearson=0.4",
                     "never": "pearson=undefined (the Trainer logged eval_pearson as NaN)"}
+
+
+def test_a_trainer_folder_that_picks_its_best_by_eval_loss_draws_the_dev_loss_curve(tmp_path):
+    """metric_for_best_model "loss" (greater_is_better false) chose the folder's best checkpoint: the dev loss curve
+    is drawn without ticking it under Dev metrics, also when another run shown first left it off; a curve the user
+    unticked stays off."""
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.curves.curves_model import CurvesModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.runs.store import state_from_record
+
+    out = tmp_path / "hf-loss"
+    history = [{"step": 10, "epoch": 1.0, "eval_loss": 0.9, "eval_accuracy": 0.6},
+               {"step": 20, "epoch": 2.0, "eval_loss": 0.7, "eval_accuracy": 0.55}]
+    (out / "checkpoint-20").mkdir(parents=True)
+    state = {"global_step": 20, "max_steps": 20, "best_metric": 0.7, "best_global_step": 20,
+             "best_model_checkpoint": str(out / "checkpoint-20"), "log_history": history}
+    for folder in (out, out / "checkpoint-20"):
+        (folder / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+    (out / "training_args.json").write_text(json.dumps({"metric_for_best_model": "loss", "greater_is_better": False}),
+                                            encoding="utf-8")
+    trainer = state_from_record(load_run(out))
+    assert trainer.best_by_metric() == "loss"
+    curves = CurvesModel()
+    curves.set_runs([trainer])
+    assert {"dev/loss", "dev/accuracy"} <= set(curves.visible_keys())
+
+    ours = RunState.from_events("ours", [{"event": "eval", "run_id": "ours", "time": 1.0, "step": 10,
+                                          "metrics": {"accuracy": 0.5, "loss": 1.0}}], config={"task": "single"})
+    later = CurvesModel()
+    later.set_runs([ours])
+    assert "dev/loss" not in later.visible_keys()
+    later.set_runs([ours, trainer])
+    assert "dev/loss" in later.visible_keys()
+    later.show("dev/loss", False)
+    assert "dev/loss" not in later.visible_keys()

@@ -156,13 +156,34 @@ def test_an_evaluate_every_the_run_will_not_keep_is_said_at_the_field_as_the_lin
     assert slower_cadence_note(dataclasses.replace(p, train_rate=0.0)) == ""   # no rates: nothing to say yet
 
 
+def test_the_evaluation_line_and_the_fields_note_say_one_plan_at_rough_rates():
+    """No past run of the model: Evaluate every 22 (the task's evaluations per epoch) while the rough plan evaluates
+    every 24 steps. The line says 24 and that the field's 22 is fitted, the field's note says 24 too; where the plan
+    keeps 22 neither says anything more."""
+    import dataclasses
+
+    from explorer.ui.launch.eval_plan_preview import eval_plan_summary, slower_cadence_note
+
+    p = EvalPreviewInput(task="single", dev_rows=872, steps=300, bound_steps=300, every=22, windows_per_step=16,
+                         share=0.2, rough_rate=3.0)
+    line, note = eval_plan_summary(p), slower_cadence_note(p)
+    assert "every 24 steps" in line and "(the field's 22, fitted to its time)" in line and len(line) <= 160, line
+    assert note.startswith("Evaluate every 22: at rough rates (no past run of this model and task here), the run "
+                           "will evaluate about every 24 steps"), note
+    kept = dataclasses.replace(p, every=60)
+    assert "the field's" not in eval_plan_summary(kept) and slower_cadence_note(kept) == ""
+
+
 def test_the_forms_evaluate_every_note_uses_past_runs_rates():
     cfg = TrainConfig(task="regression", train="t.csv", epochs=1, batch_size=16, eval_every=6, eval_share=0.2)
     values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
               "train_cap": 0, "epochs": 1, "max_steps": 0, "task": "regression"}
     plan = RunPlan(values)
     plan.train_result = {"ok": True, "counts": {"examples": 15_000}}
-    assert plan.eval_note(cfg) == ""                                        # no past run: the rule, no numbers
+    rough = plan.eval_note(cfg)   # no past run: the rough plan's cadence, the one the Evaluation line says
+    assert rough.startswith("Evaluate every 6: at rough rates (no past run of this model and task here), the run "
+                            "will evaluate about every "), rough
+    assert rough.split("about every ")[1].split(" steps")[0] in plan.eval_summary(cfg)
     past = RunState(run_id="past", status=run_status.FINISHED, config={"model": cfg.model, "task": "regression",
                                                                         "batch_size": 16})
     past.apply({"run_id": "past", "event": "step", "time": 1.0, "step": 10, "loss": 1.0, "samples_per_second": 40.0})
@@ -543,7 +564,8 @@ def test_the_line_names_the_sample_and_the_first_evaluation_the_run_takes_at_the
                 line = plan.eval_summary(cfg)
                 assert_line_gives(line, own, dev)
                 assert ("at step 0" in line or "from step 0" in line) and len(line) <= 160, line
-                assert line.startswith("Evaluation: " if past else "Evaluation at rough rates: "), line
+                rough = ("Evaluation at rough rates: ", "Evaluation, rough plan: ", "Evaluation (rough): ")
+                assert line.startswith(("Evaluation: ",) if past else rough), line   # the shorter heads leave room
                 assert "scores 200 of them (the sample's first rows)" in plan.eval_preview(cfg), plan.eval_preview(cfg)
 
 

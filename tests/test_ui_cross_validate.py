@@ -363,6 +363,32 @@ def test_the_cross_validate_dialog_says_the_folds_split_the_train_caps_rows(qtbo
     assert tab.cv_note.startswith("12 examples (Train cap 12 of 30 rows)") and len(configs) == 3
 
 
+def test_cross_validate_names_the_group_after_the_forms_run_name_when_one_is_set(qtbot, monkeypatch, tmp_path):
+    """With the name box empty the cv group is named after the Launch form's run name ("stance_lr5e-5-cv"); with
+    no run name, after the training file ("d-cv"). Restarts name themselves by the same rule."""
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+    from explorer.ui.groups.tabs import GroupsTab
+
+    (tmp_path / "runs").mkdir()
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    data = _write_table(tmp_path / "d.csv", n=12)
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       save_checkpoints=False, run_id="stance_lr5e-5")
+
+    def fake_exec(dialog):
+        dialog.k.setValue(2)
+        return CrossValidateDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(CrossValidateDialog, "exec", fake_exec)
+    group, configs = tab.cross_validate(base, ["id", "author", "sentence", "label"])
+    assert group.name == "stance_lr5e-5-cv" and all(c.run_id.startswith("stance_lr5e-5-cv") for c in configs)
+    unnamed, _ = tab.cross_validate(TrainConfig(**{**base.__dict__, "run_id": ""}), ["sentence", "label"])
+    assert unnamed.name == "d-cv"
+    restarts, _ = tab.plan_group("restarts", base)
+    assert restarts.name == "stance_lr5e-5-restarts"
+
+
 def test_the_folds_estimate_counts_the_train_caps_rows():
     """With Train cap 12 of 30 rows the K fold runs train on (K - 1) / K of the 12 rows each, as the folds do."""
     from explorer.ui.launch.grid_estimate import Throughput, cv_estimate

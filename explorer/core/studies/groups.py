@@ -96,10 +96,12 @@ class MemberState:
 
 
 # -- names and files --------------------------------------------------------------------------
-def default_group_name(runs_dir: str | Path, train: str, kind: str) -> str:
-    """The name a group gets when none is typed: the training file's stem and the group's kind ("reviews-cv",
-    "reviews-restarts"), characters a folder name cannot hold as "_", and "-2", "-3" … after a name taken."""
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(train or "group").stem).lstrip("._-") or "group"
+def default_group_name(runs_dir: str | Path, train: str, kind: str, run_name: str = "") -> str:
+    """The name a group gets when none is typed: the form's run name when one is set ("stance_lr5e-5-cv"), else
+    the training file's stem, and the group's kind ("reviews-cv", "reviews-restarts"), characters a folder name
+    cannot hold as "_", and "-2", "-3" … after a name taken."""
+    source = (run_name or "").strip() or Path(train or "group").stem
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", source).lstrip("._-") or "group"
     name = f"{stem}-{kind}"
     n = 1
     while (group_dir(runs_dir, name if n == 1 else f"{name}-{n}") / GROUP_FILE).exists():

@@ -65,6 +65,8 @@ class CurvesModel:
         self.colors: dict[str, str] = {}
         self.shown: set[str] = {DEV_PREFIX + m for m in drawn_by_default()}
         self._decided: set[str] = set(self.shown)   # keys whose plot was chosen (by the table or the user)
+        self._user_chose: set[str] = set()   # keys the user ticked or unticked under Dev metrics
+        self._ranked: set[str] = set()   # keys seen as the metric that picks a shown run's best checkpoint
         self.x_follow = True
         self.dirty: dict[str, set | None] = {}
         self.pending: dict[str, set] = {}
@@ -103,6 +105,10 @@ class CurvesModel:
             self._decided.add(key)
             if metric_spec(series_name(key)).drawn_by_default or key in primary:
                 self.shown.add(key)
+        for key in (primary & have) - self._ranked:   # a metric that picks a shown run's best is drawn (also when
+            self._ranked.add(key)                      # another run showed it first), unless the user chose
+            if key not in self._user_chose:
+                self.shown.add(key)
         return have
 
     def visible_keys(self) -> list[str]:
@@ -113,9 +119,10 @@ class CurvesModel:
         return sorted(keys, key=lambda k: series_sort_key(k, main))
 
     def main_metrics(self) -> set[str]:
-        """The dev metric names that rank the shown runs (explorer.core.specs.tasks.choose_metric, through
-        RunState.primary_metric): F1 for QA, accuracy or macro F1 for classification, ..."""
-        return {m for m in (s.primary_metric() for s in self.runs) if m}
+        """The dev metric names that pick the shown runs' best checkpoints (RunState.best_by_metric: another tool's
+        declared one, a Trainer folder's eval_loss; else explorer.core.specs.tasks.choose_metric): F1 for QA,
+        accuracy or macro F1 for classification, ..."""
+        return {m for m in (s.best_by_metric() for s in self.runs) if m}
 
     def menu_keys(self) -> list[str]:
         """The "Dev metrics" menu's series: what the shown runs report (a classification run's menu lists no SQuAD
@@ -126,6 +133,7 @@ class CurvesModel:
     def show(self, key: str, on: bool = True) -> None:
         """Plot (or stop plotting) the series ``key`` ('dev/f1', or a step scalar such as 'loss_scale')."""
         self._decided.add(key)
+        self._user_chose.add(key)
         (self.shown.add if on else self.shown.discard)(key)
 
     # ---- what a refresh redraws ----------------------------------------------------------------

@@ -304,9 +304,9 @@ class GroupsTab(QWidget):
         from explorer.core.studies.groups import (default_group_name, generate_seeds, plan_grid, plan_restarts,
                                                   write_group, write_member_configs)
 
-        base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
         # an empty name box: the group names itself by the rule Cross-validate uses (the Queued line says the name)
-        name = self.group_name.text().strip() or default_group_name(self.runs_dir, base.train, kind)
+        name = self.group_name.text().strip() or default_group_name(self.runs_dir, base.train, kind, base.run_id)
+        base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
         seeds = parse_seeds(self.seeds.text())
         if kind == "grid":
             group, configs = plan_grid(base, name, seeds or None)
@@ -336,7 +336,7 @@ class GroupsTab(QWidget):
             self._cv_said = {problem} if problem else set()
         if problem:
             return None
-        name = self.group_name.text().strip() or default_group_name(self.runs_dir, base.train, "cv")
+        name = self.group_name.text().strip() or default_group_name(self.runs_dir, base.train, "cv", base.run_id)
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None

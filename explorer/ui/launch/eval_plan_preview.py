@@ -26,7 +26,7 @@ from explorer.core.training.eval_schedule import first_rows, plan_for_run, plans
 
 __all__ = ["ROUGH_EVAL_FACTOR", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary",
            "expected_plan", "few_steps_sentence", "measured_eval_rate", "other_task_run", "rates_of", "rough_plan", "run_length",
-           "samples_dev_rows", "slower_cadence_note"]
+           "samples_dev_rows", "shown_plan", "slower_cadence_note"]
 
 # Dev rows/s an evaluation scores per training row/s of the same model, for the rough plan made before any run of
 # it measured both rates: an evaluation's forward-only pass (no backward, no optimizer step) costs about a third
@@ -309,17 +309,33 @@ def plan_steps(p: EvalPreviewInput, train_rate: float | None = None) -> int:
     return budget_plan_steps(p.budget_seconds, p.share, per_second, p.bound_steps or p.steps)
 
 
+def shown_plan(p: EvalPreviewInput):
+    """The one plan the Evaluation line and the Evaluate every field's note both say: :func:`expected_plan` at past
+    runs' rates, else :func:`rough_plan`; None without either."""
+    return expected_plan(p) or rough_plan(p)
+
+
 def slower_cadence_note(p: EvalPreviewInput) -> str:
-    """'' or, when at past runs' rates the run will evaluate less often than Evaluate every asks, why: the field
-    then says what the run will do, as the Evaluation line under the form does ("Evaluate every 6: the run will
-    evaluate about every 25 steps …")."""
-    plan = expected_plan(p)
+    """'' or, when at past runs' rates (else at the rough rates the Evaluation line plans with) the run will evaluate
+    less often than Evaluate every asks, why: the field then says what the run will do, as the Evaluation line
+    under the form does ("Evaluate every 6: the run will evaluate about every 25 steps …")."""
+    plan = shown_plan(p)
     if plan is None or not plan.less_often_than_asked():
         return ""
     will = f"about every {plan.eval_every:,} steps" if plan.eval_every else "before training and at the end only"
-    return (f"Evaluate every {p.every:,}: at the rates past runs of this model measured here, the run will evaluate "
+    rates = ("at the rates past runs of this model measured here" if expected_plan(p) is not None
+             else "at rough rates (no past run of this model and task here)")
+    return (f"Evaluate every {p.every:,}: {rates}, the run will evaluate "
             f"{will}, since more often would take over {p.share:.0%} of its wall time (Evaluation share 0 keeps "
             f"every {p.every:,})")
+
+
+def _field_notes(p: EvalPreviewInput, plan) -> list[str]:
+    """' (the field's 22, fitted to its time)' and shorter forms after the Evaluation line's cadence when the plan's
+    differs from Evaluate every's, so the field never reads as the plan; [''] when they agree."""
+    if plan.eval_every == p.every or not evaluations_between(plan.steps, plan.eval_every):
+        return [""]   # the same cadence, or none in between (the line then says "at step 0 and at the end")
+    return [f" (the field's {p.every:,}, fitted to its time)", f" (not the field's {p.every:,})", f" (not {p.every:,})"]
 
 
 def _estimate(p: EvalPreviewInput) -> str:
@@ -403,17 +419,18 @@ def _when_texts(p: EvalPreviewInput, plan, rows: str) -> list[str]:
             return [f"{first:,} of the {rows} at step 0, all at the end", f"{first:,} at step 0, all {rows} at the end"]
         return [f"at step 0 and at the end only, on all {rows}"]
     every = f"every {plan.eval_every:,} steps"
-    if not plan.sampled:
+    if not plan.sampled:   # the last form leaves step 0 to the tooltip, for a crowded line
         if first >= p.dev_rows:
-            return [f"{every} on all {rows}, from step 0"]
-        return [f"{every} on all {rows}, {first:,} of them at step 0", f"{every} on all {rows}, {first:,} at step 0"]
+            return [f"{every} on all {rows}, from step 0", f"{every} on all {rows}"]
+        return [f"{every} on all {rows}, {first:,} of them at step 0", f"{every} on all {rows}, {first:,} at step 0",
+                f"{every} on all {rows}"]
     if first >= plan.dev_rows:   # the step-0 evaluation scores the sample itself
         return [f"{every} on a sample of {plan.dev_rows:,} of the {rows}, from step 0",
-                f"{every} on {plan.dev_rows:,} of the {rows}, from step 0"]
+                f"{every} on {plan.dev_rows:,} of the {rows}, from step 0", f"{every} on {plan.dev_rows:,} of {rows}"]
     return [f"{every} on a sample of {plan.dev_rows:,} of the {rows}, {first:,} of them at step 0",
             f"{every} on a sample of {plan.dev_rows:,} of the {rows}, {first:,} at step 0",
             f"{every} on {plan.dev_rows:,} of the {rows}, {first:,} at step 0",
-            f"{every} on {plan.dev_rows:,} of {rows}, {first:,} at step 0"]
+            f"{every} on {plan.dev_rows:,} of {rows}, {first:,} at step 0", f"{every} on {plan.dev_rows:,} of {rows}"]
 
 
 def eval_plan_summary(p: EvalPreviewInput) -> str:
@@ -432,7 +449,7 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
     plan = expected_plan(p)
     rough = None if plan is not None else rough_plan(p)
     if plan is not None or rough is not None:
-        chosen = plan or rough
+        chosen = shown_plan(p)   # the plan the field's note says too (slower_cadence_note)
         if plan is not None:
             rough_note = ", rough" if p.rate_settings else ""
             time = f"{clock_text(plan.total_seconds)}{_alone(p)} (estimate from past runs{rough_note})"
@@ -444,10 +461,14 @@ def eval_plan_summary(p: EvalPreviewInput) -> str:
             time = f"{format_duration(rough.total_seconds)}{_alone(p)}{why}"
             said = ["Evaluation at rough rates", "Evaluation, rough plan", "Evaluation (rough)"]
         busy = _busy_sentence(p, named=False)
-        lines = [f"{head}: {when}; whole run about {time}.{busy}" for when in _when_texts(p, chosen, rows)
-                 for head in said]
-        fits = [line for line in lines if len(line) <= LINE_MAX]   # two lines at most: the fullest that fits
-        return max(fits, key=len) if fits else min(lines, key=len)
+        lines = []
+        for field in _field_notes(p, chosen):   # the fullest words for the field's number that fit, then the
+            lines = [f"{head}: {when}{field}; whole run about {time}.{busy}"   # fullest line with them
+                     for when in _when_texts(p, chosen, rows) for head in said]
+            fits = [line for line in lines if len(line) <= LINE_MAX]   # two lines at most
+            if fits:
+                return max(fits, key=len)
+        return min(lines, key=len)
     time = ""
     if p.rough_rate > 0 and p.steps > 0:
         from explorer.core.runs.throughput import format_duration

@@ -242,6 +242,11 @@ class RunState(TimeLeft):
         chosen = choose_metric(names, self.config)
         return chosen or (sorted(names)[0] if names else None)
 
+    def best_by_metric(self) -> str | None:
+        """The dev metric that picks this run's best checkpoint: another tool's declared one (a Trainer folder's
+        metric_for_best_model, "loss" for eval_loss), else :meth:`primary_metric`."""
+        return self.declared_best[0] if self.declared_best is not None else self.primary_metric()
+
     def best_metric(self) -> tuple[str, float, int] | None:
         """(name, best value, step of it): the evaluation ``checkpoints/best`` holds: the loop's last "best"
         checkpoint where the log has one (its step and the last evaluation at it, as core.specs.best.best_of_events),
