@@ -547,6 +547,24 @@ def test_launch_warns_when_the_output_disk_is_short_of_the_runs_checkpoints(qtbo
     assert w.launch() is True and len(asked) == 1 and launched[-1].save_checkpoints is False
 
 
+def test_a_run_launched_with_save_checkpoints_off_is_said_beside_launch_with_a_one_click_fix(qtbot, tmp_path):
+    """Save checkpoints is kept from one form to the next (a cross-validation's folds do without it): a plain run
+    with it off keeps no model to open, said on the line by the Launch button, its link ticking it again."""
+    from explorer.ui.launch.launch_checks import NO_CHECKPOINTS, SAVE_CHECKPOINTS_LINK
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(offline_default(tmp_path / "runs"))
+    assert NO_CHECKPOINTS not in w.problem.text()
+    w.editors["save_checkpoints"].set(False)
+    assert NO_CHECKPOINTS in w.problem.text() and SAVE_CHECKPOINTS_LINK in w.problem.text()
+    assert w.launch_btn.isEnabled()                       # said, not refused
+    w.problem.linkActivated.emit(SAVE_CHECKPOINTS_LINK)
+    assert w.editors["save_checkpoints"].get() is True and NO_CHECKPOINTS not in w.problem.text()
+    assert "--no-save-checkpoints" not in w.command.toPlainText()
+
+
 def test_a_run_that_will_never_be_evaluated_is_said_beside_launch(qtbot, tmp_path):
     """No dev file and a Dev fraction of 0: the line beside Launch says the run is never evaluated and keeps no best
     checkpoint, once (the Evaluation line above it does not repeat it), and Dev fraction is amber with the reason;

@@ -15,6 +15,17 @@ from explorer.ui.launch.form_model import WARNING_COLOR
 from explorer.ui.launch.class_balance import BALANCED_LINK
 from explorer.ui.launch.small_table import SHORT_RUN_LINK, SMALL_TABLE_LEARNING_RATE
 
+SAVE_CHECKPOINTS_LINK = "save-checkpoints"   # the href of the no-checkpoints note's one-click fix
+# Save checkpoints is kept from one form to the next (a cross-validation's folds do without): a plain run launched
+# with it off keeps no model, so its curves and figures are all that remain; said by the Launch button
+NO_CHECKPOINTS = ("Save checkpoints is off: this run keeps no model to open in the inspectors or predict with "
+                  "(its curves and figures only)")
+
+
+def no_checkpoints_note(cfg: TrainConfig) -> str:
+    """:data:`NO_CHECKPOINTS` for a run that saves no checkpoint (``save_checkpoints`` off), else ""."""
+    return "" if cfg.save_checkpoints else NO_CHECKPOINTS
+
 
 class LaunchChecks:
     """Shows the form model's checks of ``panel`` (a LauncherPanel) on its widgets; ``show(cfg)`` after each change."""
@@ -63,12 +74,14 @@ class LaunchChecks:
         abstain = p.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
         short = p.form.plan.short_run_warning(cfg)   # a Time budget too short to leave chance at 2e-5
         imbalanced = p.form.plan.imbalance_warning(cfg)   # one class holds most rows and no class weights
+        kept = no_checkpoints_note(cfg)   # no model will be left to open
         said = "" if note else no_dev
-        note = ". ".join(n.rstrip(".") for n in (short, imbalanced, abstain, note or no_dev) if n)
+        note = ". ".join(n.rstrip(".") for n in (kept, short, imbalanced, abstain, note or no_dev) if n)
         if not note or p.problem.text():
             return ""
         offer = f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>" if short else ""
         offer += f" <a href='{BALANCED_LINK}'>Use class weights \"balanced\"</a>" if imbalanced else ""
+        offer += f" <a href='{SAVE_CHECKPOINTS_LINK}'>Save checkpoints</a>" if kept else ""
         p.problem.setText(f"<span style='color:{WARNING_COLOR}'>Note: {html.escape(note)}.</span>{offer}")
         return said
 
@@ -81,3 +94,6 @@ class LaunchChecks:
         elif href == BALANCED_LINK:
             p.editors["class_weights"].set("balanced")
             p._field_changed("class_weights")
+        elif href == SAVE_CHECKPOINTS_LINK:
+            p.editors["save_checkpoints"].set(True)
+            p._field_changed("save_checkpoints")
