@@ -7,8 +7,7 @@ values ask for: Status up to STATUS_MAX_PX and two fifths of the rest (a group's
 elide; the group's tooltip lists them), "Best dev" what Status leaves, up to the width of BEST_WIDEST ("66.70% F1",
 "0.406 r", a group's "85.0 ± 5.0% acc"; the figure comes first, a dev sample's "≈" before it, its marks after:
 "≈50.80% acc ¹", "32.29% F_avg !", one sign each; the tooltip says what they mean). Where the rest is too narrow
-for a Best dev text whole ("≈-0.036 pearson ¹", a group's "32.3 ± 0.0% F_avg !"), Status gives way, down to its
-title, then the Run column, down to NAME_MIN_PX. Host (when shown) takes its contents up to
+for a Best dev text whole, Status gives way, down to its title. Host (when shown) takes its contents up to
 HOST_MAX_PX. The Run column, stretched, takes all the width left (the Runs dock is wider on a wider window:
 explorer.ui.shell.window_geometry); a name longer than that elides at its end, and the cell's tooltip starts with
 the whole name.
@@ -118,8 +117,6 @@ class RunsTable(QTreeView):
         if rest - status_width < need:   # Status gives way (its tooltip is whole), down to its title
             status_width = max(titles[status], rest - need)
             self.setColumnWidth(status, status_width)
-        if rest - status_width < need:   # then the names (elided at their end, whole in the tooltip), to NAME_MIN_PX
-            rest += min(need - (rest - status_width), max(0, self._names_keep() - self.NAME_MIN_PX))
         width = max(min(need, rest - status_width), titles[col])
         self.setColumnWidth(col, width)
         return width

@@ -23,9 +23,8 @@ from explorer.ui.shell import screen_fit
 from explorer.ui.shell.screen_fit import FRAME_H, FRAME_W
 
 FILLED_SLACK = 48          # px: a saved window this close to its screen's available size filled that screen
-DOCK_MIN, DOCK_MAX = 372, 680   # the Runs dock's width in pixels: 372 up to a 1280-wide window (its pages need
-DOCK_SHARE = 0.48               # the rest), plus this share of every pixel beyond (1920 wide: about 680, where a
-#                                 long name and the widest Best dev figure beside vs BoW are both whole)
+DOCK_MIN, DOCK_MAX = 372, 640   # the Runs dock's width in pixels: 372 up to a 1280-wide window (its pages need
+DOCK_SHARE = 0.38               # the rest), plus this share of every pixel beyond (1920 wide: about 615)
 FRAME_SETTLE_MS = 1000     # after the first show: a window manager has framed the window by then
 TITLE_BAR_MIN = 10         # px: a frame this much taller than the client area has a window manager's title bar
 
