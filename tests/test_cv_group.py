@@ -772,3 +772,136 @@ def test_pooled_out_of_fold_predictions_no_better_than_the_majority_class_are_sa
     assert any(line.startswith(f"note: {said}") for line in summary_lines(tmp_path, "chance"))
     healthy = started("learned")   # the fold predictions are kept per group: another group predicts afresh
     assert not cv_runs.collect_oof(tmp_path, healthy, predict=predicting(True)).one_class_note(healthy.base)
+
+
+def _trained_cv_group(tmp_path, name="cvt", n=12, k=3):
+    """A cv group of a tiny classifier whose k members trained in this process (a few steps each, on the CPU)."""
+    import contextlib
+    import io
+
+    from helpers import save_tiny_model
+
+    from explorer.worker.train import EXIT_OK, main as train_main
+
+    model = save_tiny_model(tmp_path / "enc", "classification")
+    data = _write_table(tmp_path / "data.csv", n=n)
+    runs = tmp_path / "runs"
+    base = TrainConfig(model=str(model), task="single", train=str(data), text_columns=["sentence"],
+                       label_column="label", id_column="id", max_steps=3, learning_rate=0.05, max_seq_length=24,
+                       batch_size=4, dropout=0.0)
+    group, configs, _ = cv_runs.start_cv_group(base, runs, name, k)
+    for c in configs:
+        path = runs / ".groups" / name / "configs" / f"{c.run_id}.json"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert train_main(["--config", str(path)]) == EXIT_OK
+    return runs, group
+
+
+def test_pooled_figure_from_the_folds_final_evaluations_runs_no_second_prediction_pass(tmp_path):
+    """Every fold's final evaluation kept its held-out rows' logits and lines (dev_outputs.json), so the pooled step
+    predicts nothing again, and its file and figures are those of predicting every held-out row with the folds'
+    checkpoints/last (the earlier way, forced here by leaving the lines out of each run's dev_outputs.json)."""
+    from explorer.core.predict.engine import predict_file
+    from explorer.core.runs.layout import dev_outputs_file
+
+    runs, group = _trained_cv_group(tmp_path)
+    for m in group.members:   # the rows of the run's final evaluation, each with its line in the fold's dev file
+        kept = json.loads(dev_outputs_file(runs / m.run_id).read_text())
+        assert len(kept["lines"]) == len(kept["gold"]) == 4 and min(kept["lines"]) >= 2
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return predict_file(*args, **kwargs)
+
+    stored = cv_runs.collect_oof(runs, group, predict=counting)
+    assert calls == [] and stored.folds_done == 3 and stored.metrics
+    folder = runs / ".groups" / group.name
+    stored_rows = _rows(folder / cv_runs.OOF_FILE)
+
+    for m in group.members:   # the earlier way: each fold's held-out rows predicted with its checkpoints/last
+        path = dev_outputs_file(runs / m.run_id)
+        kept = json.loads(path.read_text())
+        kept.pop("lines")
+        path.write_text(json.dumps(kept))
+    for i in range(3):   # the fold files made from the stored rows, so that none is reused
+        cv_runs.fold_predictions_path(folder, i).unlink()
+    predicted = cv_runs.collect_oof(runs, group, predict=counting)
+    assert len(calls) == 3
+    predicted_rows = _rows(folder / cv_runs.OOF_FILE)
+    assert [r["predicted_label"] for r in stored_rows] == [r["predicted_label"] for r in predicted_rows]
+    assert list(stored_rows[0]) == list(predicted_rows[0])
+    for a, b in zip(stored_rows, predicted_rows):
+        assert {c: a[c] for c in a if not c.startswith("p_") and c != "margin"} == \
+               {c: b[c] for c in b if not c.startswith("p_") and c != "margin"}
+        for c in ("p_neg", "p_pos", "margin"):
+            assert float(a[c]) == pytest.approx(float(b[c]), abs=1e-6)
+    assert set(stored.metrics) == set(predicted.metrics)
+    for name, value in predicted.metrics.items():
+        assert stored.metrics[name] == pytest.approx(value, abs=1e-6), name
+    assert stored.text("single") == predicted.text("single")
+
+
+def _finished_fold_runs(runs, group, configs, *, finished=True, save_checkpoints=False, swap_gold=False):
+    """Member run folders written by hand: config.json, events.jsonl (finished or still without an end) and
+    dev_outputs.json holding each held-out row's logits (row i of the table: [0, i]) and its line in the fold's
+    dev file, in another order than the file's (as a run's dev sample order puts them)."""
+    from explorer.core.runs.dev_outputs import DevOutputs, write_dev_outputs
+    from explorer.core.runs.layout import config_file, events_file
+
+    plan = cv_runs.read_folds(runs / ".groups" / group.name)
+    for f, c in zip(plan.folds(), configs):
+        run = runs / c.run_id
+        run.mkdir(parents=True)
+        config = {**c.to_dict(), "save_checkpoints": save_checkpoints}
+        config_file(run).write_text(json.dumps(config), encoding="utf-8")
+        events = [{"event": "started", "run_id": c.run_id, "time": 1.0, "config": config}]
+        if finished:
+            events.append({"event": "finished", "run_id": c.run_id, "time": 2.0, "metrics": {}, "seconds": 1.0})
+        events_file(run).write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        rows = list(reversed(f.dev.tolist()))
+        gold = [int(plan.labels[i]) for i in rows]
+        if swap_gold:
+            gold = [1 - g for g in gold]
+        lines = [2 + f.dev.tolist().index(i) for i in rows]   # the header is line 1
+        write_dev_outputs(run, DevOutputs(kind="classes", gold=gold, logits=[[0.0, float(i)] for i in rows],
+                                          label_names=list(plan.class_names), lines=lines))
+    return plan
+
+
+def test_a_fold_run_without_checkpoints_is_pooled_from_its_final_evaluation_in_input_order(tmp_path):
+    """A finished fold run with Save checkpoints off has no checkpoints/last to predict with, yet its final
+    evaluation kept every held-out row's outputs: the pooled figure comes from them, each row in its place."""
+    data = _write_table(tmp_path / "d.csv", n=12)
+    runs = tmp_path / "runs"
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       model="bundled:minilm")
+    group, configs, _ = cv_runs.start_cv_group(base, runs, "cvs", 3)
+    plan = _finished_fold_runs(runs, group, configs)
+    result = cv_runs.collect_oof(runs, group, predict=lambda *a, **k: pytest.fail("nothing to predict again"))
+    assert result.folds_done == 3 and result.notes == []
+    oof = _rows(runs / ".groups" / "cvs" / cv_runs.OOF_FILE)
+    assert [r["id"] for r in oof] == [r["id"] for r in _rows(data)]
+    names = plan.class_names
+    for i, r in enumerate(oof):   # logits [0, i]: class 1 wins for every row but the first, which ties (class 0)
+        assert r["predicted_label"] == names[1 if i else 0] and r["error"] == ""
+        assert float(r[f"p_{names[1]}"]) == pytest.approx(1 / (1 + math.exp(-i)))
+    gold = [names[int(x)] for x in plan.labels]
+    assert result.metrics["accuracy"] == pytest.approx(100 * np.mean([r["predicted_label"] == g
+                                                                      for r, g in zip(oof, gold)]))
+
+
+@pytest.mark.parametrize("case", ["not finished", "other labels"])
+def test_fold_rows_that_cannot_stand_in_for_a_prediction_are_predicted_again(tmp_path, case):
+    """A run that has not finished (its last evaluation may be a dev sample's or an earlier step's) or whose kept
+    rows hold other labels than the fold's is predicted with its checkpoint as before (here: none, so the note)."""
+    data = _write_table(tmp_path / "d.csv", n=12)
+    runs = tmp_path / "runs"
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       model="bundled:minilm")
+    group, configs, _ = cv_runs.start_cv_group(base, runs, "cvn", 3)
+    _finished_fold_runs(runs, group, configs, finished=case != "not finished", save_checkpoints=True,
+                        swap_gold=case == "other labels")
+    result = cv_runs.collect_oof(runs, group, predict=lambda *a, **k: pytest.fail("no checkpoint to predict with"))
+    assert result.folds_done == 0 and not (runs / ".groups" / "cvn" / cv_runs.OOF_FILE).exists()
+    assert result.notes[0] == "cvn-01: no complete checkpoints/last yet; fold 1 not predicted"

@@ -20,9 +20,10 @@ become a few human lines on stderr (explorer/commands/group_members.py); the sum
 
 ``--cv K`` (explorer/core/studies/cv_runs.py): K seeded folds of ``--train`` (stratified by label; SQuAD grouped by
 article title; ``--cv-group-column COL`` keeps each value of COL in one fold), written once to the group folder
-with folds.json; member i trains on the other folds with fold i as its dev set; then each member's
-checkpoints/last predicts its fold (cached per fold) and ``oof_predictions.csv`` (predict's columns + fold)
-and the pooled out-of-fold metrics are written. Giving the same command again reuses the folds, skips the
+with folds.json; member i trains on the other folds with fold i as its dev set; then each fold's held-out
+predictions are those of its member's final model (checkpoints/last): a table fold's taken from the rows its final
+evaluation kept (dev_outputs.json), a SQuAD fold's predicted again (cached per fold), and ``oof_predictions.csv``
+(predict's columns + fold) and the pooled out-of-fold metrics are written. Giving the same command again reuses the folds, skips the
 finished members, resumes an unfinished one and predicts only the folds not yet predicted.
 
 Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments, 130 interrupted (Ctrl-C).
@@ -415,7 +416,8 @@ def run_cv(args: argparse.Namespace) -> int:
     failed = train_members(runs_dir, group, config_paths, lambda m: f"fold {m.params.get('fold')}")
     if failed is None:
         return 130
-    print(f"group {group.name}: predicting the held-out folds (checkpoints/last of each member)", file=sys.stderr)
+    print(f"group {group.name}: pooling the held-out folds (each member's final evaluation; a fold without its rows "
+          "kept is predicted with its checkpoints/last)", file=sys.stderr)
     try:
         oof = collect_oof(runs_dir, group, batch_size=_predict_batch(args))
     except UserError as exc:

@@ -330,9 +330,10 @@ def op_predict(state: State, args: dict, progress, cancelled):
 
 
 def op_cv_oof(state: State, args: dict, progress, cancelled):
-    """The held-out folds of cross-validation group ``name`` in ``runs_dir``, each predicted by its member's
-    checkpoints/last, then pooled (explorer.core.studies.cv_runs.collect_oof, what ``group --cv K`` does after its
-    members; folds already predicted are reused), with progress (held-out rows done, rows) and a cancel between
+    """The held-out folds of cross-validation group ``name`` in ``runs_dir``, each taken from its member's final
+    evaluation (a fold without its rows kept: predicted by its checkpoints/last), then pooled
+    (explorer.core.studies.cv_runs.collect_oof, what ``group --cv K`` does after its members; folds already
+    predicted are reused), with progress (held-out rows done, rows) and a cancel between
     batches. Returns OofResult.to_dict() (``path`` None until all k are in).
     The GUI's cross-validation groups get their out-of-fold figure from here."""
     from explorer.core.studies.cv_runs import collect_oof

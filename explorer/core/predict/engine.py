@@ -231,6 +231,25 @@ def _finite(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def softmax_rows(logits, names: list[str], temperature: float = 1.0) -> list[dict]:
+    """A classifier's prediction cells of (n, K) ``logits``: ``p_<name>`` (softmax of logits / ``temperature``),
+    ``predicted_label`` (the argmax) and ``margin`` (top probability - second)."""
+    z = np.asarray(logits, dtype=np.float64) / temperature   # temperature scaling (core/metrics/calibration.py)
+    e = np.exp(z - z.max(axis=1, keepdims=True))           # softmax as classify.softmax_loss, all rows at once
+    p = e / e.sum(axis=1, keepdims=True)
+    top = np.sort(p, axis=1)[:, ::-1]
+    margin = top[:, 0] - (top[:, 1] if p.shape[1] > 1 else 0.0)
+    best = np.argmax(z, axis=1)
+    cols = [f"p_{n}" for n in names]
+    res = []
+    for i in range(len(z)):
+        d = dict(zip(cols, p[i].tolist()))
+        d["predicted_label"] = names[int(best[i])]
+        d["margin"] = float(margin[i])
+        res.append(d)
+    return res
+
+
 class _Runner:
     """The model side of predict_file: one method per kind of head (:meth:`forward_of`), each chunk -> list of
     prediction dicts."""
@@ -376,21 +395,7 @@ class _Runner:
         return self._rows_of_logits(texts, self._softmax_rows)
 
     def _softmax_rows(self, logits: np.ndarray) -> list[dict]:
-        names = self.facts.label_names
-        z = logits / self.temperature                     # temperature scaling (core/metrics/calibration.py); 1 = none
-        e = np.exp(z - z.max(axis=1, keepdims=True))      # softmax as classify.softmax_loss, all rows at once
-        p = e / e.sum(axis=1, keepdims=True)
-        top = np.sort(p, axis=1)[:, ::-1]
-        margin = top[:, 0] - (top[:, 1] if p.shape[1] > 1 else 0.0)
-        best = np.argmax(z, axis=1)
-        cols = [f"p_{n}" for n in names]
-        res = []
-        for i in range(len(z)):
-            d = dict(zip(cols, p[i].tolist()))
-            d["predicted_label"] = names[int(best[i])]
-            d["margin"] = float(margin[i])
-            res.append(d)
-        return res
+        return softmax_rows(logits, self.facts.label_names, self.temperature)
 
     def regression(self, texts):
         return self._rows_of_logits(texts, lambda z: [{"predicted_score": float(row[0])} for row in z])

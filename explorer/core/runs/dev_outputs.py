@@ -6,10 +6,16 @@ classification and regression tasks write them at every evaluation (the file is 
 always holds the last one: the final evaluation on the whole dev set once the run has finished)::
 
     {"kind": "classes", "label_names": ["AGAINST", "FAVOR", "NONE"], "gold": [0, 2, ...],
-     "logits": [[1.2, -0.3, 0.1], ...]}
-    {"kind": "scores", "gold": [3.8, 1.2, ...], "scores": [3.5, 1.9, ...]}
+     "logits": [[1.2, -0.3, 0.1], ...], "lines": [7, 2, ...]}
+    {"kind": "scores", "gold": [3.8, 1.2, ...], "scores": [3.5, 1.9, ...], "lines": [...]}
 
-Readers: core/studies/capsule_intervals.py (the capsule's intervals).
+The rows are in the order the run evaluates them (its dev sample's order: the stratified order of
+core/data/sample.py), not the file's; ``lines`` gives each row's line in the dev file (1-based, the header is
+line 1, a multi-line record's first line; absent from files written before it was kept), so a row can be found
+in its file again.
+
+Readers: core/studies/capsule_intervals.py (the capsule's intervals), core/studies/cv_runs.py (a cross-validation
+fold's held-out rows: the pooled out-of-fold figure without predicting them again).
 """
 
 from __future__ import annotations
@@ -25,13 +31,15 @@ from explorer.core.runs.layout import dev_outputs_file
 @dataclass(kw_only=True)
 class DevOutputs:
     """One evaluation's rows. kind "classes": ``gold`` (n,) class ids, ``logits`` (n, K), ``label_names`` (K,);
-    kind "scores": ``gold`` (n,) gold scores, ``scores`` (n,) predictions."""
+    kind "scores": ``gold`` (n,) gold scores, ``scores`` (n,) predictions. ``lines``: (n,) each row's line in the
+    dev file, or [] when unknown."""
 
     kind: str
     gold: list
     logits: list = field(default_factory=list)
     scores: list = field(default_factory=list)
     label_names: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -44,6 +52,8 @@ class DevOutputs:
             out.update(label_names=self.label_names, logits=self.logits)
         else:
             out["scores"] = self.scores
+        if self.lines:
+            out["lines"] = self.lines
         return out
 
 
@@ -68,4 +78,5 @@ def read_dev_outputs(run_dir: str | Path) -> DevOutputs | None:
     if not isinstance(doc, dict) or doc.get("kind") not in ("classes", "scores"):
         return None
     return DevOutputs(kind=doc["kind"], gold=list(doc.get("gold") or []), logits=list(doc.get("logits") or []),
-                      scores=list(doc.get("scores") or []), label_names=[str(n) for n in doc.get("label_names") or []])
+                      scores=list(doc.get("scores") or []), label_names=[str(n) for n in doc.get("label_names") or []],
+                      lines=list(doc.get("lines") or []))

@@ -14,9 +14,12 @@ call (a re-run member, a resumed group, the summary)::
     oof_metrics.json            the pooled out-of-fold metrics (the metric table's names, display scale)
 
 Member i is an ordinary run (``<name>-0i``, trained by ``bert-explorer train --config``) on fold i's train
-file with fold i's dev file as its dev set. Its out-of-fold predictions come from ``checkpoints/last``
-(not ``best``: choosing the checkpoint on the held-out fold would score that fold with a model picked on it)
-and without the run's temperature (calibration.json is fitted on the same dev fold). The spread across folds
+file with fold i's dev file as its dev set. Its out-of-fold predictions are those of its final model, the one
+``checkpoints/last`` holds (not ``best``: choosing the checkpoint on the held-out fold would score that fold with
+a model picked on it), without the run's temperature (calibration.json is fitted on the same dev fold). A table
+fold takes them from the run's final evaluation, which scored every held-out row with that model and kept each
+row's logits and line in ``<run>/dev_outputs.json`` (:func:`fold_from_run`: no second pass over the rows); a
+SQuAD fold, or a run from before the lines were kept, is predicted again with ``checkpoints/last``. The spread across folds
 is the group's usual final-metric mean ± sd and t interval (core/studies/group_stats.py); the pooled figures are
 computed once over all out-of-fold predictions (training/glue_metrics.classification_metrics, SQuAD's
 official evaluation in core/metrics/squad.squad_evaluate). Qt-free; torch only when a fold is predicted.
@@ -502,6 +505,50 @@ def predict_fold(group_folder: Path, plan: FoldPlan, index: int, run_dir: Path, 
     return out
 
 
+def fold_from_run(group_folder: Path, plan: FoldPlan, index: int, run_dir: Path) -> Path | None:
+    """Fold ``index``'s (0-based) predictions file, in predict's format, made from the rows its member run scored at
+    its final evaluation (``<run>/dev_outputs.json``: every held-out row's logits and its line in the fold's dev
+    file) instead of predicting them again: the final evaluation ran the model ``checkpoints/last`` holds (the run
+    saves it right after), on the same rows, so the file is the one :func:`predict_fold` writes. Reused while newer
+    than dev_outputs.json. None when the run's rows cannot stand in: a SQuAD fold (no per-row logits kept), a run
+    not finished (its last evaluation may be of a dev sample or an earlier step), a dev_outputs.json written
+    before the rows' lines were kept, or rows that are not exactly the fold's held-out rows with their labels."""
+    from explorer.core.runs.dev_outputs import read_dev_outputs
+    from explorer.core.runs.layout import config_file, dev_outputs_file
+    from explorer.core.runs.reading import read_summary
+    from explorer.core.runs.status import FINISHED, STOPPED
+
+    if plan.kind != "table" or not plan.labels:
+        return None
+    stored, out = dev_outputs_file(run_dir), fold_predictions_path(group_folder, index)
+    summary = read_summary(run_dir) if stored.is_file() else None
+    if summary is None or summary.status not in (FINISHED, STOPPED):
+        return None
+    if out.is_file() and out.stat().st_mtime >= stored.stat().st_mtime:
+        return out
+    outputs = read_dev_outputs(run_dir)
+    dev_rows = plan.folds()[index].dev
+    if (outputs is None or outputs.kind != "classes" or len(outputs.lines) != len(dev_rows)
+            or len(outputs.gold) != len(dev_rows)):
+        return None
+    try:
+        config = json.loads(config_file(run_dir).read_text(encoding="utf-8"))
+        names = outputs.label_names
+        gold = [names[int(g)] for _, g in sorted(zip(outputs.lines, outputs.gold))]
+    except (OSError, ValueError, AttributeError, IndexError, TypeError):
+        return None
+    _, dev = fold_files(group_folder, index, plan.kind)
+    if not isinstance(config, dict) or Path(str(config.get("dev") or "")).resolve() != dev.resolve():
+        return None
+    if gold != [plan.class_names[int(plan.labels[i])] for i in dev_rows.tolist()]:
+        return None
+    from explorer.core.predict.from_logits import write_from_logits
+
+    written = write_from_logits(dev, out, lines=outputs.lines, logits=outputs.logits, label_names=names,
+                                task=str(config.get("task") or "single"), run_config=config)
+    return out if written else None
+
+
 def _read_csv(path: Path) -> tuple[list[str], list[dict]]:
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -562,7 +609,9 @@ def one_class_of(plan: FoldPlan, rows: list[dict]) -> str:
 
 def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32, progress=None,
                 cancelled=None) -> OofResult:
-    """Predict every finished member's held-out fold (cached), then, when all k are in, write
+    """Every finished member's held-out fold in predict's format (cached): from the rows its run's final evaluation
+    scored (:func:`fold_from_run`, no forward pass), else predicted with its checkpoints/last (:func:`predict_fold`:
+    a SQuAD fold, a run from before the rows' lines were kept); then, when all k are in, write
     oof_predictions.csv (input order, predict's columns + ``fold``) and oof_metrics.json. Returns what is in.
 
     ``progress(rows done, rows)``: over the k folds' held-out rows (a fold read from the cache counts whole);
@@ -577,9 +626,10 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
     folds = plan.folds()
     per_fold, columns, before = [], None, 0
     for f, member in zip(folds, group.members):
-        path = predict_fold(folder, plan, f.index, Path(runs_dir) / member.run_id, batch_size=batch_size,
-                            predict=watched(predict, progress, cancelled, before=before, size=len(f.dev),
-                                            total=plan.n))
+        run_dir = Path(runs_dir) / member.run_id
+        path = fold_from_run(folder, plan, f.index, run_dir) or predict_fold(
+            folder, plan, f.index, run_dir, batch_size=batch_size,
+            predict=watched(predict, progress, cancelled, before=before, size=len(f.dev), total=plan.n))
         before += len(f.dev)
         if progress is not None:
             progress(before, plan.n)

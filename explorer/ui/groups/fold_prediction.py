@@ -52,7 +52,9 @@ class FoldPrediction(QObject):
         self._show_progress(job, group.name, what, group.kind)
         job.start("curve_score" if group.kind == "curve" else "cv_oof", {"runs_dir": str(self.runs_dir),
                                                                          "name": group.name})
-        self.say(f"Predicting {what} of {group.name} (each run's last checkpoint)…")
+        self.say(f"Predicting {what} of {group.name} (each run's last checkpoint)…" if group.kind == "curve" else
+                 f"Pooling {what} of {group.name} (each fold's final evaluation; a fold without its rows kept is "
+                 "predicted with its last checkpoint)…")
 
     def _show_progress(self, job, name: str, what: str, group_kind: str) -> None:
         """``job`` (``what`` of group ``name`` being predicted) in the bar: rows done, the time left and Cancel

@@ -287,7 +287,7 @@ class ClassificationTask(Task):
         out["loss"] = float(np.mean(outputs["loss"])) if len(outputs["loss"]) else 0.0
         out["total"] = len(labels)
         if out_dir is not None:
-            keep_dev_outputs(out_dir, labels, logits, names)
+            keep_dev_outputs(out_dir, labels, logits, names, lines=dev_lines(examples, len(labels)))
         return out
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
@@ -312,16 +312,24 @@ class ClassificationTask(Task):
         return out
 
 
-def keep_dev_outputs(out_dir, labels, logits, names=None) -> None:
+def dev_lines(examples, n: int) -> list[int]:
+    """Each of the ``n`` evaluated rows' line in the dev file (``examples.lines``, in the evaluation's order), or []
+    when the examples do not say them for every row (a hub dataset's record numbers are kept too)."""
+    lines = list(getattr(examples, "lines", None) or [])
+    return [int(x) for x in lines] if len(lines) == n else []
+
+
+def keep_dev_outputs(out_dir, labels, logits, names=None, lines=()) -> None:
     """Write an evaluation's rows to ``<out_dir>/dev_outputs.json`` (core/runs/dev_outputs.py): (n,) gold and
-    (n, K) logits of a classifier (``names``: the K class names), or (n, 1) scores of a regression head."""
+    (n, K) logits of a classifier (``names``: the K class names), or (n, 1) scores of a regression head; ``lines``:
+    each row's line in the dev file (what finds a row again: a cross-validation fold's held-out rows)."""
     logits = np.asarray(logits, dtype=np.float64)
     if logits.ndim == 2 and logits.shape[1] == 1:
         rows = DevOutputs(kind="scores", gold=np.asarray(labels, dtype=np.float64).tolist(),
-                          scores=logits[:, 0].tolist())
+                          scores=logits[:, 0].tolist(), lines=list(lines))
     else:
         rows = DevOutputs(kind="classes", gold=np.asarray(labels, dtype=np.int64).tolist(), logits=logits.tolist(),
                           label_names=[str(n) for n in names] if names is not None else
-                          [str(k) for k in range(logits.shape[1] if logits.ndim == 2 else 0)])
+                          [str(k) for k in range(logits.shape[1] if logits.ndim == 2 else 0)], lines=list(lines))
     write_dev_outputs(out_dir, rows)
 
