@@ -347,3 +347,32 @@ def test_every_automatic_run_name_says_model_task_and_data_whatever_runs_are_lis
     for listed in ([own], [stance], [ner], [own, stance, ner], [own, stance, ner, other_model], [stance, ner]):
         got = run_names.short_names(dict(listed))
         assert got == {rid: want[rid] for rid, _ in listed}, got
+
+
+def test_names_kept_from_the_rule_that_dropped_the_model_give_way_to_the_one_rule(qtbot, tmp_path):
+    """A run shown as "single · stance_semeval2016" in a session before the one rule (its model left out where the
+    list held one model only) reads "minilm · single · stance_semeval2016" now; a name kept under the one rule stays."""
+    from PySide6.QtCore import QSettings
+
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.settings import AppSettings, ShownRunNames
+
+    rid = "20261206-102630-minilm-single-stance_semeval2016"
+    (tmp_path / rid).mkdir()
+    state = RunState(run_id=rid, path=tmp_path / rid, config={"model": "bundled:minilm", "task": "single",
+                                                             "train": "/data/stance_semeval2016/train.txt"})
+    ini = tmp_path / "settings.ini"
+    old = QSettings(str(ini), QSettings.Format.IniFormat)
+    old.setValue("runs/names", json.dumps({str((tmp_path / rid).resolve()): "single · stance_semeval2016"}))
+    old.sync()
+    model = RunsModel()
+    model.shown_names = ShownRunNames(AppSettings(ini))
+    model.upsert(state)
+    assert model.names[rid] == "minilm · single · stance_semeval2016"
+    kept = ShownRunNames(AppSettings(ini))
+    kept.remember({str((tmp_path / rid).resolve()): "minilm · single · stance_semeval2016 · 10:26"})
+    again = RunsModel()
+    again.shown_names = ShownRunNames(AppSettings(ini))
+    again.upsert(state)
+    assert again.names[rid] == "minilm · single · stance_semeval2016 · 10:26"
