@@ -693,6 +693,17 @@ def test_the_groups_page_shows_the_only_group_and_its_best_figure_once_a_member_
     assert "no group" not in (tab.view.curves.getPlotItem().titleLabel.text or "")
 
 
+
+def test_the_groups_page_with_no_group_shown_points_to_its_own_list_too(qtbot):
+    """Before a group is shown the plot says where to pick one: the page's own list as well as the Runs dock."""
+    from explorer.ui.groups.view import GroupView
+
+    view = GroupView()
+    qtbot.addWidget(view)
+    view._draw_curves()
+    assert view.curves.getPlotItem().titleLabel.text == "no group: pick one in the list beside or in the Runs dock"
+
+
 def test_the_group_row_says_no_figure_before_a_member_has_ended():
     """Members queued or training, or never started, give the group's row no figure yet."""
     from explorer.core.runs.reading import RunSummary
