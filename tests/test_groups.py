@@ -672,3 +672,84 @@ def test_the_groups_pages_best_column_marks_a_member_stuck_on_one_class_as_the_r
     assert "!" not in learned.text(2) and learned.text(2) == runs_list_best("s-02")
     assert stuck.foreground(2).color() == QColor(WARNING_COLOR)
     assert "predicts only '3' for every dev row" in stuck.toolTip(2)
+
+
+def test_the_groups_page_shows_the_only_group_and_its_best_figure_once_a_member_has_ended(qtbot, tmp_path):
+    """One group, g-01 ended at 80%, g-02 still training: the group's row reads the ended member's best figure as the
+    Runs list's group row does ("(1 seed)", the headline naming the metric in its tooltip; the member training has a best so far, not
+    its figure), and the page shows the group without a click in its list."""
+    from explorer.ui.groups.tabs import GroupsTab
+
+    runs = tmp_path / "runs"
+    _one_restart_running(runs)
+    tab = GroupsTab(runs)
+    qtbot.addWidget(tab)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
+    top = tab.tree.topLevelItem(0)
+    assert top.text(2) == "80.00% (1 seed)", top.text(2)
+    assert top.toolTip(2) == "best dev acc 80.00% over 1 seed"
+    qtbot.waitUntil(lambda: tab.view.group is not None, timeout=10_000)
+    assert tab.view.group.name == "g" and [m.status for m in tab.view.members] == ["finished", "running"]
+    assert "no group" not in (tab.view.curves.getPlotItem().titleLabel.text or "")
+
+
+
+def test_the_groups_page_with_no_group_shown_points_to_its_own_list_too(qtbot):
+    """Before a group is shown the plot says where to pick one: the page's own list as well as the Runs dock."""
+    from explorer.ui.groups.view import GroupView
+
+    view = GroupView()
+    qtbot.addWidget(view)
+    view._draw_curves()
+    assert view.curves.getPlotItem().titleLabel.text == "no group: pick one in the list beside or in the Runs dock"
+
+
+def test_the_group_row_says_no_figure_before_a_member_has_ended():
+    """Members queued or training, or never started, give the group's row no figure yet."""
+    from explorer.core.runs.reading import RunSummary
+    from explorer.ui.groups.tree_cells import group_best_cell
+
+    group, _configs = groups.plan_restarts(TrainConfig(task="pair"), "g", [1, 2])
+
+    def member(i, status, value):
+        summary = RunSummary(run_id=f"g-0{i}", path="", status=status, task="pair", metric_name="accuracy",
+                             metric_value=value)
+        return groups.MemberState(member=group.members[i - 1], path=None, status=status, summary=summary)
+
+    assert group_best_cell("restarts", [member(1, "running", 0.6), member(2, "queued", None)]) == ("", "")
+    assert group_best_cell("restarts", [member(1, "finished", 0.6), member(2, "finished", 0.8)])[0] == \
+        "70.0 ± 14.1%"
+    live = group_best_cell("restarts", [member(1, "finished", 0.6), member(2, "finished", 0.8)],
+                           live_of=lambda rid: "running" if rid == "g-02" else None)
+    assert live == ("60.00% (1 seed)", "best dev acc 60.00% over 1 seed")
+
+
+def test_a_group_just_queued_is_shown_and_selected_without_a_click(qtbot, tmp_path):
+    """Two groups listed, the first one shown: queuing the second (follow_group, as the window does once it has
+    queued its members) shows it beside the list and selects its row once the list is read again."""
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.runs.bridge import StoreBridge
+
+    runs = tmp_path / "runs"
+    first, _configs = groups.plan_restarts(TrainConfig(task="pair"), "a", [1])
+    groups.write_group(runs, first)
+    _fake_run(runs, "a-01", [(0, 0.5), (10, 0.8)])
+    tab = GroupsTab(runs)
+    qtbot.addWidget(tab)
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.tree.setCurrentItem(tab.tree.topLevelItem(0))
+    assert tab.view.group.name == "a"
+    queued, _configs = groups.plan_restarts(TrainConfig(task="pair"), "b", [1, 2])
+    groups.write_group(runs, queued)
+    tab.refresh()   # as plan_group does, before the window follows the group
+    store = RunStore(runs)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.follow_group("b", [m.run_id for m in queued.members], StoreBridge(store))
+    assert tab.view.group.name == "b"
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 2, timeout=10_000)
+    tab.refresh()
+    qtbot.waitUntil(lambda: tab.tree.currentItem() is not None
+                    and tab.tree.currentItem().data(0, 0x0100) == "b", timeout=10_000)
+    assert tab.view.group.name == "b"

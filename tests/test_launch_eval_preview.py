@@ -571,11 +571,33 @@ def test_the_line_names_the_sample_and_the_first_evaluation_the_run_takes_at_the
 
 def test_the_evaluation_text_says_when_the_time_budget_leaves_the_run_too_few_steps_to_learn():
     """A 1-minute budget at 3.76 training rows/s fits about 6 steps of 32 rows: the launcher's Evaluation text says
-    it with the budget that fits enough; at a rate that fits hundreds of steps, or without a budget, it does not."""
+    it with the budget that fits enough; at a rate that fits hundreds of steps, or without a budget, it does not.
+    (Its evaluations at 110 dev rows/s leave the budget time to train: at 11 rows/s they would not.)"""
     p = EvalPreviewInput(task="single", dev_rows=1979, held_out=True, steps=372, bound_steps=372, budget_seconds=60.0,
-                         windows_per_step=32, every=50, train_rate=3.76, eval_rate=11.0, measured_runs=2)
+                         windows_per_step=32, every=50, train_rate=3.76, eval_rate=110.0, measured_runs=2)
     assert eval_plan_preview(p).endswith(
         " The run trains about 6 steps in its 60 s budget (evaluating its 1,979 held-out dev rows takes the rest): "
         "too few to learn; give it about 9 minutes.")
     assert "too few to learn" not in eval_plan_preview(dataclasses.replace(p, train_rate=251.0, eval_rate=700.0))
     assert "too few to learn" not in eval_plan_preview(dataclasses.replace(p, budget_seconds=0.0))
+
+
+def test_the_evaluation_text_says_when_the_time_budget_cannot_hold_the_evaluations_before_and_after_training():
+    """1,500 dev rows of a regression table at 53 dev rows/s: the evaluation before training (200 sampled rows) and the
+    final one on all rows (a best rescored on them besides) take about 60 s, more than a 1-minute budget, which the
+    run refuses after its first evaluation. The launcher says so before Launch, by the run's own check, with a
+    budget and a Dev cap that leave time; a 10-minute budget or a small Dev cap says nothing of it."""
+    from explorer.core.training.budget import seconds_at_start, training_seconds_left
+
+    p = EvalPreviewInput(task="regression", dev_rows=1500, steps=180, bound_steps=180, budget_seconds=60.0,
+                         windows_per_step=32, every=50, train_rate=40.0, eval_rate=53.0, measured_runs=1)
+    first, ahead = seconds_at_start(first_rows=200, dev_total=1500, eval_rate=53.0)
+    assert training_seconds_left(60.0, first, ahead) == 0.0   # what the run checks before its first step
+    text = eval_plan_preview(p)
+    assert "The 60 s budget leaves no time to train: the evaluation before training and the final one on all 1,500 " \
+           "dev rows take about 60 s of it; give the run about 2 minutes, or a Dev cap of at most " in text, text
+    assert "too few to learn" not in text
+    assert "leaves no time to train" not in eval_plan_preview(dataclasses.replace(p, budget_seconds=600.0))
+    assert "leaves no time to train" not in eval_plan_preview(dataclasses.replace(p, dev_rows=300))
+    rough = dataclasses.replace(p, train_rate=0.0, eval_rate=0.0, measured_runs=0, rough_rate=17.0)
+    assert "leaves no time to train" in eval_plan_preview(rough)

@@ -33,8 +33,8 @@ def test_the_runs_list_shows_the_users_name():
     got = run_names.short_names({"stance": dict(base, train="s.tsv"),
                                  "20261130-101500-minilm-pair-mrpc_train": dict(base, train="/d/mrpc_train.tsv"),
                                  "20261130-101600-minilm-pair-rte_train": dict(base, train="/d/rte_train.tsv")})
-    assert got == {"stance": "stance", "20261130-101500-minilm-pair-mrpc_train": "mrpc_train",   # what differs
-                   "20261130-101600-minilm-pair-rte_train": "rte_train"}
+    assert got == {"stance": "stance", "20261130-101500-minilm-pair-mrpc_train": "minilm · pair · mrpc_train",
+                   "20261130-101600-minilm-pair-rte_train": "minilm · pair · rte_train"}
 
 
 def test_the_launcher_asks_before_using_another_name(qtbot, tmp_path):
@@ -73,7 +73,8 @@ def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(t
     got = short_names({"20261202-032900-minilm-single-glue_sst2": dict(base, task="single", train=sst2),
                        "20261202-033700-minilm-single-stance_semeval2016": dict(base, task="single", train=stance),
                        "20261202-031800-minilm-ner-conll2003": dict(base, task="ner", train="/data/conll2003/train.txt")})
-    assert sorted(got.values()) == ["ner · conll2003", "single · glue_sst2", "single · stance_semeval2016"]
+    assert sorted(got.values()) == ["minilm · ner · conll2003", "minilm · single · glue_sst2",
+                                    "minilm · single · stance_semeval2016"]
 
 
 def test_a_run_keeps_the_name_it_was_shown_by_in_the_next_session(qtbot, tmp_path):
@@ -159,12 +160,12 @@ def test_a_run_on_the_tasks_default_learning_rate_is_named_by_that_rate():
     got = run_names.short_names({"20261130-101500-minilm-single-sst2_train": dict(base, learning_rate=None),
                                  "20261130-101600-minilm-single-sst2_train": dict(base, learning_rate=1e-4)})
     assert "None" not in " ".join(got.values())
-    assert got["20261130-101500-minilm-single-sst2_train"] == f"lr{default:g}"
-    assert got["20261130-101600-minilm-single-sst2_train"] == "lr0.0001"
+    assert got["20261130-101500-minilm-single-sst2_train"] == f"minilm · single · sst2_train · lr{default:g}"
+    assert got["20261130-101600-minilm-single-sst2_train"] == "minilm · single · sst2_train · lr0.0001"
     same = run_names.short_names({"20261130-101500-minilm-single-sst2_train": dict(base, learning_rate=None, seed=1),
                                   "20261130-101600-minilm-single-sst2_train": dict(base, learning_rate=default,
                                                                                    seed=2)})
-    assert sorted(same.values()) == ["seed1", "seed2"]
+    assert sorted(same.values()) == ["minilm · single · sst2_train · seed1", "minilm · single · sst2_train · seed2"]
     assert run_names.effective_setting(dict(base, max_seq_length=None), "max_seq_length") == \
         get_task_facts("single").default_max_seq_length
     assert run_names.effective_setting({"task": "no-such-task", "learning_rate": None}, "learning_rate") == ""
@@ -182,7 +183,7 @@ def test_every_listed_name_is_unique_a_remote_run_named_by_its_host_then_a_numbe
     other = {"model": "bundled:minilm", "task": "single", "train": "/d/stance/train.tsv"}
     got = run_names.short_names({here: base, there: base, "20261206-080000-minilm-single-stance": other},
                                 hosts={there: "gpubox"})
-    assert got[here] == "glue_sst2" and got[there] == "glue_sst2 @ gpubox"
+    assert got[here] == "minilm · single · glue_sst2" and got[there] == "minilm · single · glue_sst2 @ gpubox"
     third = "20261206-074255-minilm-single-glue_sst2"
     got = run_names.short_names({here: base, third: base, there: base}, hosts={there: "gpubox"})
     assert len(set(got.values())) == 3 and got[there].endswith("@ gpubox")
@@ -229,18 +230,20 @@ def test_runs_on_two_data_sets_are_named_by_their_data_before_the_settings_they_
     for run_id, data in ((a_default, "stance_semeval2016"), (a_remote, "stance_semeval2016"), (a_fast,
                                                                                             "stance_semeval2016"),
                          (b_default, "tweets_product")):
-        assert got[run_id].startswith(data), got
-    assert got[a_fast] == "stance_semeval2016 · lr5e-05"
-    assert got[a_default] == "stance_semeval2016 · lr2e-05"
-    assert got[a_remote] == "stance_semeval2016 · lr2e-05 @ gpubox"   # its host tells it apart, not a time
-    assert got[b_default] == "tweets_product"
+        assert got[run_id].startswith(f"minilm · single · {data}"), got
+    assert got[a_fast] == "minilm · single · stance_semeval2016 · lr5e-05"
+    assert got[a_default] == "minilm · single · stance_semeval2016 · lr2e-05"
+    assert got[a_remote] == "minilm · single · stance_semeval2016 · lr2e-05 @ gpubox"   # its host, not a time
+    assert got[b_default] == "minilm · single · tweets_product"
     # two groups on one data file told apart by their task next; the runs all on one file: no data in the names
     pair = run_names.short_names({"20261206-101000-minilm-a": dict(base, train=a), "20261206-102000-minilm-a": dict(base, train=a,
                                                                                           learning_rate=5e-5),
                                   "20261206-103000-minilm-b": dict(base, train=a, task="pair"),
                                   "20261206-104000-minilm-b": dict(base, train=a, task="pair", learning_rate=5e-5)})
-    assert pair == {"20261206-101000-minilm-a": "single · lr2e-05", "20261206-102000-minilm-a": "single · lr5e-05",
-                    "20261206-103000-minilm-b": "pair · lr2e-05", "20261206-104000-minilm-b": "pair · lr5e-05"}
+    assert pair == {"20261206-101000-minilm-a": "minilm · single · stance_semeval2016 · lr2e-05",
+                    "20261206-102000-minilm-a": "minilm · single · stance_semeval2016 · lr5e-05",
+                    "20261206-103000-minilm-b": "minilm · pair · stance_semeval2016 · lr2e-05",
+                    "20261206-104000-minilm-b": "minilm · pair · stance_semeval2016 · lr5e-05"}
 
 
 def test_the_start_time_is_a_last_resort_and_short():
@@ -276,24 +279,25 @@ def test_the_runs_list_keeps_earlier_names_and_names_new_runs_by_their_data(qtbo
     with first.names_deferred():
         for s in first_two:
             first.upsert(s)
-    assert first.names == {"20261206-102630-minilm-single-stance": "stance_semeval2016",
-                           "20261206-102837-minilm-single-tweets": "tweets"}
+    assert first.names == {"20261206-102630-minilm-single-stance": "minilm · single · stance_semeval2016",
+                           "20261206-102837-minilm-single-tweets": "minilm · single · tweets"}
     second = RunsModel()
     second.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))   # the next session
     with second.names_deferred():   # its runs folder read at its start: named together
         for s in first_two + [run("20261206-102630-minilm-single-stance-2", stance, "gpubox"),
                               run("20261206-110500-minilm-single-stance", dict(stance, learning_rate=5e-5))]:
             second.upsert(s)
-    assert second.names == {"20261206-102630-minilm-single-stance": "stance_semeval2016",
-                            "20261206-102837-minilm-single-tweets": "tweets",
-                            "20261206-102630-minilm-single-stance-2": "stance_semeval2016 · lr2e-05 @ gpubox",
-                            "20261206-110500-minilm-single-stance": "stance_semeval2016 · lr5e-05"}
+    assert second.names == {"20261206-102630-minilm-single-stance": "minilm · single · stance_semeval2016",
+                            "20261206-102837-minilm-single-tweets": "minilm · single · tweets",
+                            "20261206-102630-minilm-single-stance-2":
+                                "minilm · single · stance_semeval2016 · lr2e-05 @ gpubox",
+                            "20261206-110500-minilm-single-stance": "minilm · single · stance_semeval2016 · lr5e-05"}
 
 
 def test_a_run_that_appears_never_renames_the_runs_already_listed(qtbot, tmp_path):
-    """Two stance runs are listed by the learning rate they differ in; an HF Trainer output folder opened beside them
-    makes the names computed now say the data set too ("stance_semeval2016 · lr2e-05"), but the names already shown
-    stay, the Trainer run gets a name of its own, and a run leaving the list renames none either."""
+    """Two stance runs are listed by their model, task and data and the learning rate they differ in; an HF Trainer
+    output folder opened beside them renames neither (a name never depends on the other runs listed), the Trainer
+    run gets a name of its own, and a run leaving the list renames none either."""
     from explorer.ui.runs.dock import RunsModel
     from explorer.ui.runs.state import RunState
     from explorer.ui.runs.store import load_summary
@@ -310,16 +314,65 @@ def test_a_run_that_appears_never_renames_the_runs_already_listed(qtbot, tmp_pat
         for s in ours:
             model.upsert(s)
     seen = dict(model.names)
-    assert sorted(seen.values()) == ["lr2e-05", "lr5e-05"]
+    assert sorted(seen.values()) == ["minilm · single · stance_semeval2016 · lr2e-05",
+                                     "minilm · single · stance_semeval2016 · lr5e-05"]
     trainer = tmp_path / "hf-output"
     trainer.mkdir()
     (trainer / "trainer_state.json").write_text(json.dumps({"global_step": 40, "max_steps": 40, "log_history": [
         {"step": 10, "loss": 0.7}, {"step": 40, "train_runtime": 12.0, "train_loss": 0.5}]}))
     hf = load_summary(trainer)
-    assert run_names.short_names({**{s.run_id: s.config for s in ours}, hf.run_id: hf.config}) != {
-        **seen, hf.run_id: model.names.get(hf.run_id)}   # the rule alone would rename the runs listed
+    alone = run_names.short_names({**{s.run_id: s.config for s in ours}, hf.run_id: hf.config})
+    assert {r: alone[r] for r in seen} == seen   # the rule alone keeps the names of the runs listed
     model.upsert(hf)
     assert {r: model.names[r] for r in seen} == seen
     assert model.names[hf.run_id] not in seen.values() and len(set(model.names.values())) == 3
     model.remove(ours[0].run_id)
     assert model.names[ours[1].run_id] == seen[ours[1].run_id]
+
+
+def test_every_automatic_run_name_says_model_task_and_data_whatever_runs_are_listed_beside_it():
+    """One rule names a run: the model's short name, the task and the data file's stem, its folder where the stem is
+    generic (train.txt), whether it is listed alone, with runs of the same model or with runs of another model: an
+    own table never reads as its folder, and no run drops its model because the list holds one model only."""
+    own = ("20261207-001000-minilm-single-liar", {"model": "bundled:minilm", "task": "single",
+                                                  "train": "/tmp/x/own/liar.tsv"})
+    stance = ("20261207-001100-minilm-single-stance_semeval2016",
+              {"model": "bundled:minilm", "task": "single", "train": "/data/stance_semeval2016/train.txt"})
+    ner = ("20261207-001200-minilm-ner-conll2003", {"model": "bundled:minilm", "task": "ner",
+                                                    "train": "/data/conll2003/train.txt"})
+    other_model = ("20261207-001300-bert-tiny-single-liar", {"model": "prajjwal1/bert-tiny", "task": "single",
+                                                             "train": "/tmp/x/own/liar.tsv"})
+    want = {own[0]: "minilm · single · liar", stance[0]: "minilm · single · stance_semeval2016",
+            ner[0]: "minilm · ner · conll2003", other_model[0]: "bert-tiny · single · liar"}
+    for listed in ([own], [stance], [ner], [own, stance, ner], [own, stance, ner, other_model], [stance, ner]):
+        got = run_names.short_names(dict(listed))
+        assert got == {rid: want[rid] for rid, _ in listed}, got
+
+
+def test_names_kept_from_the_rule_that_dropped_the_model_give_way_to_the_one_rule(qtbot, tmp_path):
+    """A run shown as "single · stance_semeval2016" in a session before the one rule (its model left out where the
+    list held one model only) reads "minilm · single · stance_semeval2016" now; a name kept under the one rule stays."""
+    from PySide6.QtCore import QSettings
+
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.settings import AppSettings, ShownRunNames
+
+    rid = "20261206-102630-minilm-single-stance_semeval2016"
+    (tmp_path / rid).mkdir()
+    state = RunState(run_id=rid, path=tmp_path / rid, config={"model": "bundled:minilm", "task": "single",
+                                                             "train": "/data/stance_semeval2016/train.txt"})
+    ini = tmp_path / "settings.ini"
+    old = QSettings(str(ini), QSettings.Format.IniFormat)
+    old.setValue("runs/names", json.dumps({str((tmp_path / rid).resolve()): "single · stance_semeval2016"}))
+    old.sync()
+    model = RunsModel()
+    model.shown_names = ShownRunNames(AppSettings(ini))
+    model.upsert(state)
+    assert model.names[rid] == "minilm · single · stance_semeval2016"
+    kept = ShownRunNames(AppSettings(ini))
+    kept.remember({str((tmp_path / rid).resolve()): "minilm · single · stance_semeval2016 · 10:26"})
+    again = RunsModel()
+    again.shown_names = ShownRunNames(AppSettings(ini))
+    again.upsert(state)
+    assert again.names[rid] == "minilm · single · stance_semeval2016 · 10:26"

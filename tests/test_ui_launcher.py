@@ -723,3 +723,22 @@ def test_imbalanced_training_labels_are_noted_under_the_form_with_balanced_class
     w.problem.linkActivated.emit(BALANCED_LINK)
     assert w.editors["class_weights"].get() == "balanced" and w.config().class_weights == "balanced"
     assert "Imbalanced" not in w.problem.text()
+
+
+def test_a_time_budget_the_evaluations_alone_fill_is_said_beside_launch_with_the_field_amber(qtbot, tmp_path):
+    """Where the run's own check (RunPlan.no_time_warning: the evaluations before training and at the end fill the
+    Time budget) would fail the run after its first evaluation, the line beside Launch says it before Launch and the
+    Time budget field is amber with the reason; Launch stays enabled (said, not refused)."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(offline_default(tmp_path / "runs"))
+    said = ("the 60 s budget leaves no time to train: the evaluation before training and the final one on all 1,500 "
+            "dev rows take about 60 s of it; give the run about 2 minutes, or a Dev cap of at most 695 rows")
+    w.form.plan.no_time_warning = lambda cfg: said if cfg.time_budget_minutes else ""
+    w.editors["time_budget_minutes"].set(1.0)
+    assert said in w.problem.text() and w.launch_btn.isEnabled()
+    assert w.editors["time_budget_minutes"].focus.property("invalidReason") == said
+    w.editors["time_budget_minutes"].set(0.0)
+    assert said not in w.problem.text() and not w.editors["time_budget_minutes"].focus.property("invalidReason")

@@ -475,15 +475,15 @@ def test_a_regression_label_of_row_ids_and_a_text_column_of_numbers_are_warned_a
     stsb = write_file(tmp_path / "stsb.tsv", STSB_OFF_BY_ONE)
     data = load_regression(str(stsb), text_columns=[5, 6], label_column=4, no_header=True)
     assert data.labels == [1.0, 4.0, 5.0, 9.0, 1270.0, 1503.0]
-    assert any("label column column 4 holds whole numbers nearly all distinct" in p and "an id?" in p
+    assert any("the label column, column 4, holds whole numbers nearly all distinct" in p and "an id?" in p
                for p in data.problems)
-    assert any("column 5 holds only numbers: is it the score?" in p for p in data.problems)
-    assert not any("column 6 holds only numbers" in p for p in data.problems)
+    assert any("the text column, column 5, holds only numbers: is it the score?" in p for p in data.problems)
+    assert not any("column 6, holds only numbers" in p for p in data.problems)
     assert sum(level == "warning" for level, _ in data.notes) == 2
     res = preview_data(str(stsb), "regression", text_columns=["5", "6"], label_column="4",
                        options={"no_header": True})
     assert res["ok"] and any("an id?" in p for p in res["problems"])
-    assert any("column 5 holds only numbers" in p for p in res["problems"])
+    assert any("column 5, holds only numbers" in p for p in res["problems"])
     right = load_regression(str(stsb), text_columns=[6, 7], label_column=5, no_header=True)
     assert not right.problems
 
@@ -510,7 +510,7 @@ def test_a_regression_label_of_repeated_ids_beside_a_column_of_decimals_names_th
     data = load_regression(str(stsb), text_columns=[6, 7], label_column=4, no_header=True)
     assert data.labels == [1.0, 4.0, 5.0, 1.0, 4.0, 5.0]
     said = [p for p in data.problems if "only whole numbers" in p]
-    assert len(said) == 1 and "the label column column 4 holds only whole numbers, 3 distinct from 1 to 5." in said[0]
+    assert len(said) == 1 and "the label column, column 4, holds only whole numbers, 3 distinct from 1 to 5." in said[0]
     assert "Column 5 holds decimal numbers 0.5 to 5: is it the score?" in said[0]
     assert "an id or a count?" not in said[0]   # three distinct values fit a scale
     assert any(level == "warning" and "is it the score?" in m for level, m in data.notes)
@@ -519,6 +519,22 @@ def test_a_regression_label_of_repeated_ids_beside_a_column_of_decimals_names_th
     assert res["ok"] and any("Column 5 holds decimal numbers 0.5 to 5: is it the score?" in p for p in res["problems"])
     right = load_regression(str(stsb), text_columns=[6, 7], label_column=5, no_header=True)
     assert not right.problems
+
+
+def test_a_label_warning_names_a_numbered_column_and_a_named_one_without_a_doubled_word(tmp_path):
+    """A file without a header says "the label column, column 2," and one with a header "the label column 'score'":
+    never "the label column column 2"."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+
+    rows = "".join(f"text {i}\t{i % 2}\n" for i in range(6))
+    numbered = load_regression(str(write_file(tmp_path / "numbered.tsv", rows)), text_columns=[1], label_column=2,
+                               no_header=True)
+    assert any("the label column, column 2, holds only 0 and 1: classification?" in p for p in numbered.problems), \
+        numbered.problems
+    named = load_regression(str(write_file(tmp_path / "named.tsv", "text\tscore\n" + rows)), label_column="score")
+    assert any("the label column 'score' holds only 0 and 1: classification?" in p for p in named.problems), \
+        named.problems
+    assert not any("column column" in p for p in numbered.problems + named.problems)
 
 
 def test_a_regression_label_of_many_distinct_whole_numbers_is_called_an_id_or_a_count(tmp_path):

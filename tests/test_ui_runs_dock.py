@@ -64,12 +64,12 @@ def test_short_names_show_what_differs_and_user_names_win():
             "20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": dict(base, learning_rate=3e-5),
             "20261130-111700-minilm-pair": dict(base, task="pair", train="m.tsv", learning_rate=2e-5)}
     names = run_names.short_names(runs, {"20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": "my best"})
-    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "t · lr5e-05"   # its data, then what differs
+    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "minilm · squad_v2 · t · lr5e-05"   # differs
     assert names["20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3"] == "my best"
-    assert names["20261130-111700-minilm-pair"] == "pair · m"    # alone: the task and data file (one model listed)
+    assert names["20261130-111700-minilm-pair"] == "minilm · pair · m"    # alone: the model, task and data file
     a, b = "20261130-101500-bert-squad_v2", "20261130-101600-minilm-pair"
     other = run_names.short_names({a: dict(base, model="bert-base-uncased"), b: dict(base, task="pair")})
-    assert other == {a: "bert-base-uncased · squad_v2", b: "minilm · pair"}   # the models differ: named
+    assert other == {a: "bert-base-uncased · squad_v2 · t", b: "minilm · pair · t"}   # the same rule
     twins = run_names.short_names({"20261130-101500-a": base, "20261130-121600-b": base})
     assert twins == {"20261130-101500-a": "minilm · squad_v2 · t · 10:15",      # same settings: the time
                      "20261130-121600-b": "minilm · squad_v2 · t · 12:16"}
@@ -133,7 +133,8 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     model = window.runs.model
     texts = sorted(model.data(model.index(i, 0)) for i in range(2))
-    assert texts == ["lr3e-05", "lr5e-05"]
+    assert [t.split(" · ")[-1] for t in texts] == ["lr3e-05", "lr5e-05"]
+    assert all(t.startswith("minilm · squad_v2 · ") for t in texts), texts
     tip = model.data(model.index(0, 0), role=3)  # ToolTipRole
     assert model.rows[0].run_id in tip
     qtbot.waitUntil(lambda: len(model.sizes) == 2, timeout=WAIT_MS)

@@ -206,6 +206,30 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     dlg.close()
 
 
+def test_the_error_dialog_wraps_a_long_message_at_its_width(qtbot):
+    """A 400-character message is read whole in the Show error… dialog at 1280x800: its lines wrap at the dialog's
+    width, with no horizontal scrollbar to scroll along one line."""
+    from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+    from explorer.ui.runs.dock import ErrorDialog
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    words = "the 1-minute budget leaves no time to train: raise the time budget or set a Dev cap, "
+    message = (words * 6)[:400]
+    state = RunState.from_events("bad", _events("bad", finish=False) + [
+        {"event": "failed", "run_id": "bad", "error": message, "traceback": ""}])
+    dlg = ErrorDialog(state, window)   # closed with its parent
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert dlg.width() <= 1280 and dlg.height() <= 800
+    assert dlg.text.lineWrapMode() == QPlainTextEdit.LineWrapMode.WidgetWidth
+    qtbot.waitUntil(lambda: dlg.text.document().blockCount() >= 1, timeout=5000)
+    assert dlg.text.horizontalScrollBar().maximum() == 0
+    assert message in dlg.text.toPlainText()
+
+
 def test_launcher_defaults_presets_command_and_json(qtbot, tmp_path):
     from explorer.paths import SAMPLES
     from explorer.ui.launch.launcher import LauncherPanel, command_line

@@ -260,7 +260,7 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
     unused = [c for c in header if c != label and c not in texts]
     decimals = [(_column_words(named(c)), *span) for c in unused
                 if (span := decimal_range(row.get(c) for _, row in rows)) is not None]
-    found = [binary_scores_warning(where, label, scores), said_id,
+    found = [binary_scores_warning(where, named(label), scores), said_id,
              whole_number_scores_warning(where, named(label), scores, decimals, said_id=bool(said_id))]
     found += [numeric_text_warning(where, named(c), values) for c, values in zip(texts, (a, b)) if values is not None]
     warnings = [w for w in found if w]   # warnings, not refusals: the preview and the run's log say them
@@ -286,13 +286,19 @@ def row_id_scores_warning(where: str, column: str, scores: Sequence[float]) -> s
         return ""
     if len(set(finite)) < ROW_ID_DISTINCT_SHARE * len(finite):
         return ""
-    return (f"{where}: the label column {column} holds whole numbers nearly all distinct "
+    return (f"{where}: {role_column('label column', column)} holds whole numbers nearly all distinct "
             f"({min(finite):g} to {max(finite):g}, {len(set(finite))} of {len(finite)} rows): an id? The score "
             "of each row (STS-B's 0-5) is the label column")
 
 
 SCALE_MAX_DISTINCT = 100  # a rating scale has few values (0-100 at most); more distinct whole numbers: ids, counts
 DECIMAL_COLUMNS_SHOWN = 3
+
+
+def role_column(role: str, named: str) -> str:
+    """A column as a sentence names it with its role: "the label column 'views'" for a named column, "the label
+    column, column 4," for a numbered one (a file without a header), not "the label column column 4"."""
+    return f"the {role}, {named}," if named.startswith("column ") else f"the {role} {named}"
 
 
 def _column_words(named: str) -> str:
@@ -330,7 +336,7 @@ def whole_number_scores_warning(where: str, column: str, scores: Sequence[float]
     wide = distinct > SCALE_MAX_DISTINCT and not said_id
     if not wide and not decimal_columns:
         return ""
-    said = (f"{where}: the label column {column} holds only whole numbers, {distinct:,} distinct from "
+    said = (f"{where}: {role_column('label column', column)} holds only whole numbers, {distinct:,} distinct from "
             f"{min(finite):g} to {max(finite):g}")
     said += ", more than a rating scale has: an id or a count?" if wide else "."
     for name, lo, hi in list(decimal_columns)[:DECIMAL_COLUMNS_SHOWN]:
@@ -343,7 +349,7 @@ def numeric_text_warning(where: str, column: str, values: Sequence[str]) -> str:
     score?"): the columns are most likely off by one; "" otherwise."""
     if not values or not all(v.strip() and is_number(v.strip()) for v in values):
         return ""
-    return f"{where}: the text column {column} holds only numbers: is it the score?"
+    return f"{where}: {role_column('text column', column)} holds only numbers: is it the score?"
 
 
 def binary_scores_warning(where: str, column: str, scores: Sequence[float]) -> str:
@@ -352,7 +358,7 @@ def binary_scores_warning(where: str, column: str, scores: Sequence[float]) -> s
     ``where`` names the file."""
     if len(set(scores)) != 2 or not set(scores) <= {0.0, 1.0}:
         return ""
-    return (f"{where}: the label column {column!r} holds only 0 and 1: classification? A class per row is "
+    return (f"{where}: {role_column('label column', column)} holds only 0 and 1: classification? A class per row is "
             "the Single sentence or Sentence pair task; Regression fits scores such as STS-B's 0-5")
 
 

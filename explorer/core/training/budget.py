@@ -50,7 +50,7 @@ class WallBudget:
         (0 at the least). Training is over once the clock reaches it (:meth:`spent`)."""
         if self.total <= 0:
             return 0.0
-        return max(0.0, self.total - self.spent_outside() - self.ahead)
+        return training_seconds_left(self.total, self.spent_outside(), self.ahead)
 
     def spent(self) -> bool:
         """The training clock has reached the training seconds the budget allows."""
@@ -75,6 +75,27 @@ def seconds_ahead(*, steps: int, step: int, last_eval_step: int, every: int, row
     between = max(0, (steps - 1 - last_eval_step) // every) if every > 0 and steps > step else 0
     rescoring = dev_total / eval_rate if rows < dev_total else 0.0
     return between * (rows / eval_rate + save_seconds) + dev_total / eval_rate + save_seconds + rescoring
+
+
+def training_seconds_left(budget_seconds: float, spent_outside: float, ahead: float) -> float:
+    """The training seconds a ``budget_seconds`` budget leaves once ``spent_outside`` seconds were spent outside
+    training steps and ``ahead`` more are expected there (0 at the least). The run stops training by it
+    (:meth:`WallBudget.training_seconds`) and the launcher foresees a budget with none left by it
+    (:func:`no_time_note`)."""
+    return max(0.0, budget_seconds - spent_outside - ahead)
+
+
+def seconds_at_start(*, first_rows: int, dev_total: int, eval_rate: float, save_seconds: float = 0.0) -> tuple[float, float]:
+    """(the seconds the evaluation before training takes on ``first_rows`` dev rows, the seconds expected outside
+    training after it: :func:`seconds_ahead` at step 0, the final evaluation on all ``dev_total`` rows and a best
+    rescored on them) at ``eval_rate`` dev rows/s: what a run's budget has spent and still expects outside training
+    when it checks, before its first step, that it leaves time to train (0.0, 0.0 without a rate)."""
+    if eval_rate <= 0:
+        return 0.0, 0.0
+    first = first_rows / eval_rate + save_seconds if first_rows > 0 else 0.0
+    ahead = seconds_ahead(steps=0, step=0, last_eval_step=0, every=0, rows=first_rows, dev_total=dev_total,
+                          eval_rate=eval_rate, save_seconds=save_seconds)
+    return first, ahead
 
 
 def no_time_to_train(budget_seconds: float, spent_outside: float, ahead: float, dev_total: int) -> str:
@@ -157,3 +178,40 @@ def few_steps_note(steps: int, steps_total: int, budget_seconds: float, steps_pe
     who, whom = (f"the {member}", "it") if single else (f"each {member}", f"each {member}")
     return (f"{who} trains about {steps:,} step{'s' if steps != 1 else ''} in its {fmt(budget_seconds)} "
             f"budget{rest}: too few to learn; give {whom} about {minutes} minute{'s' if minutes != 1 else ''}")
+
+
+def no_time_note(budget_seconds: float, *, dev_total: int, rows_at_start, eval_rate: float, steps_per_second: float,
+                 steps_total: int, share: float, what: str = "dev rows", fmt=None) -> str:
+    """"the 1:00 budget leaves no time to train: the evaluation before training and the final one on all 1,500 dev
+    rows take about 1:04 of it; give the run about 3 minutes, or a Dev cap of at most 700 rows" where a time budget
+    of ``budget_seconds`` leaves no training seconds (:func:`training_seconds_left`) once the evaluations the run
+    makes before its first step and at its end (:func:`seconds_at_start`) take their time at ``eval_rate`` dev
+    rows/s: the check the run makes before its first step, at the launcher's rates. ``rows_at_start``: a function
+    of the dev rows giving those the evaluation before training scores (eval_schedule.first_rows). The minutes
+    cover those evaluations and :data:`MIN_BUDGET_STEPS` steps (at most ``steps_total``) at ``steps_per_second``;
+    the Dev cap is the most rows whose evaluations take at most half the budget. '' when the budget leaves time."""
+    if budget_seconds <= 0 or eval_rate <= 0 or dev_total <= 0:
+        return ""
+
+    def outside(rows: int) -> float:
+        return sum(seconds_at_start(first_rows=rows_at_start(rows), dev_total=rows, eval_rate=eval_rate))
+
+    first, ahead = seconds_at_start(first_rows=rows_at_start(dev_total), dev_total=dev_total, eval_rate=eval_rate)
+    if training_seconds_left(budget_seconds, first, ahead) > 0:
+        return ""
+    taken = first + ahead
+    from explorer.core.runs.throughput import format_duration
+
+    fmt = fmt or format_duration
+    steps = min(MIN_BUDGET_STEPS, steps_total) if steps_total > 0 else MIN_BUDGET_STEPS
+    train = steps / steps_per_second if steps_per_second > 0 else 0.0
+    planned = budget_for_steps(steps, steps_per_second, share) if steps_per_second > 0 else 0.0
+    minutes = max(1, math.ceil(max(taken + train, planned) / 60))
+    low, high = 0, dev_total   # the most rows whose evaluations take at most half the budget (monotone in rows)
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if outside(mid) <= budget_seconds / 2 else (low, mid - 1)
+    cap = f", or a Dev cap of at most {low:,} rows" if low >= 10 else ""
+    return (f"the {fmt(budget_seconds)} budget leaves no time to train: the evaluation before training and the final "
+            f"one on all {dev_total:,} {what} take about {fmt(taken)} of it; give the run about {minutes} "
+            f"minute{'s' if minutes != 1 else ''}{cap}")

@@ -60,6 +60,8 @@ class GroupsTab(QWidget):
         self.live_of = None   # run id -> the window's run list's status (watch_runs), for queued and live members
         self._watched = None  # the StoreBridge watched
         self._member_items: dict[str, list[QTreeWidgetItem]] = {}   # run id -> its rows in the tree
+        self._queued_name: str | None = None   # a group just queued here: its row is selected once listed
+        self._quiet_request = 0   # a show_group request that leaves the line under the list as it is
         self.tree = MemberTree()
         self.tree.itemSelectionChanged.connect(self._selected)
         self.view = GroupView()
@@ -146,8 +148,9 @@ class GroupsTab(QWidget):
             self.follower = GroupFollower(self.group_bar, store_events, self)
             self.follower.ended.connect(lambda text: (self.message.setText(text), self.refresh()))
         self.follower.follow(name, run_ids)
-        if self.view.group is not None:
-            self.follower.select(self.view.group.name)
+        # the group just queued is the one shown, without a click in the list (its row once the list has it)
+        self._queued_name = name
+        self.select_group(name, quiet=True)   # the Queued line under the list stays
 
     def watch_runs(self, store_events) -> None:
         """Show the members the window's runner has queued or runs with its status ("queued", "running"), not the
@@ -218,6 +221,9 @@ class GroupsTab(QWidget):
             return
         current = self.tree.currentItem()
         keep = current.data(0, Qt.UserRole) if current is not None else None
+        names = [g.name for g, _states in listing]
+        if self._queued_name in names:   # the group just queued: its row selected, as it is shown
+            keep, self._queued_name = self._queued_name, None
         self.tree.blockSignals(True)
         self.tree.clear()
         self._member_items = {}
@@ -225,9 +231,14 @@ class GroupsTab(QWidget):
         from explorer.core.metrics.baselines import regression_task
         from explorer.ui.runs.run_cells import class_mark
 
+        from explorer.ui.groups.tree_cells import group_best_cell
+
         for g, states in listing:
-            top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
+            figure, headline = group_best_cell(g.kind, states, self.live_of)   # as soon as a member has ended
+            top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", figure])
             top.setData(0, Qt.UserRole, g.name)
+            if headline:
+                top.setToolTip(2, headline)
             for st in states:
                 best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
                 undefined = st.summary.metric_undefined if st.summary else ""   # the metric undefined throughout
@@ -253,12 +264,14 @@ class GroupsTab(QWidget):
                 self.tree.setCurrentItem(top)
         self.tree.blockSignals(False)
         shown = self.view.group.name if self.view.group is not None else None
-        if shown is not None and shown == keep and any(g.name == shown for g, _states in listing):
+        if shown is not None and shown == keep and shown in names:
             self.show_group(shown)   # the summary beside the list follows the members' new states
         self.tree.expandAll()
         self.tree.fit_columns()   # the status and best columns fit the values listed now
         self.message.setText("\n".join(notes) if notes else
                              ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+        if shown is None and len(names) == 1 and self.request == 0:   # the notes under the list stay
+            self.show_group(names[0], quiet=True)   # the only group without a click ("no group: pick one" said nothing)
         self.listed.emit()
 
     def _name_edited(self, text: str) -> None:
@@ -364,16 +377,20 @@ class GroupsTab(QWidget):
 
         return confirm_learning_curve(self, base, estimate)
 
-    def show_group(self, name: str) -> int:
+    def show_group(self, name: str, quiet: bool = False) -> int:
         """Read one group on a worker thread (every member's events: long runs take a while) and show it;
         members missing or killed are rows with that status. Returns the request number; ``group_shown``
-        follows (an older request's answer is dropped)."""
+        follows (an older request's answer is dropped). ``quiet``: the line under the list is left as it is (a
+        group shown without a click: the Queued line or the list's notes stay), not "Reading group …" and then
+        cleared."""
 
         self.request += 1
         request = self.request
         if self.follower is not None:   # the progress row follows the group shown when it is running
             self.follower.select(name)
-        self.message.setText(f"Reading group {name}…")
+        self._quiet_request = request if quiet else 0
+        if not quiet:
+            self.message.setText(f"Reading group {name}…")
         run_in_thread(_read_group, self.runs_dir, name, owner=self,
                       on_done=lambda data, r=request: self._group_read(r, data),
                       on_error=lambda msg, _tb, r=request: self._group_failed(r, msg))
@@ -393,7 +410,8 @@ class GroupsTab(QWidget):
 
         self.view.show_baselines(group_baseline_lines(self.runs_dir, group, next((m.task for m in members if m.task),
                                                                                   None)))
-        self.message.setText("")
+        if request != self._quiet_request:
+            self.message.setText("")
         self.folds.start(group, members, pooled)
         self.group_shown.emit(group.name)
 
@@ -407,17 +425,19 @@ class GroupsTab(QWidget):
         if request == self.request:   # GroupError: the file and what was wrong
             self.message.setText(message.split(": ", 1)[1] if message.startswith("GroupError: ") else message)
 
-    def select_group(self, name: str) -> None:
-        """Select the group's row here (and show it); a group not listed yet is read and shown anyway."""
+    def select_group(self, name: str, quiet: bool = False) -> None:
+        """Select the group's row here (and show it); a group not listed yet is read and shown anyway.
+        ``quiet``: as :meth:`show_group`'s."""
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             if item.data(0, Qt.UserRole) == name:
-                if self.tree.currentItem() is item and self.view.group is not None and self.view.group.name == name:
-                    self.show_group(name)   # re-read: members may have moved on since
-                else:
+                if self.tree.currentItem() is not item:
+                    self.tree.blockSignals(True)
                     self.tree.setCurrentItem(item)
+                    self.tree.blockSignals(False)
+                self.show_group(name, quiet)   # re-read when shown already: members may have moved on since
                 return
-        self.show_group(name)
+        self.show_group(name, quiet)
 
     def _selected(self) -> None:
         items = self.tree.selectedItems()

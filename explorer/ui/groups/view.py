@@ -240,7 +240,7 @@ class GroupView(QWidget):
     def _draw_curves(self) -> None:
         self.curves.clear()
         if not self.members:
-            self.curves.setTitle("no group: pick one in the Runs dock")
+            self.curves.setTitle("no group: pick one in the list beside or in the Runs dock")
             return
         name = (self.table_data.label if self.table_data else "") or "metric"
         if self.group is not None and self.group.kind == "curve":

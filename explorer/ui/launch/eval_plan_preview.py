@@ -25,7 +25,7 @@ from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, clo
 from explorer.core.training.eval_schedule import first_rows, plan_for_run, plans_evaluations
 
 __all__ = ["ROUGH_EVAL_FACTOR", "EvalPreviewInput", "comparable_runs", "eval_plan_preview", "eval_plan_summary",
-           "expected_plan", "few_steps_sentence", "measured_eval_rate", "other_task_run", "rates_of", "rough_plan", "run_length",
+           "expected_plan", "few_steps_sentence", "measured_eval_rate", "no_time_sentence", "other_task_run", "rates_of", "rough_plan", "run_length",
            "samples_dev_rows", "shown_plan", "slower_cadence_note"]
 
 # Dev rows/s an evaluation scores per training row/s of the same model, for the rough plan made before any run of
@@ -229,11 +229,38 @@ def few_steps_sentence(p: EvalPreviewInput) -> str:
     return f" {note[0].upper()}{note[1:]}." if note else ""
 
 
+def no_time_sentence(p: EvalPreviewInput) -> str:
+    """" The 60 s budget leaves no time to train: the evaluation before training and the final one on all 1,500 dev
+    rows take about 64 s of it; give the run about 3 minutes, or a Dev cap of at most 700 rows." where the Time
+    budget cannot hold the evaluations the run makes before its first step and at its end, at the past runs' rates
+    (else the rough ones): the check the run makes before its first step (core.training.budget.no_time_note), which
+    otherwise fails the run after its first evaluation; '' otherwise."""
+    from explorer.core.runs.throughput import format_duration
+    from explorer.core.training.budget import no_time_note
+
+    measured = p.train_rate > 0 and p.eval_rate > 0
+    train_rate = p.train_rate if measured else p.rough_rate
+    eval_rate = p.eval_rate if measured else ROUGH_EVAL_FACTOR * p.rough_rate
+    if p.budget_seconds <= 0 or p.dev_rows <= 0 or eval_rate <= 0:
+        return ""
+    whole = p.full_dev or not samples_dev_rows(p.task)
+
+    def rows_at_start(rows: int) -> int:
+        return first_rows(rows, planned=plans_evaluations(p.share, rows), full_dev=whole)
+
+    per_second = train_rate / max(1.0, p.windows_per_step)
+    note = no_time_note(p.budget_seconds, dev_total=p.dev_rows, rows_at_start=rows_at_start, eval_rate=eval_rate,
+                        steps_per_second=per_second, steps_total=p.bound_steps or p.steps, share=p.share,
+                        what=f"{'held-out ' if p.held_out else ''}{p.what}", fmt=format_duration)
+    return f" {note[0].upper()}{note[1:]}." if note else ""
+
+
 def eval_plan_preview(p: EvalPreviewInput) -> str:
-    """:func:`evaluation_preview`, and after it :func:`few_steps_sentence` where the Time budget leaves the run too
-    few steps to learn."""
+    """:func:`evaluation_preview`, and after it :func:`no_time_sentence` where the Time budget cannot hold the
+    evaluations before training and at the end, else :func:`few_steps_sentence` where it leaves the run too few
+    steps to learn."""
     text = evaluation_preview(p)
-    return (text + few_steps_sentence(p)) if text else text
+    return (text + (no_time_sentence(p) or few_steps_sentence(p))) if text else text
 
 
 def evaluation_preview(p: EvalPreviewInput) -> str:

@@ -73,10 +73,12 @@ class LaunchChecks:
         mark_invalid(p.editors["dev_fraction"], no_dev, "warning")
         abstain = p.form.plan.abstain_warning(cfg)   # a SQuAD v2.0 run on no unanswerable question
         short = p.form.plan.short_run_warning(cfg)   # a Time budget too short to leave chance at 2e-5
+        no_time = p.form.plan.no_time_warning(cfg)   # a Time budget the evaluations alone fill: the run would fail
+        mark_invalid(p.editors["time_budget_minutes"], no_time, "warning")
         imbalanced = p.form.plan.imbalance_warning(cfg)   # one class holds most rows and no class weights
         kept = no_checkpoints_note(cfg)   # no model will be left to open
         said = "" if note else no_dev
-        note = ". ".join(n.rstrip(".") for n in (kept, short, imbalanced, abstain, note or no_dev) if n)
+        note = ". ".join(n.rstrip(".") for n in (no_time, kept, short, imbalanced, abstain, note or no_dev) if n)
         if not note or p.problem.text():
             return ""
         offer = f" <a href='{SHORT_RUN_LINK}'>Use learning rate {SMALL_TABLE_LEARNING_RATE:g}</a>" if short else ""

@@ -160,6 +160,16 @@ class RunPlan:
             return ""
         return short_run_note(self.values, planned, per_epoch, budget, cfg.resolved_learning_rate())
 
+    def no_time_warning(self, cfg: TrainConfig) -> str:
+        """'' or the warning that the Time budget cannot hold the evaluations before training and at the end, which
+        the run would fail on after its first evaluation (eval_plan_preview.no_time_sentence, the Evaluation text's
+        words, at past runs' rates, else rough ones)."""
+        from explorer.ui.launch.eval_plan_preview import no_time_sentence
+
+        if not cfg.time_budget_minutes or self.no_dev_warning(cfg):
+            return ""
+        return no_time_sentence(self._preview_input(cfg)).strip()
+
     def imbalance_warning(self, cfg: TrainConfig) -> str:
         """'' or the warning that the training labels the data check counted are strongly imbalanced while Class
         weights is off (class_balance.imbalance_note)."""

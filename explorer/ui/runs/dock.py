@@ -308,9 +308,11 @@ class ErrorDialog(QDialog):
         keep_on_screen(self)   # shown or resized, its frame stays inside the screen
         self.setWindowTitle(f"Why {state.run_id} failed")
         self.resize(860, 560)
-        text = QPlainTextEdit()
+        # wrapped at the dialog's width: a message says its cause and its fix in one long line, which unwrapped sat
+        # behind a horizontal scrollbar at 1280 px
+        self.text = text = QPlainTextEdit()
         text.setReadOnly(True)
-        text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         body = [f"Error: {state.error or '(no message)'}", ""]
         if state.traceback:
             body += ["Traceback:", state.traceback.rstrip(), ""]

@@ -1,11 +1,10 @@
 """Readable run names (Qt-free): what tells a run apart from the runs around it.
 
 Run ids are ``YYYYmmdd-HHMMSS-<model>-<task>[suffix]``; a list of them elides to the same text.
-:func:`short_names` names each run by the settings in which it differs from the other runs of its
+:func:`short_names` names each run by one rule: its model's short name, its task and
+its training data ("minilm · pair · mrpc_train"), then the settings in which it differs from the other runs of its
 group (same model, task and train data) - learning rate, batch size, epochs, seed, max_seq_length, a setting
-left to the task's default named by that default (:func:`effective_setting`) - after its data set whenever the
-listed runs do not all share one, so that runs on two data sets never read alike; a run alone in its group by
-model, task and train data file ("minilm · pair · mrpc_train"). A remote run's host, then the start time, follow
+left to the task's default named by that default (:func:`effective_setting`). A remote run's host, then the start time, follow
 only where names would repeat. The Run name the user
 typed in the launcher (the run id, kept in config.json and every event) is shown as it is, and a name given
 later (:func:`set_display_name`, stored as ``run.json`` "name" in the run folder) wins over both. The full id
@@ -144,71 +143,35 @@ def unique_names(names: dict[str, str], hosts: dict[str, str] | None = None, kee
     return out
 
 
-def _group_label(key: tuple, field: str) -> str:
-    """A group key's (GROUP_FIELDS values) readable part for ``field``: the model's short name, the task, the
-    training file's readable name (explorer.core.runs.naming.data_short_name)."""
-    value = key[GROUP_FIELDS.index(field)]
-    if field == "model":
-        return model_label(value) if value else ""
-    return data_short_name(value) if field == "train" else value
-
-
-def _group_prefixes(keys: list[tuple], telling: list[str]) -> dict[tuple, list[str]]:
-    """Group key -> the parts that set the group apart from the other groups, put before the settings its runs
-    differ in: the training data first whenever the listed runs were not all trained on one file (runs on two
-    data sets never read alike), then the task and the model while another group still reads the same."""
-    order = [f for f in ("train", "task", "model") if f in telling]
-    out = {}
-    for key in keys:
-        chosen = order[:1] if order[:1] == ["train"] else []
-        for field in order:
-            if not any(all(_group_label(other, f) == _group_label(key, f) for f in chosen)
-                       for other in keys if other != key):
-                break   # no other group reads the same
-            if field not in chosen:
-                chosen.append(field)
-        out[key] = [label for label in (_group_label(key, f) for f in chosen) if label]
-    return out
-
-
 def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None,
                 hosts: dict[str, str] | None = None) -> dict[str, str]:
     """run_id -> a short readable name, from each run's config dict (as in config.json).
 
-    Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
-    ('lr3e-05 bs16', compact: the dock is narrow), after what sets the group apart from the other groups: its
-    training data first whenever the listed runs do not all share one ("stance_semeval2016 · lr2e-05"), then its
-    task and model while another group reads the same. A run alone in its group shows the model, task and train
-    data that tell it from the other groups ("pair · mrpc_train" when every run is MiniLM's). Where names would
-    still repeat, a remote run's host follows ("… @ gpubox"), then, last, the start time, as short as it tells
-    ('10:15'; '11-30 10:15' across days). A run id the user typed (not of the generated pattern,
-    explorer.core.runs.naming.is_generated_run_id) is its name; ``stored`` names (run.json) are used as they are,
-    first. No two runs get the same name (:func:`unique_names`, with ``hosts``: run_id -> the host of a remote
-    run).
+    One rule names every run: its model's short name, its task and its training data (the file's stem, its folder
+    where the stem says nothing of the data: explorer.core.runs.naming.data_short_name), "minilm · single · liar";
+    within a group of runs of the same model, task and train data (GROUP_FIELDS) the DIFF_FIELDS whose values
+    differ follow ("minilm · single · liar · lr3e-05"). A name never depends on which other runs are listed: a run
+    named "single · stance_semeval2016" beside "minilm · ner · conll2003" because one list held one model only read
+    as two rules. Where names would still repeat, a remote run's host follows ("… @ gpubox"), then, last, the start
+    time, as short as it tells ('10:15'; '11-30 10:15' across days). A run id the user typed (not of the generated
+    pattern, explorer.core.runs.naming.is_generated_run_id) is its name; ``stored`` names (run.json) are used as
+    they are, first. No two runs get the same name (:func:`unique_names`, with ``hosts``: run_id -> the host of a
+    remote run).
     """
     stored, hosts = stored or {}, hosts or {}
     groups: dict[tuple, list[str]] = {}
     for run_id, cfg in runs.items():
         groups.setdefault(tuple(str(cfg.get(f, "")) for f in GROUP_FIELDS), []).append(run_id)
-    # a run alone in its group is named by the group fields that tell the groups apart (all the runs listed from
-    # one model: its name would only fill a narrow dock, "minil…train"); by all of them when none do
-    differing = [f for f in GROUP_FIELDS if len({str(cfg.get(f, "")) for cfg in runs.values()}) > 1]
-    telling = differing or list(GROUP_FIELDS)
-    prefixes = _group_prefixes(list(groups), differing)
     base = {}
-    for key, members in groups.items():
+    for members in groups.values():
         varying = [(f, lab) for f, lab in DIFF_FIELDS
                    if len({_fmt(effective_setting(runs[r], f)) for r in members}) > 1]
         for run_id in members:
             cfg = runs[run_id]
-            if varying:
-                settings = " ".join(f"{lab}{_fmt(effective_setting(cfg, f))}" for f, lab in varying
-                                    if effective_setting(cfg, f) != "")
-                parts = [*prefixes[key], settings]
-            else:
-                parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") and "model" in telling else "",
-                         str(cfg.get("task", "")) if "task" in telling else "",
-                         data_short_name(str(cfg.get("train", "") or "")) if "train" in telling else ""]
+            settings = " ".join(f"{lab}{_fmt(effective_setting(cfg, f))}" for f, lab in varying
+                                if effective_setting(cfg, f) != "")
+            parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") else "", str(cfg.get("task", "")),
+                     data_short_name(str(cfg.get("train", "") or "")), settings]
             base[run_id] = " · ".join(p for p in parts if p) or run_id
     # the launcher's Run name and the user's own name are shown instead: only the names shown are told apart
     given = {run_id: stored.get(run_id) or ("" if is_generated_run_id(run_id) else run_id) for run_id in runs}

@@ -19,6 +19,10 @@ from explorer.paths import SETTINGS_ENV
 APP_NAME = "BERT Explorer"
 ORG_NAME = "BERT Explorer"
 RUN_NAMES_KEPT = 5000   # run names kept across sessions (ShownRunNames), the newest first kept
+# where the names the Runs list showed runs by are kept: names of the one rule (model · task · data, ui.runs.names);
+# those kept under "runs/names" came from a rule that dropped the model or the task where the list held one only,
+# and are not read, so every run is named once by the one rule
+RUN_NAMES_KEY = "runs/names_model_task_data"
 
 
 class AppSettings:
@@ -115,14 +119,14 @@ class AppSettings:
     def run_names(self) -> dict[str, str]:
         """Resolved run folder -> the name the Runs list showed it by (ShownRunNames); {} when none or unreadable."""
         try:
-            data = json.loads(str(self.qs.value("runs/names", "") or "{}"))
+            data = json.loads(str(self.qs.value(RUN_NAMES_KEY, "") or "{}"))
         except json.JSONDecodeError:
             return {}
         return {str(k): str(v) for k, v in data.items() if k and v} if isinstance(data, dict) else {}
 
     def set_run_names(self, names: dict[str, str]) -> None:
         """Keep ``names`` (resolved run folder -> name), the newest RUN_NAMES_KEPT."""
-        self.qs.setValue("runs/names", json.dumps(dict(list(names.items())[-RUN_NAMES_KEPT:])))
+        self.qs.setValue(RUN_NAMES_KEY, json.dumps(dict(list(names.items())[-RUN_NAMES_KEPT:])))
 
     def opened_runs(self) -> list[str]:
         """Run folders opened with File > Open run folder, in the order opened (reloaded at start)."""
