@@ -19,9 +19,8 @@ from explorer.paths import SETTINGS_ENV
 APP_NAME = "BERT Explorer"
 ORG_NAME = "BERT Explorer"
 RUN_NAMES_KEPT = 5000   # run names kept across sessions (ShownRunNames), the newest first kept
-# where the names the Runs list showed runs by are kept: names of the one rule (model · task · data, ui.runs.names);
-# those kept under "runs/names" came from a rule that dropped the model or the task where the list held one only,
-# and are not read, so every run is named once by the one rule
+# where the names the Runs list showed runs by are kept (model · task · data, ui.runs.names); the key "runs/names"
+# holds names that may leave out the model or the task and is not read, so such a run is named by the rule again
 RUN_NAMES_KEY = "runs/names_model_task_data"
 
 
