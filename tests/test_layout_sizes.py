@@ -1060,3 +1060,24 @@ def test_the_check_finds_a_cut_short_cell_in_a_tree(qtbot):
     assert len(cut) == 1 and "column 1" in cut[0].path
     tree.setColumnWidth(1, tree.fontMetrics().horizontalAdvance("≈50.80% acc (1 eval)") + 20)
     assert [o for o in layout_offenders(tree) if o.kind == "cell"] == []
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_the_block_flow_caption_of_one_head_reads_whole(qtbot, size, tiny_qa, app_style):
+    """With a head chosen in the head box the caption over the block flow table names it whole ("Head 4 only"),
+    the way back to the layer's mean in its tooltip: the long caption ran past the pane's right edge at 1280x800."""
+    from explorer.core.qa.probe import probe
+    from explorer.ui.inspectors.attention_view import AttentionView
+    from explorer.ui.shell.layout_check import layout_offenders, widget_path
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.set_result(probe(tiny_qa, "where was ada born?", "ada was born in london.", attentions=True))
+    view.head.setCurrentIndex(view.head.count() - 1)
+    _shown(qtbot, view, size)
+    label = view.flow.which
+    assert label.text() == f"Head {view.head.count() - 1} only"
+    assert "choose mean" in label.toolTip()
+    assert label.isVisible() and label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+    cut = [o for o in layout_offenders(view) if o.path == widget_path(label)]
+    assert not cut, cut
