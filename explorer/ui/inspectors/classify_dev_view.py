@@ -26,7 +26,7 @@ from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
-                                      WIDE_TITLE_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
+                                      ROW_NAME_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
                                       confusion_titles, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics,
                                       page_heading, per_class_table,
@@ -37,7 +37,7 @@ from .remote import RemoteJob
 MISTAKES_LIST_TITLE = "Most confident mistakes"
 # the errors keep their sign (over- or under-prediction), so the title names the signed difference and the order
 REGRESSION_LIST_TITLE = "Largest errors by size: predicted - gold (+ too high, - too low)"
-WIDE_NAME_PX = 340   # px: a row title beside short number columns (a numbered confusion matrix, the per-class table)
+WIDE_NAME_PX = 340   # px: a row title beside short number columns (a cut confusion matrix, the per-class table)
 
 
 class ClassifyDevView(QWidget):
@@ -328,12 +328,12 @@ class ClassifyDevView(QWidget):
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
-        titles = confusion_titles(rep.label_names)   # numbered columns where the names do not fit side by side
+        titles = confusion_titles(rep.label_names)   # names cut to share the width where they do not fit whole
         set_header_names(self.confusion, Qt.Orientation.Horizontal, titles.columns,
-                         tips=titles.column_tips if titles.numbered else None)
-        if titles.numbered:   # the row titles name the class of each number: room for the name whole
+                         tips=titles.column_tips if titles.cut else None)
+        if titles.cut:   # a row title has room for its class's name up to ROW_NAME_CHARS
             set_header_names(self.confusion, Qt.Orientation.Vertical, titles.rows, px=WIDE_NAME_PX,
-                             limit=WIDE_TITLE_CHARS + 9, tips=titles.row_tips)
+                             limit=ROW_NAME_CHARS + 5, tips=titles.row_tips)
         else:
             set_header_names(self.confusion, Qt.Orientation.Vertical, titles.rows)
         for i in range(k):
