@@ -29,7 +29,7 @@ from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS
                                       ROW_NAME_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
                                       confusion_titles, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics,
-                                      page_heading, per_class_table,
+                                      page_heading, per_class_table, queued_line,
                                       per_class_tips, regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
@@ -65,7 +65,9 @@ class ClassifyDevView(QWidget):
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
         run = self.score_button = QPushButton("Score dev set")
         run.clicked.connect(self.run)
-        self._loading = ""   # the source Classify is loading: Score waits for it
+        self._loading = ""   # the source Classify is loading: a press of Score waits for it
+        self._queued = False        # Score was pressed while it loaded: scoring starts once the model is in
+        self._model_arrived = False   # a model came in since the load began (a failed load brings none)
         self.calibrate = QPushButton("Calibration...")
         self.calibrate.setToolTip("Reliability diagrams, ECE, MCE, Brier score before and after temperature scaling "
                                   "(T fitted on one half of these dev examples, shown on the other, both ways)")
@@ -207,20 +209,28 @@ class ClassifyDevView(QWidget):
 
     def model_loading(self, source: str) -> None:
         """Classify started loading ``source``: its run's dev file, cap and columns are filled in now (they come
-        from the run's config.json, not the model), and Score dev set waits until the load ends."""
+        from the run's config.json, not the model), and a press of Score dev set until the load ends is kept and
+        run once the model is in (:meth:`run`, :meth:`load_ended`)."""
         self._loading = source
-        self.score_button.setEnabled(False)
-        self.score_button.setToolTip(f"Waiting for {source} to load in Classify")
+        self._model_arrived = False
+        self.score_button.setToolTip(f"{source} is loading in Classify: a press scores the dev set once it is in")
         if source and source != self.prefill.prefilled_for:
             self.prefill_from_run(source)
         self._say_model()
 
     def load_ended(self) -> None:
-        """Classify's load ended (the model is in, or it failed): Score dev set is on again."""
-        self._loading = ""
-        self.score_button.setEnabled(True)
+        """Classify's load ended (the model is in, or it failed): a press kept meanwhile scores the dev set with the
+        new model now; after a failed load it is dropped, and the status line says nothing was scored."""
+        loading, self._loading = self._loading, ""
         self.score_button.setToolTip("")
+        queued, self._queued = self._queued, False
+        if queued and self._model_arrived:
+            self.run()
+            return
         self._say_model()
+        if queued:
+            self.status.setText(f"{loading} did not load in Classify: the dev set was not scored "
+                                "(see Classify's status line).")
 
     def table_settings(self) -> dict:
         """The table settings sent with the request: the picker's columns, plus the run's encoding, id column,
@@ -239,7 +249,9 @@ class ClassifyDevView(QWidget):
 
     def run(self) -> None:
         loaded = self.get_loaded()
-        if self._loading:   # the model the run's rows are for is not in yet
+        if self._loading:   # the model the run's rows are for is not in yet: score once it is (load_ended)
+            self._queued = True
+            self.status.setText(queued_line(self._loading))
             return
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
@@ -275,6 +287,7 @@ class ClassifyDevView(QWidget):
     def model_changed(self, loaded) -> None:
         """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
         naming both), and a request still running for it is dropped when it answers."""
+        self._model_arrived = loaded is not None
         self.source.model_changed(loaded)
         source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
         if source and source != self.prefill.prefilled_for and self.isVisible():   # in view: the new run's file now

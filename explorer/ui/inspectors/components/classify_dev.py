@@ -126,7 +126,12 @@ def loading_line(source: str, found: bool) -> str:
     waits for the model (a press did nothing while the page still asked for a model)."""
     filled = ("the run's dev rows are filled in from its config.json" if found else
               "not a run checkpoint: choose a dev file")
-    return f"Loading {source} in Classify … {filled}; Score dev set is on once the model is in."
+    return f"Loading {source} in Classify … {filled}; a press of Score dev set scores it once the model is in."
+
+
+def queued_line(source: str) -> str:
+    """Score dev set pressed while Classify loads ``source``: the press is kept, and scoring starts by itself."""
+    return f"Score dev set: waiting for {source} to load in Classify; scoring starts once it is in …"
 
 
 @dataclass
