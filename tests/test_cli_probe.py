@@ -48,7 +48,7 @@ def base_folder(tmp_path_factory):
 def test_probe_text_output(tiny_folder, capsys):
     from explorer.core.models.loading import load_model
     from explorer.core.qa.probe import probe
-    from explorer.core.qa.probe_text import addition, score_digits
+    from explorer.core.qa.probe_text import addition, score_difference, score_digits
 
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--tau", "1.5"]) == 0
     out, err = capsys.readouterr()
@@ -59,7 +59,9 @@ def test_probe_text_output(tiny_folder, capsys):
     shown = score_digits(expected.nbest[:5], expected.null_start_logit, expected.null_end_logit)
     assert f"null_score = S.C + E.C = {addition(expected.null_start_logit, expected.null_end_logit, shown)}" in out
     assert f"best span score = S.T_i + E.T_j = {addition(best.start_logit, best.end_logit, shown)}" in out
-    assert f"score_diff = best_non_null_score - null_score = {expected.score_diff:+.2f}" in out
+    best_pair, null_pair = (best.start_logit, best.end_logit), (expected.null_start_logit, expected.null_end_logit)
+    assert ("score_diff = best_non_null_score - null_score = "
+            f"{score_difference(best_pair, null_pair, shown)}") in out   # the printed scores above, their decimals
     assert f"tau = +1.50: {expected.decision(1.5).inequality}" in out
     assert len(re.findall(r"^  \d\. \"", out, flags=re.M)) == min(5, len(expected.nbest))
     flow = re.findall(r"^layer +(\d+): question -> passage ([\d.]+) +passage -> question ([\d.]+) +"

@@ -712,7 +712,7 @@ def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, 
     view.show_report(rep, "single", model="m", data="dev.tsv")
     _shown(qtbot, view, size)
     titles = [view.confusion.model().headerData(r, Qt.Orientation.Vertical) for r in range(3)]
-    assert titles == [f"gold {i} · {n}" for i, n in enumerate(rep.label_names[:3], 1)]   # numbered columns
+    assert titles == [f"gold {n}" for n in rep.label_names[:3]]
     cut = [str(o) for o in layout_offenders(view) if o.kind == "header"]
     assert not cut, "\n".join(cut)
 
@@ -776,9 +776,9 @@ EMOTIONS = ["I can't tell", "Negative emotion", "No emotion toward brand or prod
 
 def test_classify_dev_confusion_matrix_of_four_long_class_names_fits_the_page_width(qtbot, app_style):
     """Four classes with long names ("No emotion toward brand or product") at 1280x800: the confusion matrix fits
-    the page's width with no sideways scroll (its last column "pred Positive" was cut off), its columns numbered
-    with each class in the tooltip, its rows naming each number's class whole, as the per-class table's rows do
-    (both read "No emoti…nd or product")."""
+    the page's width with no sideways scroll (its last column "pred Positive" was cut off), each column naming its
+    class cut to its share ("pred <class>" whole in the tooltip), its rows naming each class whole, as the
+    per-class table's rows do (both read "No emoti…nd or product")."""
     from PySide6.QtCore import Qt
 
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
@@ -794,10 +794,11 @@ def test_classify_dev_confusion_matrix_of_four_long_class_names_fits_the_page_wi
     last = table.columnCount() - 1
     assert table.columnViewportPosition(last) + table.columnWidth(last) <= table.viewport().width() + 1
     assert not table.horizontalScrollBar().isVisible()
-    assert [table.horizontalHeaderItem(c).text() for c in range(4)] == ["pred 1", "pred 2", "pred 3", "pred 4"]
+    columns = [table.horizontalHeaderItem(c).text() for c in range(4)]
+    assert columns[0] == "I can't tell" and columns[2].startswith("No emo") and "…" in columns[2], columns
     assert table.horizontalHeaderItem(2).toolTip() == "pred No emotion toward brand or product"
     rows = [table.model().headerData(r, Qt.Orientation.Vertical) for r in range(4)]
-    assert rows[2] == "gold 3 · No emotion toward brand or product", rows
+    assert rows[2] == "gold No emotion toward brand or product", rows
     per_class = [view.per_class.model().headerData(r, Qt.Orientation.Vertical) for r in range(4)]
     assert per_class == EMOTIONS
 
@@ -818,8 +819,37 @@ def test_classify_dev_confusion_matrix_of_short_class_names_names_its_columns(qt
     emotions.label_names = list(EMOTIONS)
     emotions.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
     view.show_report(emotions, "single", model="m", data="dev.tsv")
-    view.show_report(rep, "single", model="m", data="dev.tsv")   # the numbered report's tooltips do not stay
+    view.show_report(rep, "single", model="m", data="dev.tsv")   # the cut report's tooltips do not stay
     assert [view.confusion.horizontalHeaderItem(c).toolTip() for c in range(2)] == ["", ""]
+
+
+LIAR = ["half-true", "mostly-true", "barely-true", "pants-fire", "false", "true"]
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_confusion_matrix_of_six_classes_names_every_column(qtbot, size, app_style):
+    """Six classes whose titles do not fit side by side as "pred <class>" (LIAR's): every column still names its
+    class, whole where its share of the width holds it, "pred <class>" in its tooltip; the header reads whole
+    (the columns read "pred 1" … "pred 6"). Twelve long names give twelve distinct cut names."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+    from explorer.ui.inspectors.components.classify_dev import confusion_titles
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    rep = _dev_report(6)
+    rep.label_names = list(LIAR)
+    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in LIAR}
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    table = view.confusion
+    assert [table.horizontalHeaderItem(c).text() for c in range(6)] == LIAR
+    assert [table.horizontalHeaderItem(c).toolTip() for c in range(6)] == [f"pred {n}" for n in LIAR]
+    cut = [str(o) for o in layout_offenders(view) if o.kind == "header"]
+    assert not cut, "\n".join(cut)
+    many = [f"customer_complaint_about_{i}" for i in range(12)]
+    columns = confusion_titles(many).columns
+    assert len(set(columns)) == 12 and all("pred" not in c and not c.isdigit() for c in columns), columns
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
@@ -1060,3 +1090,24 @@ def test_the_check_finds_a_cut_short_cell_in_a_tree(qtbot):
     assert len(cut) == 1 and "column 1" in cut[0].path
     tree.setColumnWidth(1, tree.fontMetrics().horizontalAdvance("≈50.80% acc (1 eval)") + 20)
     assert [o for o in layout_offenders(tree) if o.kind == "cell"] == []
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_the_block_flow_caption_of_one_head_reads_whole(qtbot, size, tiny_qa, app_style):
+    """With a head chosen in the head box the caption over the block flow table names it whole ("Head 4 only"),
+    the way back to the layer's mean in its tooltip: the long caption ran past the pane's right edge at 1280x800."""
+    from explorer.core.qa.probe import probe
+    from explorer.ui.inspectors.attention_view import AttentionView
+    from explorer.ui.shell.layout_check import layout_offenders, widget_path
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.set_result(probe(tiny_qa, "where was ada born?", "ada was born in london.", attentions=True))
+    view.head.setCurrentIndex(view.head.count() - 1)
+    _shown(qtbot, view, size)
+    label = view.flow.which
+    assert label.text() == f"Head {view.head.count() - 1} only"
+    assert "choose mean" in label.toolTip()
+    assert label.isVisible() and label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+    cut = [o for o in layout_offenders(view) if o.path == widget_path(label)]
+    assert not cut, cut

@@ -384,11 +384,62 @@ def test_classify_dev_fills_the_runs_rows_while_classify_loads_and_score_waits(q
     assert dev.path.text() == "/data/d.txt" and dev.text_columns.currentText() == "Tweet"
     assert "Load a model in Classify" not in dev.status.text()
     assert dev.status.text().startswith(f"Loading {ckpt} in Classify") and "dev rows are filled in" in dev.status.text()
-    assert not dev.score_button.isEnabled()
-    dev.run()
-    assert scored == []
     loaded = tiny_loaded_model("classification", num_labels=2)
     loaded.source = ckpt
     view.set_loaded(loaded)
     assert dev.score_button.isEnabled() and "Uses the model loaded in Classify" in dev.status.text()
     assert dev.path.text() == "/data/d.txt"
+    assert scored == []   # nothing pressed: nothing scored
+
+
+def _opened_while_loading(qtbot, tmp_path, monkeypatch):
+    """Classify and its dev page with a run checkpoint opened whose load has not finished (no inspector child):
+    (view, dev, checkpoint path, the scoring requests started)."""
+    from explorer.ui.inspectors.classify_view import classify_tabs
+
+    run = tmp_path / "runs" / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "single", "train": "/data/t.txt", "dev": "/data/d.txt",
+                                                 "text_columns": ["Tweet"], "label_column": "Stance"}))
+    ckpt = str(run / "checkpoints" / "best")
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    scored = []
+    monkeypatch.setattr(view._loader, "submit", lambda op, data: None)   # the load stays outstanding
+    monkeypatch.setattr(view.client, "remember_load", lambda *_a: None)
+    monkeypatch.setattr(dev._job, "start", lambda *a: scored.append(a))
+    dev.show()
+    view.open_checkpoint(ckpt, "single")
+    return view, dev, ckpt, scored
+
+
+def test_score_dev_set_pressed_while_classify_loads_scores_once_the_model_is_in(qtbot, tmp_path, monkeypatch):
+    """A press of Score dev set right after "Open best checkpoint in inspectors", while the checkpoint still loads,
+    is kept: the status line says it waits for the model, and the dev set is scored with that model as soon as it
+    is in, once however often it was pressed (the first press did nothing and said nothing)."""
+    from helpers import tiny_loaded_model
+
+    view, dev, ckpt, scored = _opened_while_loading(qtbot, tmp_path, monkeypatch)
+    assert dev.score_button.isEnabled()
+    dev.score_button.click()
+    dev.score_button.click()
+    assert scored == []
+    assert f"waiting for {ckpt} to load in Classify" in dev.status.text()
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    loaded.source = ckpt
+    view.set_loaded(loaded)
+    assert len(scored) == 1
+    op, data = scored[0]
+    assert op == "classify_dev" and data["slot"] == view.loaded.slot and data["path"] == "/data/d.txt"
+    assert dev.status.text().startswith("scoring /data/d.txt")
+
+
+def test_score_dev_set_pressed_while_a_load_fails_says_nothing_was_scored(qtbot, tmp_path, monkeypatch):
+    """A press kept while the checkpoint loads is dropped when the load fails: the status line says the dev set
+    was not scored, and no model of the failed load is asked for."""
+    view, dev, ckpt, scored = _opened_while_loading(qtbot, tmp_path, monkeypatch)
+    dev.score_button.click()
+    view._load_failed("no such model")
+    assert scored == []
+    assert dev.status.text().startswith(f"{ckpt} did not load in Classify: the dev set was not scored")

@@ -39,7 +39,9 @@ def test_the_decision_answers_below_score_diff_and_abstains_above(result):
 
     d = score_digits(result.nbest, result.null_start_logit, result.null_end_logit)   # the n-best table's
     assert below.null == f"S.C + E.C = {addition(result.null_start_logit, result.null_end_logit, d)}"
-    assert below.diff == f"{result.best_non_null_score:.2f} − {result.null_score:.2f} = {result.score_diff:.2f}"
+    null_total = below.null.split(" = ")[-1]
+    best_total = below.best.split(" = ")[-1].split("  ")[0]
+    assert below.diff.startswith(f"{best_total} − {null_total} = ")   # the rows' own printed scores, their decimals
     quoted = f"\"{result.nbest[0].text}\""
     assert below.best.endswith(quoted) and below.best_tip.startswith(quoted)
     assert below.by_hand.startswith("max |T_i·W + b − logits| = ")
@@ -162,11 +164,43 @@ def test_a_difference_with_a_negative_null_score_reads_without_two_minus_signs(r
     assert subtraction(6.61, -0.001) == "6.61 − 0.00 = 6.61"
     assert addition(3.0, -1.5) == "3.00 + (-1.50) = 1.50" and addition(-0.001, 2.0) == "0.00 + 2.00 = 2.00"
     r = copy.deepcopy(result)
-    r.best_non_null_score, r.null_score, r.score_diff = 6.61, -0.002, 6.612
+    r.decoding.nbest[:] = r.nbest[:1]
+    r.nbest[0].start_logit, r.nbest[0].end_logit = 3.3, 3.31
+    r.null_start_logit, r.null_end_logit = -0.001, -0.001
     diff = decision_lines(r, 0.0).diff
     assert diff == "6.61 − 0.00 = 6.61" and "− -" not in diff and "-0.00" not in diff
-    r.null_score, r.score_diff = -1.2, 7.81
+    r.null_start_logit, r.null_end_logit = -0.6, -0.6
     assert decision_lines(r, 0.0).diff == "6.61 − (-1.20) = 7.81"
+
+
+def test_score_diff_repeats_the_printed_null_and_best_scores_with_their_decimals(result):
+    """score_diff's parts are the null_score and best span score exactly as their rows print them (one rounding,
+    one decimal count), and its total is their printed difference: null parts −0.15214 + −0.15214 print as
+    −0.3042 (their printed sum), so score_diff never reads "− (−0.3043)", in the panel and in the probe text."""
+    import copy
+    import re
+
+    from explorer.core.qa.probe_text import render_text
+
+    r = copy.deepcopy(result)
+    r.decoding.nbest[:] = r.nbest[:2]
+    for c, (s, e) in zip(r.nbest, ((3.73221, 3.73221), (0.12551, 0.12551))):   # the second row needs 4 decimals
+        c.start_logit, c.end_logit = s, e
+    r.null_start_logit, r.null_end_logit = -0.15214, -0.15214
+    lines = decision_lines(r, 0.0)
+    assert lines.null.startswith("S.C + E.C = -0.1521 + (-0.1521) = -0.3042")
+    assert lines.best.startswith("S.T_i + E.T_j = 3.7322 + 3.7322 = 7.4644")
+    assert lines.diff == "7.4644 − (-0.3042) = 7.7686"
+    text = render_text(r, top=2)
+    assert "score_diff = best_non_null_score - null_score = 7.4644 − (-0.3042) = 7.7686" in text
+    # a difference that adds up at two decimals still carries its neighbours' four
+    r.null_start_logit, r.null_end_logit = -0.5, -0.5
+    null_total = re.search(r"= (\S+)$", decision_lines(r, 0.0).null).group(1)
+    assert null_total == "-1.0000"
+    assert decision_lines(r, 0.0).diff == "7.4644 − (-1.0000) = 8.4644"
+    r.decoding.nbest[:] = []   # no span: null_score's own decimals in both rows
+    assert decision_lines(r, 0.0).null.startswith("S.C + E.C = -0.50 + (-0.50) = -1.00")
+    assert decision_lines(r, 0.0).diff == "-inf − (-1.00) = -inf"
 
 
 def test_the_nbest_table_and_the_probe_text_show_one_decimal_count_per_column(result):

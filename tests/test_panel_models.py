@@ -227,6 +227,19 @@ def test_the_activity_and_device_lines():
     assert status_texts.device_line(runs, "cpu", lambda rid: "gpubox", describe) == "device: cuda:0/bf16 on gpubox"
 
 
+def test_the_activity_and_device_short_forms_are_counts_and_the_host():
+    """Where the status bar has no room for the lines (1280 px): the runs counted ("2 running · 1 queued", "1
+    running" too) and the host alias of a run training elsewhere, else the device's first word."""
+    assert status_texts.activity_short([]) == ""
+    runs = [_run("q", 0, status=run_status.QUEUED), _run("r", 12, total=40)]
+    assert status_texts.activity_short(runs) == "1 running · 1 queued"
+    assert status_texts.activity_short(runs + [_run("s", 3, total=40)]) == "2 running · 1 queued"
+    assert status_texts.device_short([], "CPU (1 of 2 threads: the machine is busy, load 1.6)", str) == "CPU"
+    runs[1].device = "cuda:0"
+    assert status_texts.device_short(runs, "cpu", lambda rid: "gpubox3") == "gpubox3"
+    assert status_texts.device_short(runs, "cpu", lambda rid: "") == "cuda:0"
+
+
 def test_the_messages_after_a_read_and_an_end():
     noted = _run("n", read_notes=["events.jsonl line 4 skipped"])
     text = status_texts.scan_message(Path("runs"), [_run("a"), noted], ["x: not a run"], 5, "settings reset")

@@ -195,6 +195,38 @@ def test_a_status_message_never_runs_into_the_permanent_labels(shell, qtbot, siz
     assert bar.shown_message() == "" and bar.message_label.text() == ""
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_status_bar_keeps_whole_words_beside_a_long_message(shell, qtbot, monkeypatch, size):
+    """After a restart that follows runs on a host, the run activity and the device read whole: the long lines
+    where they fit, else their short forms ("2 running", the host alias), the long text in their tooltips; at
+    1280x800 they elided each other mid-word ("following 20261206-… running: …2 running device…pubox3")."""
+    from explorer.core.runs import status as run_status
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    name = "20261206-101112-bert-base-uncased-squad_v2-squad_v2_train_full-lr3e-5"
+    runs = [RunState(run_id=name, status=run_status.RUNNING, steps_total=8000, step=1234),
+            RunState(run_id=name + "-seed2", status=run_status.RUNNING, steps_total=8000, step=99)]
+    runs[0].device, runs[0].mixed_precision = "cuda:0", "bf16"
+    monkeypatch.setattr(shell.store, "tracked", lambda: runs)
+    monkeypatch.setattr(shell.remote, "host_of", lambda rid: "gpubox3")
+    shell.resize(*size)
+    shell._update_status_labels()
+    shell.show_message(f"following {name} and {name}-seed2 on gpubox3 again after the restart", 60_000)
+    bar = shell.statusBar()
+    qtbot.waitUntil(lambda: shell.activity_label.width() > 0 and shell.device_label.width() > 0)
+    QApplication.processEvents()
+    activity, device = shell.activity_label, shell.device_label
+    assert activity.shown_text() in (activity.text(), "2 running"), activity.shown_text()
+    assert device.shown_text() in (device.text(), "gpubox3"), device.shown_text()
+    assert device.text().endswith("on gpubox3") and name in activity.text()
+    if size[0] == 1280:
+        assert activity.shown_text() == "2 running" and device.shown_text() == "gpubox3"
+        assert activity.text() in activity.toolTip() and device.text() in device.toolTip()
+    cut = [str(o) for o in layout_offenders(bar) if "statusMessage" not in o.path]
+    assert not cut, cut
+
+
 def test_where_the_inspectors_compute_is_said_on_their_pages_only(shell):
     """"Inspecting on lab (CPU)" beside Launch or Curves read as an inspection still going on long after it
     ended: the note shows on the inspector pages, and comes back with them."""

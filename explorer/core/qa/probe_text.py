@@ -85,7 +85,27 @@ def addition(a: float, b: float, d: int | None = None) -> str:
     """"a + b = sum" with the decimals of :func:`sum_digits` (S.T_i + E.T_j, S.C + E.C), or ``d`` where a table
     decides them for all its rows (:func:`table_digits`)."""
     d = sum_digits(a, b) if d is None else d
-    return f"{shown(a, d)} + {operand(b, d)} = {shown_sum(a, b, d)}"
+    return f"{shown(a, d)} + {operand(b, d)} = {score_text(a, b, d)}"
+
+
+def score_text(start: float, end: float, d: int) -> str:
+    """A score S + E (a span's S.T_i + E.T_j, null_score's S.C + E.C) as every row of a probe prints it: its parts
+    with the probe's ``d`` decimals (:func:`score_digits`), added as printed (:func:`shown_sum`). The one
+    rounding of a score: a row that names a score again (score_diff's parts) prints this very text."""
+    return shown_sum(start, end, d)
+
+
+def score_difference(best: tuple[float, float] | None, null: tuple[float, float], d: int) -> str:
+    """"best − null = score_diff" from the printed scores: ``best`` and ``null`` ((start, end) parts; ``best``
+    None without a valid span) as :func:`score_text` prints them beside it, with the same ``d`` decimals, and
+    the difference of those printed figures, so the line repeats the rows above it and adds up as printed
+    ("7.4644 − (-0.3042) = 7.7686"); "-inf − 0.30 = -inf" without a valid span."""
+    null_text = score_text(*null, d)
+    null_shown = f"({null_text})" if null_text.startswith("-") else null_text
+    if best is None or not all(math.isfinite(x) for x in (*best, *null)):
+        return f"-inf − {null_shown} = -inf"
+    best_text = score_text(*best, d)
+    return f"{best_text} − {null_shown} = {shown(float(best_text) - float(null_text), d)}"
 
 
 def subtraction(a: float, b: float, d: int | None = None) -> str:
@@ -125,7 +145,9 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
         lines.append(f"best span score = S.T_i + E.T_j = {addition(b.start_logit, b.end_logit, d_nbest)}")
     else:
         lines.append("best span score = -inf (no valid span in the passage)")
-    lines.append(f"score_diff = best_non_null_score - null_score = {result.score_diff:+.2f}")
+    best_pair = (result.nbest[0].start_logit, result.nbest[0].end_logit) if result.nbest else None
+    lines.append("score_diff = best_non_null_score - null_score = "
+                 + score_difference(best_pair, (result.null_start_logit, result.null_end_logit), d_nbest))
     lines.append(f"tau = {d.tau:+.2f}: {d.inequality}")
     other = result.other_rule_answer()
     if other is not None:

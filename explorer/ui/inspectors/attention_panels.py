@@ -21,7 +21,7 @@ from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.panes_or_tabs import PanesOrTabs
 
 from .common import tip
-from .components.attention import SELECT_HINT, BlockLayout, flow_column_tip, flow_which_text
+from .components.attention import SELECT_HINT, BlockLayout, flow_column_tip, flow_which_text, flow_which_tip
 from .head_view import HeadView
 from .heatmap import TokenHeatmap
 
@@ -330,6 +330,7 @@ class FlowPanel(AdaptiveSplitter):
         # names the plot, the label over the table and the tooltip say whose flow it is
         self.plot.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
         self.which.setText(flow_which_text(which))
+        self.which.setToolTip(flow_which_tip(which))
 
     def mark_layer(self, layer: int, one_layer: bool) -> None:
         """Layer ``layer`` (0-based) is the one shown: its dashed line and its row, the only one selected whatever

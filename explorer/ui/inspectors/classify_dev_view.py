@@ -26,10 +26,10 @@ from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
-                                      WIDE_TITLE_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
+                                      ROW_NAME_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
                                       confusion_titles, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics,
-                                      page_heading, per_class_table,
+                                      page_heading, per_class_table, queued_line,
                                       per_class_tips, regression_metrics, report_kind)
 from .job_bar import JobBar
 from .remote import RemoteJob
@@ -37,7 +37,7 @@ from .remote import RemoteJob
 MISTAKES_LIST_TITLE = "Most confident mistakes"
 # the errors keep their sign (over- or under-prediction), so the title names the signed difference and the order
 REGRESSION_LIST_TITLE = "Largest errors by size: predicted - gold (+ too high, - too low)"
-WIDE_NAME_PX = 340   # px: a row title beside short number columns (a numbered confusion matrix, the per-class table)
+WIDE_NAME_PX = 340   # px: a row title beside short number columns (a cut confusion matrix, the per-class table)
 
 
 class ClassifyDevView(QWidget):
@@ -65,7 +65,9 @@ class ClassifyDevView(QWidget):
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
         run = self.score_button = QPushButton("Score dev set")
         run.clicked.connect(self.run)
-        self._loading = ""   # the source Classify is loading: Score waits for it
+        self._loading = ""   # the source Classify is loading: a press of Score waits for it
+        self._queued = False        # Score was pressed while it loaded: scoring starts once the model is in
+        self._model_arrived = False   # a model came in since the load began (a failed load brings none)
         self.calibrate = QPushButton("Calibration...")
         self.calibrate.setToolTip("Reliability diagrams, ECE, MCE, Brier score before and after temperature scaling "
                                   "(T fitted on one half of these dev examples, shown on the other, both ways)")
@@ -207,20 +209,28 @@ class ClassifyDevView(QWidget):
 
     def model_loading(self, source: str) -> None:
         """Classify started loading ``source``: its run's dev file, cap and columns are filled in now (they come
-        from the run's config.json, not the model), and Score dev set waits until the load ends."""
+        from the run's config.json, not the model), and a press of Score dev set until the load ends is kept and
+        run once the model is in (:meth:`run`, :meth:`load_ended`)."""
         self._loading = source
-        self.score_button.setEnabled(False)
-        self.score_button.setToolTip(f"Waiting for {source} to load in Classify")
+        self._model_arrived = False
+        self.score_button.setToolTip(f"{source} is loading in Classify: a press scores the dev set once it is in")
         if source and source != self.prefill.prefilled_for:
             self.prefill_from_run(source)
         self._say_model()
 
     def load_ended(self) -> None:
-        """Classify's load ended (the model is in, or it failed): Score dev set is on again."""
-        self._loading = ""
-        self.score_button.setEnabled(True)
+        """Classify's load ended (the model is in, or it failed): a press kept meanwhile scores the dev set with the
+        new model now; after a failed load it is dropped, and the status line says nothing was scored."""
+        loading, self._loading = self._loading, ""
         self.score_button.setToolTip("")
+        queued, self._queued = self._queued, False
+        if queued and self._model_arrived:
+            self.run()
+            return
         self._say_model()
+        if queued:
+            self.status.setText(f"{loading} did not load in Classify: the dev set was not scored "
+                                "(see Classify's status line).")
 
     def table_settings(self) -> dict:
         """The table settings sent with the request: the picker's columns, plus the run's encoding, id column,
@@ -239,7 +249,9 @@ class ClassifyDevView(QWidget):
 
     def run(self) -> None:
         loaded = self.get_loaded()
-        if self._loading:   # the model the run's rows are for is not in yet
+        if self._loading:   # the model the run's rows are for is not in yet: score once it is (load_ended)
+            self._queued = True
+            self.status.setText(queued_line(self._loading))
             return
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
@@ -275,6 +287,7 @@ class ClassifyDevView(QWidget):
     def model_changed(self, loaded) -> None:
         """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
         naming both), and a request still running for it is dropped when it answers."""
+        self._model_arrived = loaded is not None
         self.source.model_changed(loaded)
         source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
         if source and source != self.prefill.prefilled_for and self.isVisible():   # in view: the new run's file now
@@ -328,12 +341,12 @@ class ClassifyDevView(QWidget):
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
-        titles = confusion_titles(rep.label_names)   # numbered columns where the names do not fit side by side
+        titles = confusion_titles(rep.label_names)   # names cut to share the width where they do not fit whole
         set_header_names(self.confusion, Qt.Orientation.Horizontal, titles.columns,
-                         tips=titles.column_tips if titles.numbered else None)
-        if titles.numbered:   # the row titles name the class of each number: room for the name whole
+                         tips=titles.column_tips if titles.cut else None)
+        if titles.cut:   # a row title has room for its class's name up to ROW_NAME_CHARS
             set_header_names(self.confusion, Qt.Orientation.Vertical, titles.rows, px=WIDE_NAME_PX,
-                             limit=WIDE_TITLE_CHARS + 9, tips=titles.row_tips)
+                             limit=ROW_NAME_CHARS + 5, tips=titles.row_tips)
         else:
             set_header_names(self.confusion, Qt.Orientation.Vertical, titles.rows)
         for i in range(k):

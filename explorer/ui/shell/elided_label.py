@@ -77,3 +77,67 @@ def fit_parts(metrics, width: int, head: str, parts: list[tuple[str, int]], sepa
     if len(short_head(kept)) > 3:   # some of the name, not a lone "…"
         return line(short_head(kept), kept)
     return metrics.elidedText(line("", kept), Qt.TextElideMode.ElideRight, width)
+
+
+class ShortFormLabel(ElidedLabel):
+    """A one-line label with a long text and a short form of whole words (the status bar's run activity "running:
+    stance-lr1e-4 step 33/150 · 2 running" and "2 running"; its device and the host's alias): the long text where
+    it fits, else the short form, never cut mid-word; its minimum width is the short form's, so a crowded bar
+    gives it at least that. The long text is in the tooltip, above ``tip``."""
+
+    def __init__(self, text: str = "", parent=None, *, tip: str = ""):
+        super().__init__(text, parent, min_width=0)
+        self._short, self._tip = text, tip
+        self._compact = False       # ask only the short form's width (set_compact: a crowded status bar)
+        self.forms_changed = None   # called after set_forms (the status bar weighs its room again)
+        self.setToolTip(tip)
+
+    def long_width(self) -> int:
+        """The width the long text asks for (QLabel's size hint)."""
+        return QLabel.sizeHint(self).width()
+
+    def set_compact(self, on: bool) -> None:
+        """Ask for the short form's width only (``on``), or for the long text's."""
+        if on != self._compact:
+            self._compact = on
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.minimumSizeHint() if self._compact else QLabel.sizeHint(self)
+
+    def set_forms(self, text: str, short: str) -> None:
+        """Show ``text``, or ``short`` where ``text`` does not fit (``short`` "" = ``text``)."""
+        self._short = short or text
+        self.setText(text)
+        self.setToolTip("\n\n".join(t for t in (text if self._short != text else "", self._tip) if t))
+        self.updateGeometry()
+        if self.forms_changed is not None:
+            self.forms_changed()
+
+    def forms(self) -> tuple[str, str]:
+        """(the long text, the short form)."""
+        return self.text(), self._short
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = QLabel.minimumSizeHint(self)
+        m = self.contentsMargins()
+        need = self.fontMetrics().horizontalAdvance(self._short) + m.left() + m.right() + 2 * max(self.margin(), 0)
+        return QSize(need if self._short else 0, hint.height())
+
+    def elides_on_purpose(self) -> bool:
+        return False   # whole words: the layout check counts a cut short form as cut
+
+    def shown_text(self) -> str:
+        """The long text where it fits the current width, else the short form (cut at its end only where even it
+        does not fit: :meth:`is_cut`)."""
+        width = max(0, self.contentsRect().width())
+        metrics = self.fontMetrics()
+        if metrics.horizontalAdvance(self.text()) <= width:
+            return self.text()
+        if metrics.horizontalAdvance(self._short) <= width:
+            return self._short
+        return metrics.elidedText(self._short, Qt.TextElideMode.ElideRight, width)
+
+    def is_cut(self) -> bool:
+        """Whether the text drawn is neither the long text nor the short form whole."""
+        return self.shown_text() not in (self.text(), self._short)

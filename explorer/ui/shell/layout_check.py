@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScro
                                QTabBar, QTableView, QToolButton, QTreeView, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
-from explorer.ui.shell.elided_label import ElidedLabel
+from explorer.ui.shell.elided_label import ElidedLabel, ShortFormLabel
 from explorer.ui.shell.tooltips import might_be_rich
 
 SLACK = 1            # px of rounding allowed
@@ -131,6 +131,9 @@ def _label(w: QLabel) -> list[Offender]:
     text = w.text()
     if not text or w.pixmap() is not None and not w.pixmap().isNull():
         return []
+    if isinstance(w, ShortFormLabel):   # its long text or its short form, whole: cut only where even that is
+        return [Offender("elided", widget_path(w), f"short form {w.shown_text()!r} cut, has {w.width()} px")
+                ] if w.is_cut() else []
     if isinstance(w, ElidedLabel) and w.elides_on_purpose():
         return []   # cut with "…" by design, the whole text in its tooltip (the status bar's message)
     avail = w.contentsRect().width() - 2 * max(w.margin(), 0) - max(w.indent(), 0) * (w.indent() > 0)

@@ -57,7 +57,8 @@ from explorer.ui.shell.predictions_tabs import PredictionsTabs
 from explorer.ui.shell.window_menus import build_menus
 from explorer.ui.shell.run_launching import RunLaunching
 from explorer.ui.shell.run_reading import RunReading
-from explorer.ui.shell.status_texts import activity_line, device_line, ended_message, gone_note
+from explorer.ui.shell.status_texts import (activity_line, activity_short, device_line, device_short, ended_message,
+                                            gone_note)
 
 PANEL_KEYS = PROBE_KEYS   # Ctrl+Return and the keypad's Enter: Launch in the Launch tab, a page's own elsewhere
 
@@ -298,16 +299,20 @@ class MainWindow(HelpActions, QMainWindow):
 
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
-        text = device_line(self.store.tracked(), self.idle_device, self.remote.host_of, describe_run)
-        if text != self.device_label.text():
-            self.device_label.setText(text)
+        states = self.store.tracked()
+        text = device_line(states, self.idle_device, self.remote.host_of, describe_run)
+        short = device_short(states, self.idle_device, self.remote.host_of)
+        if (text, short) != self.device_label.forms():
+            self.device_label.set_forms(text, short)
 
     def _update_activity(self) -> None:
         """'running: <name> step 120/400 · 2 queued': the runs driven here and those running
         elsewhere (status_texts.activity_line)."""
-        text, tip = activity_line(self.store.tracked(), lambda rid: self.runs.model.names.get(rid, rid))
-        self.activity_label.setText(text)
-        self.activity_label.setToolTip(tip)
+        states = self.store.tracked()
+        text, tip = activity_line(states, lambda rid: self.runs.model.names.get(rid, rid))
+        self.activity_label.set_forms(text, activity_short(states))
+        if tip:   # the active run's id and a queue's reason under the line
+            self.activity_label.setToolTip("\n\n".join(t for t in (self.activity_label.toolTip(), tip) if t))
 
     def scan_runs(self) -> None:
         """List the runs folder on a worker thread (RunReading.scan): summaries first, curves when a run is

@@ -16,9 +16,10 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QStatusBar, QStyle, QStyleOption, QWidget
 
-from explorer.ui.shell.elided_label import ElidedLabel
+from explorer.ui.shell.elided_label import ElidedLabel, ShortFormLabel
 
 MESSAGE_MIN_WIDTH = 160   # px the message keeps beside long permanent labels (~25 characters)
+LABELS_SHARE = 0.5        # of the bar's width the permanent labels' long texts may take; beyond, short forms
 
 
 class MessageBar(QStatusBar):
@@ -37,6 +38,23 @@ class MessageBar(QStatusBar):
         """As QStatusBar's, right of the message (and of the permanent widgets added before)."""
         self._others.append(widget)
         super().addPermanentWidget(widget, stretch)
+        if isinstance(widget, ShortFormLabel):
+            widget.forms_changed = self.fit_forms
+
+    def fit_forms(self) -> None:
+        """The labels with a short form ask for their long texts where all the permanent widgets so take at most
+        LABELS_SHARE of the bar, else for their short forms ("2 running", the host alias), so that at 1280 px the
+        message keeps its room and every label reads whole words (they elided each other mid-word)."""
+        shown = [w for w in self._others if not w.isHidden()]
+        forms = [w for w in shown if isinstance(w, ShortFormLabel)]
+        need = sum(w.long_width() if isinstance(w, ShortFormLabel) else w.sizeHint().width() for w in shown)
+        compact = need > LABELS_SHARE * self.width()
+        for w in forms:
+            w.set_compact(compact)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit_forms()
 
     def removeWidget(self, widget: QWidget) -> None:  # noqa: N802 - Qt's name
         """As QStatusBar's; the bar no longer frames it (a widget removed and then deleted was painted after)."""
@@ -76,15 +94,16 @@ class StatusWidgets:
     """The main window's permanent status-bar widgets, added to ``bar`` in this order: where the inspectors compute
     (``inspect_label``, hidden while it is this machine), their busy sign (``inspector_busy_label`` and the moving
     ``inspector_busy`` bar, hidden while idle), the run activity (``activity_label``) and the device
-    (``device_label``). One-line labels that elide rather than widen the window (a long run name)."""
+    (``device_label``). One-line labels that elide (or show a short form) rather than widen the window."""
 
     def __init__(self, bar: QStatusBar):
         from PySide6.QtWidgets import QProgressBar
 
-        self.device_label = ElidedLabel("device: probing…", min_width=120)
-        self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
-                                     "or what a new run would use.")
-        self.activity_label = ElidedLabel("", min_width=80)
+        # the run activity and the device: whole, or in short form where the bar is crowded (1280 px), the long
+        # text in the tooltip (each elided the other mid-word: "running: …2 running", "device…pubox3")
+        self.device_label = ShortFormLabel("device: probing…", tip="The device and precision of the active run "
+                                           "(from its `started` event), or what a new run would use.")
+        self.activity_label = ShortFormLabel("")
         self.inspect_label = ElidedLabel("", min_width=120)   # where the inspectors run (remote_inspect)
         self.inspect_label.setToolTip("Where the inspector pages compute: on a remote host over SSH, or on a "
                                       "local copy of its checkpoint.")

@@ -12,7 +12,8 @@ from explorer.core.runs import status as run_status
 from explorer.ui.runs.queue_wait import waits_sentence, waits_short
 from explorer.ui.runs.stopping import waiting_text
 
-__all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
+__all__ = ["activity_line", "activity_short", "device_line", "device_short", "ended_message", "gone_note",
+           "scan_message"]
 
 
 def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str]:
@@ -40,6 +41,26 @@ def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str
                      f"{active.status}: {name_of(active.run_id)}{step}")
     tip = active.run_id if active is not None else ""
     return " · ".join(parts), "\n".join(t for t in (tip, waits_sentence(names) if waiting else "") if t)
+
+
+def activity_short(states: list) -> str:
+    """The activity line's short form, whole words where the status bar has no room for the line (1280 px beside a
+    message and the device): the counts alone, "2 running · 1 queued" ("1 running" too: the name is in the
+    tooltip); "" when none is active or queued."""
+    running = sum(s.status in run_status.WORKING for s in states)
+    queued = sum(s.status == run_status.QUEUED for s in states)
+    return " · ".join(([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else []))
+
+
+def device_short(states: list, idle_device: str, host_of: Callable[[str], str]) -> str:
+    """The device line's short form where the status bar has no room for it: the host alias of a run training on
+    another machine ("gpubox3"), else the device's first word ("CPU", "cuda:0") without the reasons in brackets."""
+    live = [s for s in states if s.is_live and s.status != run_status.QUEUED]
+    host = host_of(live[0].run_id) if live else ""
+    if host:
+        return host
+    device = (live[0].device if live and live[0].device else idle_device) or ""
+    return device.split(" (")[0].split()[0] if device.split() else device
 
 
 def device_line(states: list, idle_device: str, host_of: Callable[[str], str],

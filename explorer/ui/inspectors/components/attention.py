@@ -102,10 +102,20 @@ def head_flow(flow: np.ndarray, head: int, mode: int) -> tuple[np.ndarray, str]:
 
 def flow_which_text(which: str) -> str:
     """The line over the block flow table naming whose shares it holds (``which`` as :func:`head_flow` names it):
-    "Mean over heads" or "Head 3 only (the head box; choose mean for the layer's flow)"."""
+    "Mean over heads" or "Head 3 only", short enough to read whole over the narrow table at 1280x800 (the way back
+    to the layer's mean is in :func:`flow_which_tip`)."""
     if which.startswith("head "):
-        return f"{which.capitalize()} only (the head box; choose mean for the layer's flow)"
+        return f"{which.capitalize()} only"
     return which.capitalize()
+
+
+def flow_which_tip(which: str) -> str:
+    """The tooltip of the line over the block flow table: whose shares the table and the curves hold, and with a
+    head chosen, how to see the layer's flow."""
+    if which.startswith("head "):
+        return (f"The table and the curves show {which} of each layer (the head box); choose mean in the head box "
+                "for the layer's flow.")
+    return "The table and the curves show each layer's flow averaged over its heads."
 
 
 def export_title(result, window: int) -> str:

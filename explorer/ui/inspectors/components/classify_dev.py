@@ -28,38 +28,45 @@ RUN_TABLE_SETTINGS = tuple(k for k in TABLE_SETTINGS if k not in PICKED_SETTINGS
 
 
 # characters the confusion matrix's titles may take side by side (its row titles, then every column title with a
-# cell's padding) and fit the page's width at 1280x800 without a sideways scroll; wider, its columns are numbered
+# cell's padding) and fit the page's width at 1280x800 without a sideways scroll; wider, each column's class name is
+# cut to its share of these
 CONFUSION_CHARS = 96
-WIDE_TITLE_CHARS = 60   # characters: the most a numbered matrix's row title or a per-class row title shows
+ROW_NAME_CHARS = 34     # characters: the most of a class name a cut confusion matrix's row title ("gold <class>") shows
+COLUMN_MIN_CHARS = 8    # characters: the fewest of a class name a cut column title shows (many classes scroll)
 
 
 @dataclass(frozen=True)
 class ConfusionTitles:
-    """The confusion matrix's titles: its columns and rows, each one's tooltip ("" for none), and whether the
-    columns are numbered ("pred 1" … with the class in its tooltip, the rows "gold 1 · <class>")."""
+    """The confusion matrix's titles: its columns and rows, each one's tooltip ("" for none), and whether they are
+    cut to share the page's width (the columns then read the class name alone, "pred <class>" in the tooltip)."""
 
     columns: list[str]
     rows: list[str]
     column_tips: list[str]
     row_tips: list[str]
-    numbered: bool
+    cut: bool
 
 
 def confusion_titles(names) -> ConfusionTitles:
     """The titles of a confusion matrix of ``names``: "pred <class>" and "gold <class>" where they fit the page's
-    width side by side (CONFUSION_CHARS); else the columns are numbered "pred 1" … "pred k", each with its class in
-    the tooltip, and the rows "gold 1 · <class>" name the class of each number (4 classes named like "No emotion
-    toward brand or product" needed a sideways scroll and cut every long name in its middle)."""
+    width side by side (CONFUSION_CHARS); else every column still names its class, cut to its share of that width
+    (the class alone, "mostly-true"; "pred <class>" whole in the tooltip), and the rows read "gold <class>" up to
+    ROW_NAME_CHARS of the name (columns numbered "pred 1" … "pred 6" made a reader look each number up). Cut names
+    that would read the same are told apart by their class's number ("2 lost…_11")."""
     names = [str(n) for n in names]
     pred = [f"pred {n}" for n in names]
     gold = [f"gold {n}" for n in names]
     wide = max((len(short_name(t)) for t in gold), default=0) + sum(len(short_name(t)) + 2 for t in pred)
     if wide <= CONFUSION_CHARS:
-        return ConfusionTitles(pred, gold, [""] * len(names), [""] * len(names), numbered=False)
-    rows = [f"gold {i} · {short_name(n, WIDE_TITLE_CHARS)}" for i, n in enumerate(names, 1)]
-    return ConfusionTitles([f"pred {i}" for i in range(1, len(names) + 1)], rows, pred,
-                           [t if short_name(n, WIDE_TITLE_CHARS) != n else "" for t, n in zip(gold, names)],
-                           numbered=True)
+        return ConfusionTitles(pred, gold, [""] * len(names), [""] * len(names), cut=False)
+    rows = [f"gold {short_name(n, ROW_NAME_CHARS)}" for n in names]
+    share = (CONFUSION_CHARS - max(len(r) for r in rows)) // len(names) - 2
+    chars = max(COLUMN_MIN_CHARS, share)
+    columns = [short_name(n, chars) for n in names]
+    if len(set(columns)) < len(columns):
+        columns = [f"{i} {short_name(n, chars)}" for i, n in enumerate(names, 1)]
+    return ConfusionTitles(columns, rows, pred,
+                           [t if short_name(n, ROW_NAME_CHARS) != n else "" for t, n in zip(gold, names)], cut=True)
 
 
 def report_kind(rep) -> str:
@@ -119,7 +126,12 @@ def loading_line(source: str, found: bool) -> str:
     waits for the model (a press did nothing while the page still asked for a model)."""
     filled = ("the run's dev rows are filled in from its config.json" if found else
               "not a run checkpoint: choose a dev file")
-    return f"Loading {source} in Classify … {filled}; Score dev set is on once the model is in."
+    return f"Loading {source} in Classify … {filled}; a press of Score dev set scores it once the model is in."
+
+
+def queued_line(source: str) -> str:
+    """Score dev set pressed while Classify loads ``source``: the press is kept, and scoring starts by itself."""
+    return f"Score dev set: waiting for {source} to load in Classify; scoring starts once it is in …"
 
 
 @dataclass

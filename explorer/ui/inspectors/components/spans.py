@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.qa.probe_text import (addition, operand, rounding_note, score_digits, score_pairs, shown, shown_sum,
-                                         subtraction)
+from explorer.core.qa.probe_text import (addition, rounding_note, score_difference, score_digits, score_pairs,
+                                         score_text, shown)
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 from explorer.glossary import tooltip
 
@@ -72,17 +72,17 @@ def decision_lines(r, tau: float) -> DecisionLines:
     else:
         by_hand = r.byhand_note or "not available for this model"
     return DecisionLines(null=null, null_tip=null_tip, best=best, best_tip=best_tip,
-                         diff=difference_line(r.best_non_null_score, r.null_score, r.score_diff),
+                         diff=difference_line(r, digits),
                          decision=f"τ = {tau:+.2f}:  {d.inequality}", answer=bool(d.answer), by_hand=by_hand,
                          other_rule=other_rule_line(r, tau))
 
 
-def difference_line(best: float, null: float, diff: float) -> str:
-    """"best − null = score_diff" as the decision panel shows it: the shown parts give the shown difference, a
-    negative null score in parentheses ("6.61 − (-1.20) = 7.81"); "-inf − 1.20 = -inf" without a valid span."""
-    if math.isfinite(best) and math.isfinite(null):
-        return subtraction(best, null)
-    return f"{fmt(best)} − {operand(null) if math.isfinite(null) else fmt(null)} = {fmt(diff)}"
+def difference_line(r, digits: int) -> str:
+    """"best − null = score_diff" as the decision panel shows it: the best span's score and null_score exactly as
+    their rows above print them (``digits``: the probe's one decimal count), their printed difference, a negative
+    null score in parentheses ("6.61 − (-1.20) = 7.81"); "-inf − 1.20 = -inf" without a valid span."""
+    best = (r.nbest[0].start_logit, r.nbest[0].end_logit) if r.nbest else None
+    return score_difference(best, (r.null_start_logit, r.null_end_logit), digits)
 
 
 def nbest_rows(cands, null: tuple[float, float]) -> list[list[str]]:
@@ -91,7 +91,7 @@ def nbest_rows(cands, null: tuple[float, float]) -> list[list[str]]:
     and end, and null_score's shown parts, add up to their shown sums."""
     d = score_digits(cands, *null)
     return [[str(r + 1), c.text, shown(c.start_logit, d), shown(c.end_logit, d),
-             shown_sum(c.start_logit, c.end_logit, d), str(c.window_index + 1)] for r, c in enumerate(cands)]
+             score_text(c.start_logit, c.end_logit, d), str(c.window_index + 1)] for r, c in enumerate(cands)]
 
 
 def nbest_note(cands, null: tuple[float, float]) -> str:
