@@ -366,11 +366,14 @@ def test_grid_lines_follow_the_axes_ticks(curves):
     panel = curves.panels["loss"]
     assert panel.plot.getAxis("bottom").grid is False           # not the axes' slow grid pictures
 
+    def rows():   # each grid line as (x1, y1, x2, y2)
+        return [tuple(row) for lv in panel.grid_lines.lines() for row in lv.ndarray().tolist()]
+
     def grid_x():
-        return sorted({ln.x1() for lv in panel.grid_lines.lines() for ln in lv if ln.x1() == ln.x2()})
+        return sorted({x1 for x1, _y1, x2, _y2 in rows() if x1 == x2})
 
     def grid_y():
-        return sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
+        return sorted({y1 for _x1, y1, _x2, y2 in rows() if y1 == y2})
 
     xs = grid_x()
     assert len(xs) >= 3 and grid_y()

@@ -176,3 +176,40 @@ def test_a_plot_scene_keeps_the_view_rect_so_nothing_asks_every_item_for_its_bou
     _show(w, [_prepared_state("a", 2_000)])
     view = w.panels["loss"].widget
     assert view.scene().sceneRect() == view.sceneRect() == view.range
+
+
+def test_grid_lines_are_one_array_a_level_at_the_axes_ticks_drawn_with_one_call_each(qtbot):
+    """The grid's major and minor lines are each one array of lines (vertical at the bottom axis' ticks, then
+    horizontal at the left axis' ticks, inside the view), drawn with one drawLines a level: no QLineF made per
+    line."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from explorer.ui.curves.grid import axis_ticks
+
+    w = shown_curves_panel(qtbot, 1000, 800)
+    _show(w, [_prepared_state("a", 6_000, 0)])
+    grid = w.panels["loss"].grid_lines
+    rect = grid.vb.viewRect()
+    want = [[], []]
+    for name in ("bottom", "left"):
+        for level, (_spacing, values) in enumerate(axis_ticks(grid.plot.getAxis(name))[:2]):
+            if name == "bottom":
+                want[level] += [(v, rect.top(), v, rect.bottom()) for v in values if rect.left() <= v <= rect.right()]
+            else:
+                want[level] += [(rect.left(), v, rect.right(), v) for v in values if rect.top() <= v <= rect.bottom()]
+    got = grid.lines()
+    assert [[tuple(row) for row in level.ndarray().tolist()] for level in got] == want and want[0] and want[1]
+    calls = []
+
+    class Counting(QPainter):
+        def drawLines(self, *args):  # noqa: N802 - Qt API
+            calls.append(args)
+            return super().drawLines(*args)
+
+    image = QImage(100, 100, QImage.Format.Format_ARGB32)
+    p = Counting(image)
+    try:
+        grid.paint(p)
+    finally:
+        p.end()
+    assert len(calls) == 2

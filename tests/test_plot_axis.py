@@ -191,3 +191,24 @@ def test_a_hidden_axis_takes_the_view_range_when_shown(qtbot):
     assert right.range != [3.0, 4.0]            # not followed while hidden
     p.plot.showAxis("right")
     assert right.range == [3.0, 4.0]
+
+
+def test_a_label_measured_before_is_laid_out_without_being_measured_again(pair):
+    """A tick label's size is kept per font and text as two numbers: laying out a new range whose labels were all
+    measured before asks the measuring painter for no bounding rect (and gives pyqtgraph's specs)."""
+    from explorer.ui.curves import axis as plot_axis
+
+    measured = pair[1].getPlotItem()
+    for yr in ((0.5, 5.2), (0.4, 5.3)):   # the second range: other tick positions, the same label texts
+        measured.getViewBox().setRange(xRange=(0, 101_000), yRange=yr, padding=0)
+        _settle([pair[1]])
+        axis = measured.getAxis("left")
+        asked = []
+        real = plot_axis._MeasuringPainter.boundingRect
+        plot_axis._MeasuringPainter.boundingRect = lambda self, *a: (asked.append(a[-1]), real(self, *a))[1]
+        try:
+            _lean_or_plain_specs(axis, True)
+        finally:
+            plot_axis._MeasuringPainter.boundingRect = real
+    assert asked == []
+    assert _lean_or_plain_specs(axis, True) == _lean_or_plain_specs(axis, False)

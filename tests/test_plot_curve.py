@@ -116,3 +116,25 @@ def test_dots_have_the_pixels_of_pyqtgraphs_symbols(qtbot):
         img = w.grab().toImage()
         images.append(bytes(img.constBits())[: img.sizeInBytes()])
     assert images[0] == images[1]
+
+
+def test_a_view_change_reads_no_qt_flags_of_a_curve_its_layer_paints(plot):
+    """A view change makes a curve that paints itself announce its new bounding rect (Qt then asks for it); the
+    line of a curve its CurveLayer paints announces nothing, told so by a plain flag, not Qt's item flags (read for
+    every curve at every view change)."""
+    from explorer.ui.curves.items import CurveLayer, FastCurve
+
+    own, taken = FastCurve(pen="r"), FastCurve(pen="b")
+    layer = CurveLayer(plot.getViewBox())
+    plot.addItem(layer, ignoreBounds=True)
+    for item in (own, taken):
+        plot.addItem(item)
+    assert layer.add(taken)
+    calls, flags_read = [], []
+    for item in (own, taken):
+        item.curve.prepareGeometryChange = lambda item=item: calls.append(item)
+        real = item.curve.flags
+        item.curve.flags = lambda item=item, real=real: (flags_read.append(item), real())[1]
+        item.curve.viewTransformChanged()
+    assert calls == [own]
+    assert taken not in flags_read

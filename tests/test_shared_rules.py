@@ -95,6 +95,32 @@ def test_best_first_occurrence_wins_and_step_zero_is_skipped():
     assert not is_improvement(math.inf, None) and not is_improvement(None, None)
 
 
+@pytest.mark.parametrize("metric", [None, "f1", "loss", "mse", "pearson"])
+def test_best_evaluation_is_is_improvement_folded_over_the_points(metric, monkeypatch):
+    """best_evaluation looks the metric's direction up once per call, not per evaluation (a legend update asks it of
+    every shown run's evaluations): the same pick as folding is_improvement over the points, ties, step 0,
+    non-finite, None, bool and text values included."""
+    import random
+
+    from explorer.core.specs import best
+
+    pick = random.Random(7)
+    values = [1.0, 2.0, 2.0, -3.5, 0.0, float("nan"), float("inf"), -float("inf"), None, True, "x", "2.5", 7]
+    for _ in range(300):
+        points = [(pick.choice([0, 0.5, 1, 2, 3, 5, 8, 13]), pick.choice(values)) for _ in range(pick.randint(0, 9))]
+        want = None
+        for step, value in points:
+            if int(step) > 0 and is_improvement(value, None if want is None else want[1], metric):
+                want = (int(step), float(value))
+        assert best_evaluation(points, metric=metric) == want
+    asked = []
+    real = best.higher_is_better
+    monkeypatch.setattr(best, "higher_is_better", lambda m: (asked.append(m), real(m))[1])
+    found = best_evaluation([(s, float(s % 7)) for s in range(1, 101)], metric=metric)   # 100 evaluations
+    assert found == ((6, 6.0) if real(metric) else (7, 0.0))
+    assert len(asked) == 1
+
+
 def test_checkpoint_keeper_uses_the_shared_rule():
     import inspect
 

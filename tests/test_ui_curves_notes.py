@@ -322,3 +322,26 @@ def test_the_time_remaining_counts_the_evaluations_to_come_and_does_not_jump_aft
     assert all(etas[b] < etas[a] for a, b in zip(steps, steps[1:])), etas   # never up across an evaluation
     assert etas[22] - etas[26] > 0 and etas[45] > etas[47]
     assert "remaining 3:25" in progress_text(RunState.from_events("qa", _timed_run(24)[0], alive=True))
+
+
+def test_a_legend_update_makes_each_runs_entry_once(qtbot, monkeypatch):
+    """The legend's entries (each run's best found over its evaluations) are made once per update: the same ones
+    compared with the last update's and written into the strip."""
+    from helpers import shown_curves_panel
+
+    from explorer.ui.curves.curves_model import CurvesModel
+    from explorer.ui.runs.state import RunState
+
+    runs = [RunState.from_events(f"run-{i}", _classifier_events(f"run-{i}", [0, 1, 2, 2, 1, 1], [0, 1, 2, 2, 2, 1]))
+            for i in range(3)]
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    made = []
+    real = CurvesModel.legend_entries
+    monkeypatch.setattr(CurvesModel, "legend_entries", lambda self: (made.append(1), real(self))[1])
+    curves.model.set_runs(runs)
+    curves.header.update_legend()
+    assert len(made) == 1
+    assert all(f"run-{i} " in curves.legend.text() for i in range(3))
+    made.clear()
+    curves.header.update_legend()                     # nothing changed: compared, not written again
+    assert len(made) == 1

@@ -40,12 +40,21 @@ def best_evaluation(points, *, metric: str | None = None,
     (None: higher is better). Step-0 evaluations are skipped unless ``include_step_zero`` (they are the
     untrained model, never saved). Returns None when no evaluation qualifies.
     """
+    higher = higher_is_better(metric)   # is_improvement's rule, its direction looked up once, not per point
     best: tuple[int, float] | None = None
     for step, value in points:
         if int(step) <= 0 and not include_step_zero:
             continue
-        if is_improvement(value, None if best is None else best[1], metric):
-            best = (int(step), float(value))
+        if value is None or isinstance(value, bool):
+            continue
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(value):
+            continue
+        if best is None or (value > best[1] if higher else value < best[1]):
+            best = (int(step), value)
     return best
 
 

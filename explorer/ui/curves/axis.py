@@ -7,8 +7,11 @@ panel every plot's x axis shows the same steps over the same width, so :class:`M
 specs of the last few (range, size, style) combinations shared by all its axes (five of six x axes reuse
 the first one's) and caches label sizes per font and tick values per range. Each level of tick marks is
 one array of lines drawn with one ``drawLines`` (:class:`TickLevel`), not a pair of points and a ``drawLine``
-per tick: a new y range (six per full redraw of the Curves page) lays out ~40 ticks per axis. The specs are
-drawn as pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tests).
+per tick: a new y range (six per full redraw of the Curves page) lays out ~40 ticks per axis. A tick label's
+size is kept per font and text as two numbers (no QRectF made, copied and resized per label), the tick pen is
+made once per layout, not per level, and a label plainly inside the axis is kept without asking Qt for the
+intersection of two rects. The specs are drawn as pyqtgraph draws them (recorded into its picture, replayed):
+the same pixels (tests).
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import pyqtgraph as pg
 from typing import NamedTuple
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen, QPicture
+from PySide6.QtGui import QColor, QPainter, QPen, QPicture, QPolygonF
 
 _SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
+_LABELS: dict[tuple, tuple[float, float]] = {}   # ((font key, dpi), text) -> a tick label's width, height x 0.8
 _SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on[, picture])
 _TICKS: dict[tuple, list] = {}     # tickValues' arguments and what else it reads -> its tick levels
 _MAX_SIZES, _MAX_SPECS = 4096, 64
@@ -59,17 +63,33 @@ class _MeasuringPainter:
         self._p.setFont(font)
         self._font = None
 
-    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
+    def _font_key(self) -> tuple:
         if self._font is None:
             dev = self._p.device()
             self._font = (self._p.font().key(), dev.logicalDpiX() if dev is not None else 0)
-        key = (self._font, int(flags), rect.width(), rect.height(), text)
+        return self._font
+
+    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
+        key = (self._font_key(), int(flags), rect.width(), rect.height(), text)
         hit = _SIZES.get(key)
         if hit is None:
             if len(_SIZES) >= _MAX_SIZES:
                 _SIZES.clear()
             hit = _SIZES[key] = QRectF(self._p.boundingRect(rect, flags, text))
         return QRectF(hit)   # a copy: the caller resizes it
+
+    def label_size(self, text: str) -> tuple[float, float]:
+        """(width, height x 0.8) of a tick label: its bounding rect as pyqtgraph measures it (centred in a
+        100 x 100 rect) with the height cut as pyqtgraph cuts it, kept per font, resolution and text: the two
+        numbers a label's spec is made of, without a QRectF made, copied and resized per label."""
+        key = (self._font_key(), text)
+        hit = _LABELS.get(key)
+        if hit is None:
+            if len(_LABELS) >= _MAX_SIZES:
+                _LABELS.clear()
+            r = self.boundingRect(_MEASURE_RECT, _CENTER, text)
+            hit = _LABELS[key] = (r.width(), r.height() * 0.8)
+        return hit
 
 
 class MeasuredAxis(pg.AxisItem):
@@ -137,8 +157,8 @@ class MeasuredAxis(pg.AxisItem):
             span = (bounds.topLeft() + QPointF(-1.0, 1.0), bounds.topRight() + QPointF(1.0, 1.0))
             tick_start = tick_stop = bounds.top()
             tick_dir, axis = 1, 1
-        points = [self.mapToDevice(pt) for pt in span]
-        if None in points:
+        points = self.mapToDevice(QPolygonF(span))   # both ends with one device transform (pyqtgraph finds it per point)
+        if points is None:
             return None
         length = pg.Point(points[1] - points[0]).length()
         if length == 0:
@@ -169,6 +189,8 @@ class MeasuredAxis(pg.AxisItem):
         first half, each level's tick lines computed as one array, not a pair of points per tick."""
         st = self.style
         positions, specs = [], []
+        base = self.tickPen()   # pyqtgraph makes it and asks its brush per level: the same pen each time
+        solid = base.brush().style() == Qt.BrushStyle.SolidPattern
         for i, (_spacing, ticks) in enumerate(levels):
             tick_length = st["tickLength"] / ((i * 0.5) + 1.0)
             alpha = st["tickAlpha"]
@@ -180,9 +202,9 @@ class MeasuredAxis(pg.AxisItem):
                 raise TypeError("Line Alpha should be of type None, float or int")
             elif not 0 <= alpha <= 255:
                 raise ValueError("lineAlpha should be [0..255]")
-            pen = self.tickPen()
-            if pen.brush().style() == Qt.BrushStyle.SolidPattern:
-                pen = QPen(pen)
+            pen = base
+            if solid:
+                pen = QPen(base)
                 color = QColor(pen.color())
                 color.setAlpha(int(alpha))
                 pen.setColor(color)
@@ -202,45 +224,45 @@ class MeasuredAxis(pg.AxisItem):
         return positions, specs
 
     def _lean_texts(self, p, levels, positions, length, tick_stop, axis, left):
-        """(text specs, the last drawn level's text size across the axis): _lean_specs' second half."""
+        """(text specs, the last drawn level's text size across the axis): _lean_specs' second half. A label's size
+        is two numbers kept per text (``p.label_size``); its rect is made only for a label that is drawn."""
         st = self.style
         text_offset = st["tickTextOffset"][axis]
-        size2 = last_size2 = 0
-        all_rects, specs = [], []
+        last_size2 = 0
+        specs = []
         flags = _TEXT_FLAGS[left]
         br = self.boundingRect()
+        inside = (br.left(), br.right(), br.top(), br.bottom()) if br.isValid() else None
         offset = max(0, st["tickLength"]) + text_offset
+        along, across = [], []   # every measured label's size along and across the axis, all levels so far
         for i in range(min(len(levels), st["maxTextLevel"] + 1)):
             spacing, values = levels[i]
             strings = self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing)
             if len(strings) == 0:
                 continue
-            rects = []
-            for j, s in enumerate(strings):
-                if positions[i][j] is None:
-                    rects.append(None)
-                    continue
-                r = p.boundingRect(_MEASURE_RECT, _CENTER, s)
-                r.setHeight(r.height() * 0.8)
-                rects.append(r)
-                all_rects.append(r)
-            if all_rects:
-                along = [r.height() for r in all_rects] if axis == 0 else [r.width() for r in all_rects]
-                across = [r.width() for r in all_rects] if axis == 0 else [r.height() for r in all_rects]
-                size, size2 = np.sum(along), np.max(across)
-            else:
-                size = size2 = 0
-            if i > 0 and any(len(specs) >= n and float(size) / length >= limit for n, limit in st["textFillLimits"]):
-                break
+            sizes = [None if x is None else p.label_size(s) for x, s in zip(positions[i], strings)]
+            for wh in sizes:
+                if wh is not None:
+                    along.append(wh[1] if axis == 0 else wh[0])
+                    across.append(wh[0] if axis == 0 else wh[1])
+            size2 = max(across) if across else 0   # np.max's pick: the same float
+            # the size summed along the axis only decides whether a level after the first is drawn (np.sum:
+            # pyqtgraph's sum, to the last bit)
+            if i > 0:
+                size = float(np.sum(along)) if along else 0.0
+                if any(len(specs) >= n and size / length >= limit for n, limit in st["textFillLimits"]):
+                    break
             last_size2 = size2
-            for j, s in enumerate(strings):
-                r = rects[j]
-                if r is None:
+            for x, s, wh in zip(positions[i], strings, sizes):
+                if wh is None:
                     continue
-                x, h, w = positions[i][j], r.height(), r.width()
-                rect = (QRectF(tick_stop - offset - w, x - (h / 2), w, h) if left
-                        else QRectF(x - w / 2., tick_stop + offset, w, h))
-                if br & rect != rect:
+                w, h = wh
+                x0, y0 = (tick_stop - offset - w, x - (h / 2)) if left else (x - w / 2., tick_stop + offset)
+                rect = QRectF(x0, y0, w, h)
+                # pyqtgraph keeps a label whose rect is its intersection with the axis' rect (Qt's fuzzy
+                # compare): asked of Qt only for a label not plainly inside
+                if not (inside is not None and w > 0 and h > 0 and inside[0] <= x0 and x0 + w <= inside[1]
+                        and inside[2] <= y0 and y0 + h <= inside[3]) and br & rect != rect:
                     continue
                 specs.append((rect, flags, s))
         return specs, last_size2

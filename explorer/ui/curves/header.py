@@ -45,12 +45,14 @@ class CurvesHeader:
         """Write the legend strip and the run notes, unless nothing they show changed (most live ticks)."""
         # the notes follow the evaluations (a step-0 figure above the best, a dev sample's points beside all rows')
         # and a run's dev rows found among its training rows (logged before its first evaluation)
-        key = (self.model.legend_key(), self.legend.width(), getattr(self.model.focus_run(), "eval_plan", ""),
-               tuple(len(s.evals) for s in self.model.runs), tuple(s.dev_overlap for s in self.model.runs))
+        entries = self.model.legend_entries()   # made once: the key compares them, the strip shows them
+        key = ([rich for _plain, rich in entries], self.legend.width(),
+               getattr(self.model.focus_run(), "eval_plan", ""), tuple(len(s.evals) for s in self.model.runs),
+               tuple(s.dev_overlap for s in self.model.runs))
         if key == self._legend_key:
             return
         self._legend_key = key
-        text, tip = (NO_RUN_LEGEND, "") if not self.model.runs else self.legend_parts()
+        text, tip = (NO_RUN_LEGEND, "") if not self.model.runs else self.legend.fit(entries)
         if text != self.legend.text():
             self.legend.setText(text)
         self.legend.setToolTip(tip)

@@ -112,9 +112,11 @@ class _BoundsKeepingCurve(pg.PlotCurveItem):
     they depend on the points and pens alone (setData / setPen clear them), only the pixel padding
     around them depends on the view. pyqtgraph recomputes both on every range change."""
 
+    layer_drawn = False   # its CurveLayer paints it (CurveLayer.add gave it ItemHasNoContents); read per view change
+
     def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
         self._boundingRect = None
-        if not self.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents:
+        if not self.layer_drawn:   # a plain flag: Qt's item flags cost a call and two Python enums per curve
             # announced only for a curve that paints itself: Qt asks for the new bounding rect at once
             # (pyqtgraph's data bounds and pixel padding), which a curve drawn by its CurveLayer never needs
             self.prepareGeometryChange()
@@ -159,6 +161,7 @@ class CurveLayer(pg.GraphicsObject):
                 or pen is None or pen.widthF() > 1.0 or c.opts["compositionMode"] is not None):
             return False
         c.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        c.layer_drawn = True
         if curve.dots is not None:   # drawn right after its line, as the curve's child was: the same stacking
             curve.dots.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
         curve.layer = self
