@@ -17,7 +17,8 @@ from explorer.core.data.classification import (
     load_classification,
 )
 from explorer.core.data.split import stratified_split
-from explorer.core.data.table import guess_columns, preview_table, read_table
+from explorer.core.data.columns_guess import guess_columns
+from explorer.core.data.table import preview_table, read_table
 from explorer.core.errors import ConfigError
 from explorer.core.protocol.events import iter_events
 from explorer.core.metrics.glue import classification_metrics
@@ -524,7 +525,7 @@ def test_a_text_column_not_named_like_one_and_phrase_classes_beside_a_mostly_bla
 
 
 def test_dates_and_times_in_other_forms_are_never_the_label():
-    from explorer.core.data.table import guess_columns_from_values, is_dated, label_by_values
+    from explorer.core.data.columns_guess import guess_columns_from_values, is_dated, label_by_values
 
     days = ["Mon Apr 06 22:19:45 PDT 2009", "Tue Apr 07 08:01:02 PDT 2009"]
     assert all(is_dated(v) for v in days + ["04/03/2019", "22:19", "Apr 6, 2009"])

@@ -405,7 +405,7 @@ def test_an_empty_line_between_rows_is_a_row_with_an_error_not_dropped(tmp_path)
 def test_the_runs_text_column_is_found_in_another_case_else_by_the_usual_names():
     """A new file's "Sentence" is the column a model trained on "sentence" reads (it was refused: "which column
     holds the text?"); without the run's names, the launcher preview's guess by the usual names."""
-    from explorer.core.data.table import text_columns_for
+    from explorer.core.data.columns_guess import text_columns_for
 
     assert text_columns_for(["id", "Sentence"], ["sentence"]) == ("Sentence",)
     assert text_columns_for(["Utterance", "text"], ["utterance"]) == ("Utterance",)      # before the usual names

@@ -7,7 +7,7 @@ data, "validation" for dev data).
 
 Columns: ``text_columns`` / ``label_column`` / ``id_column`` by name or 1-based position; when not given,
 found among the usual names (KNOWN_SINGLE, KNOWN_PAIRS, KNOWN_LABELS, then
-explorer.core.data.table.guess_columns); otherwise the error lists the columns present.
+explorer.core.data.columns_guess.guess_columns); otherwise the error lists the columns present.
 
 Labels (classification): integer ids 0..K-1, or names (``AGAINST``, ``neutral``), which become classes in
 sorted order unless ``label_names`` gives the order (the model's id2label). Surrounding whitespace is
@@ -28,16 +28,18 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from explorer.core.data.table import (
+from explorer.core.data.columns_guess import (
     GUESS_ROWS,
     NOT_CLASSES_SHARE,
-    TABLE_SUFFIXES,
-    Table,
-    check_field_count,  # noqa: F401 - re-exported (older callers)
     class_columns,
     guess_columns,
     guess_columns_from_values,
     label_by_values,
+)
+from explorer.core.data.table import (
+    TABLE_SUFFIXES,
+    Table,
+    check_field_count,  # noqa: F401 - re-exported (older callers)
     lines_text,
     read_table,
     require_labels,
@@ -172,7 +174,7 @@ def _split_hub(source: str, default_split: str) -> tuple[str, str | None, str]:
 
 def text_columns_by_name(header: list[str], pair: bool) -> list[str] | None:
     """The text column(s) a run reads from a table with a ``header`` when none is given: a usual name (a known
-    pair's two), else the names' guess (core.data.table.guess_columns); None when the names find none (then a
+    pair's two), else the names' guess (core.data.columns_guess.guess_columns); None when the names find none (then a
     guess from the values is only ever read when given, as the launcher gives the one it shows)."""
     if pair:
         known = next((list(p) for p in KNOWN_PAIRS if p[0] in header and p[1] in header), None)
@@ -419,7 +421,7 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
 
 
 def _other_label_columns(table: Table, label_col: int, texts: list[int], id_col: int | None) -> str:
-    """The columns other than the label, texts and ids that could be the label (core.data.table.class_columns),
+    """The columns other than the label, texts and ids that could be the label (core.data.columns_guess.class_columns),
     what they hold and how to take one ("column 'stars' holds whole numbers 1 to 5 in every row: set
     --label-column to 'stars'"); "" when none could."""
     others = class_columns(table, tuple(texts) + (label_col,) + ((id_col,) if id_col is not None else ()))
@@ -433,7 +435,7 @@ def _maybe_not_the_label(table: Table, label_col: int, texts: list[int], id_col:
                          n_rows: int) -> str:
     """The end of the refusal of a label column NOT_CLASSES_SHARE or more of whose labels are of another kind than
     most (a business's average stars 3.5 among whole stars): the column may not be the label, the columns that
-    could be (core.data.table.class_columns) with how to take one, and skipping those rows only as the last resort
+    could be (core.data.columns_guess.class_columns) with how to take one, and skipping those rows only as the last resort
     (it would train on what is left of the wrong column)."""
     others = _other_label_columns(table, label_col, texts, id_col)
     name = table.column_label(label_col)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.data.table import GUESS_ROWS, is_number, table_kind
+from explorer.core.data.columns_guess import GUESS_ROWS
+from explorer.core.data.table import is_number, table_kind
 from explorer.core.data.table_stream import read_head
 from explorer.core.errors import ClassificationDataError
 

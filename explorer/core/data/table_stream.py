@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, TsvReader, check_field_count, decode_bytes, preview_of,
+from explorer.core.data.columns_guess import GUESS_ROWS
+from explorer.core.data.table import (Table, TablePreview, TsvReader, check_field_count, decode_bytes, preview_of,
                                       table_kind)
 from explorer.core.data.table import _read_delimited as read_delimited_text
 from explorer.core.data.table import (MOSTLY_UTF8_BAD_LINES, codecs_name, cr_line_ends, file_width, has_bad_bytes, not_utf8_error,

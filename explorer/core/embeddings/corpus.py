@@ -91,7 +91,8 @@ def _text_corpus(path: Path, max_texts: int) -> Corpus:
 
 
 def _table_corpus(path: Path, text_column: str, max_texts: int, no_header: bool = False, encoding: str = "") -> Corpus:
-    from explorer.core.data.table import guess_columns, read_table, resolve_column
+    from explorer.core.data.columns_guess import guess_columns
+    from explorer.core.data.table import read_table, resolve_column
 
     # texts to embed: the rows of a UTF-8 file with bytes that are not UTF-8 are left out, a note says which
     table = read_table(path, no_header=no_header, encoding="" if encoding == "auto" else encoding, skip_invalid=True)

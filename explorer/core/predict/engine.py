@@ -46,7 +46,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from explorer.core.data.table import text_columns_for
+from explorer.core.data.columns_guess import text_columns_for
 from explorer.core.errors import Cancelled, UserError
 from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
@@ -120,7 +120,7 @@ def _pick(columns: list[str], wanted) -> list[str]:
 def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=None) -> list[str]:
     """The input columns the model reads: explicit ``text_columns`` (names or 1-based positions), else the
     run's ``text_columns`` (in another case too: "Sentence" for "sentence"), else the usual names
-    (core.data.table.text_columns_for: sentence / text / Tweet ..., the GLUE pairs); SWAG's sent1, sent2,
+    (core.data.columns_guess.text_columns_for: sentence / text / Tweet ..., the GLUE pairs); SWAG's sent1, sent2,
     ending0..3 and QA's question, context: the head's ``prediction.text_columns``."""
     cols = info.columns
     if text_columns:

@@ -31,6 +31,7 @@ from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.live_members import shown_status, status_after_change, with_live_status
 from explorer.ui.groups.member_tree import MemberTree
+from explorer.ui.groups.new_group_fields import NewGroupFields
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
@@ -75,21 +76,8 @@ class GroupsTab(QWidget):
                                                          "stay (selecting the group again continues)")
         self.folds = FoldPrediction(self.runs_dir, self.oof_bar, self.message.setText, self)
         self.folds.predicted.connect(self._folds_predicted)
-        self.group_name = QLineEdit()
-        self.group_name.setPlaceholderText("new group name")
-        self.group_name.textEdited.connect(self._name_edited)
-        self._name_flagged = False   # a message about the name was shown: typing checks the name again
-        self.restarts = QSpinBox()
-        self.restarts.setRange(1, 100)
-        self.restarts.setValue(3)
-        self.restarts.setSuffix(" restarts")
-        self.seeds = QLineEdit()
-        self.seeds.setPlaceholderText("seeds, e.g. 1,2,3 (empty: generated)")
-        self.seeds.setToolTip("The restarts' seeds (the restarts box follows their count, and a new count takes or "
-                              "adds seeds); for the grid, every point runs once per seed. Empty: generated from the "
-                              "Launch tab's seed.")
-        self.seeds.textEdited.connect(self._seeds_edited)
-        self.restarts.valueChanged.connect(self._restarts_changed)
+        self.fields = NewGroupFields(self.message, self)   # the new group's name, restarts and seeds
+        self.group_name, self.restarts, self.seeds = self.fields.name, self.fields.restarts, self.fields.seeds
         self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
         for b in (self.queue_restarts, self.queue_grid):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
@@ -227,11 +215,7 @@ class GroupsTab(QWidget):
         self.tree.blockSignals(True)
         self.tree.clear()
         self._member_items = {}
-        from explorer.core.specs.metric_display import to_display, undefined_text, value_then_metric
-        from explorer.core.metrics.baselines import regression_task
-        from explorer.ui.runs.run_cells import class_mark
-
-        from explorer.ui.groups.tree_cells import group_best_cell
+        from explorer.ui.groups.tree_cells import group_best_cell, member_cells
 
         for g, states in listing:
             figure, headline = group_best_cell(g.kind, states, self.live_of)   # as soon as a member has ended
@@ -240,23 +224,15 @@ class GroupsTab(QWidget):
             if headline:
                 top.setToolTip(2, headline)
             for st in states:
-                best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
-                undefined = st.summary.metric_undefined if st.summary else ""   # the metric undefined throughout
-                shown = (value_then_metric(st.summary.metric_name, to_display(st.summary.metric_name, best,
-                                                                             st.summary.task), st.summary.task)
-                         + class_mark(st.class_note)   # " · one class", the Runs list's mark by the same rule
-                         if best is not None else "undefined" if undefined else "")   # the Runs list's form
-                child = QTreeWidgetItem([st.member.run_id, shown_status(st.member.run_id, st.status, self.live_of),
-                                         shown])
+                cells = member_cells(st, self.live_of)
+                child = QTreeWidgetItem([st.member.run_id, cells.status, cells.best])
                 child.setData(1, Qt.UserRole, st.status)   # the folder's status, under the runner's while it runs
                 self._member_items.setdefault(st.member.run_id, []).append(child)
                 child.setToolTip(0, st.member.run_id)
-                if undefined:
-                    child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
-                elif best is not None and st.class_note:   # amber, its words in the tooltip, as in the Runs list
+                if cells.best_tip:
+                    child.setToolTip(2, cells.best_tip)
+                if cells.warn:
                     child.setForeground(2, QColor(WARNING_COLOR))
-                    whose = "the run" if regression_task(st.summary.task) else "the last evaluation"
-                    child.setToolTip(2, f"{shown}\nnote: {whose} {st.class_note.text}")
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
@@ -273,40 +249,6 @@ class GroupsTab(QWidget):
         if shown is None and len(names) == 1 and self.request == 0:   # the notes under the list stay
             self.show_group(names[0], quiet=True)   # the only group without a click ("no group: pick one" said nothing)
         self.listed.emit()
-
-    def _name_edited(self, text: str) -> None:
-        """A message about the group name is checked again as it is typed: an earlier click's "group name ''
-        must be …" never stays beside a valid name."""
-        from explorer.core.studies.groups import GroupError, check_group_name
-
-        text_now = self.message.text()
-        if text_now.startswith(("group name ", "A group named ")) or (self._name_flagged and not text_now):
-            self._name_flagged = True
-            try:
-                check_group_name(text)
-                self.message.setText("")
-            except GroupError as exc:
-                self.message.setText(str(exc))
-
-    def _seeds_edited(self, text: str) -> None:
-        """Seeds typed: the restarts box shows how many runs they make (seed_count.count_of_seeds)."""
-        from PySide6.QtCore import QSignalBlocker
-
-        from explorer.ui.groups.seed_count import count_of_seeds
-
-        count = count_of_seeds(text)
-        if count is not None and count != self.restarts.value():
-            blocker = QSignalBlocker(self.restarts)
-            self.restarts.setValue(min(count, self.restarts.maximum()))
-            del blocker
-
-    def _restarts_changed(self, count: int) -> None:
-        """A new restarts count: the seeds typed follow it (seed_count.seeds_for_count); empty seeds stay empty."""
-        from explorer.ui.groups.seed_count import seeds_for_count
-
-        seeds = seeds_for_count(count, self.seeds.text())
-        if seeds is not None:
-            self.seeds.setText(seeds)
 
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json and each member's

@@ -34,7 +34,7 @@ def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
 
 
 def guessed_columns(form, guess: dict, type_in) -> str:
-    """Columns guessed from a file's values (core.data.table.guess_columns_from_values, label_by_values) for
+    """Columns guessed from a file's values (core.data.columns_guess.guess_columns_from_values, label_by_values) for
     ``form``'s empty pickers (a LaunchForm; ``type_in(name, value)``), once per training file: without a header its
     text and label columns; with one, the label column when no column has a usual label name (an "Emotion" column
     of six feelings), and the text columns when no column has a usual text name (an "email" column of the longest

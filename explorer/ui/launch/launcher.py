@@ -9,7 +9,6 @@ suffixes)``; the main window hands them to the RunManager (explorer.ui.runs.runn
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Iterable
 
@@ -19,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPus
                                QWidget)
 
 from explorer.core.specs.tasks import is_qa_task
-from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
+from explorer.core.specs.train_config import TrainConfig, paper_grid
 from explorer.ui.launch.kept_settings import RESET_LINK
 from explorer.ui.shell.combo_popup import list_below, popup_fits_items
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner, with_note
@@ -31,6 +30,7 @@ from explorer.ui.launch.hosts_dialog import THIS_MACHINE, RunOnPicker
 from explorer.ui.launch.new_run import start_new_run
 from explorer.ui.launch.launch_checks import LaunchChecks
 from explorer.ui.launch.launch_download import LaunchDownload
+from explorer.ui.launch.launch_questions import LaunchQuestions
 from explorer.ui.launch.form_view import FormView, PreviewPane
 from explorer.ui.shell.more_label import MoreLabel
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, offline_default,
@@ -57,6 +57,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.group_grid = None  # () -> bool: queue the grid as a run group (set by the main window); None: flat runs
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
+        self.questions = LaunchQuestions(self)   # what Launch checks and asks before a run starts
 
         top = self._build_top()
         scroll = self._build_form()
@@ -371,17 +372,8 @@ class LauncherPanel(ConfigFiles, QWidget):
     def launch(self) -> bool:
         """Launch the form's run (emits launch_requested; a hub model is downloaded first). False when the form
         cannot launch (the problem line says why) or the user kept a taken Run name."""
-        cfg = self.config()
-        try:
-            cfg.validate()
-        except ConfigError as exc:
-            self.problem.setText(f"Cannot launch: {exc}")
-            return False
-        if self.train_preview.rejected or self.dev_preview.rejected \
-                or self.form.gate.head_refusal(cfg, self.train_preview.result):
-            return False   # _changed already says why (the data preview rejected the data, the head its labels)
-        cfg = self._free_run_name(cfg)
-        if cfg is None or not self._room_for_checkpoints(cfg):
+        cfg = self.questions.checked(self.config())
+        if cfg is None:
             return False
         self._remember(cfg)
         if self.download.needed(cfg.model):   # the run starts once the model is in the cache
@@ -401,30 +393,6 @@ class LauncherPanel(ConfigFiles, QWidget):
 
     def _download_stopped(self, text: str, error: bool) -> None:
         self.problem.setText(f"Cannot launch: {text}" if error else text)
-
-    def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
-        """A Run name the user typed that a run already has: ask whether to use the next free one ("stance
-        exists: use stance-2?", LaunchGate.taken_name); None when the answer is no."""
-        taken = self.form.gate.taken_name(cfg)
-        if taken is None:
-            return cfg
-        name, free = taken
-        if not self.ask_yes_no("Run name taken", f"A run named {name} exists: use {free}?"):
-            self.problem.setText(f"Cannot launch: a run named {name} exists; type another Run name.")
-            return None
-        self.editors["run_id"].set(free)
-        return dataclasses.replace(cfg, run_id=free)
-
-    def _room_for_checkpoints(self, cfg: TrainConfig) -> bool:
-        """False when the output folder's disk is short of the run's checkpoints (LaunchGate.disk_shortfall) and
-        the person chose not to launch; a run on a host is checked there, not here."""
-        short = "" if self.run_on.host() is not None else self.form.gate.disk_shortfall(cfg)
-        if short and not self.ask_yes_no("Little disk space", f"{short[0].upper()}{short[1:]}: saving them will "
-                                         "fail. Launch anyway? (Untick Save checkpoints or choose another Output "
-                                         "folder to avoid it.)"):
-            self.problem.setText(f"Not launched: {short}.")
-            return False
-        return True
 
     def queue_grid(self, confirm: bool = True) -> bool:
         """Queue the paper grid around the form, after a confirmation with the count and the estimated
