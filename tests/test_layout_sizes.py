@@ -70,8 +70,9 @@ def test_every_page_fits_at_1280x800_and_1920x1080(filled_window, qtbot):
 
 
 def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
-    """The check itself can fail: an elided label, a narrow header section, a child outside its parent."""
-    from PySide6.QtWidgets import QLabel, QTableWidget, QWidget
+    """The check itself can fail: an elided label, a narrow header section, a child outside its parent, a list line
+    running off its box (a word-wrapped list of the same line is whole)."""
+    from PySide6.QtWidgets import QLabel, QListWidget, QTableWidget, QWidget
 
     from explorer.ui.shell.layout_check import layout_offenders
 
@@ -86,10 +87,17 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     table.setColumnWidth(0, 40)
     outside = QLabel("x", top)
     outside.setGeometry(280, 190, 50, 30)
+    line = "window 1: 183 tokens, chars 0..812; s_null 2.31; best 'the engine'"
+    cut, wrapped = QListWidget(top), QListWidget(top)
+    for box, x in ((cut, 210), (wrapped, 250)):
+        box.addItem(line)
+        box.setGeometry(x, 0, 40, 60)
+    wrapped.setWordWrap(True)
     top.show()
     qtbot.waitExposed(top)
     kinds = sorted({o.kind for o in layout_offenders(top)})
-    assert kinds == ["elided", "header", "outside"]
+    assert kinds == ["elided", "header", "list", "outside"]
+    assert [o.path.split(" > ")[-1] for o in layout_offenders(top) if o.kind == "list"] == ["QListWidget row 0"]
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 

@@ -212,7 +212,8 @@ def test_a_remote_run_without_a_dev_file_draws_its_majority_class_baseline(qtbot
     base = state.baseline()
     assert base is not None and base.name == "majority class" and base.metrics["accuracy"] == 0.5
     w.curves.set_runs([state])
-    assert w.curves.baselines_for("dev/accuracy") == [(50.0, "majority class baseline", "#666666")]
+    (value, label, color), = w.curves.baselines_for("dev/accuracy")
+    assert (value, color) == (50.0, "#666666") and label.startswith("majority class baseline (all ")
     w.close()
 
 

@@ -461,3 +461,28 @@ def test_the_folds_estimate_says_when_a_time_budget_leaves_too_few_steps_to_lear
     longer = cv_estimate(TrainConfig(task="single", train="d.csv", epochs=3, time_budget_minutes=10.0), 3, 5937,
                          Throughput(3.76, 2))
     assert "too few to learn" not in longer
+
+
+def test_the_dialog_says_when_each_fold_holds_out_too_few_rows_for_its_figure(qtbot):
+    """20 rows in 5 folds: each fold's figure on 4 held-out rows swings from 0 to 100%; the dialog says so before
+    Queue, with what to do instead, and Queue stays on; folds of enough rows say nothing."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+
+    dialog = CrossValidateDialog(["text", "label"], "small.csv", classes={"neg": 10, "pos": 10})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QApplication.processEvents()
+    text = dialog.small.text()
+    assert dialog.small.isVisible() and text.startswith("Each of the 5 folds holds out 4 rows of the 20")
+    assert "fewer folds" in text and "more data" in text and "pooled out-of-fold figure" in text
+    assert dialog.queue.isEnabled()
+    dialog.k.setValue(3)
+    assert "about 6 rows of the 20" in dialog.small.text()
+
+    big = CrossValidateDialog(["text", "label"], "big.csv", classes={"neg": 100, "pos": 100})
+    qtbot.addWidget(big)
+    big.show()
+    QApplication.processEvents()
+    assert not big.small.isVisible() and big.queue.isEnabled()

@@ -113,7 +113,7 @@ def test_baseline_line_on_dev_plots(curves, tmp_path, qtbot):
     curves.redraw_now()
     lines = curves.panels["dev/f1"].baseline_lines
     assert len(lines) == 1 and lines[0].value() == pytest.approx(share)
-    assert "all no-answer baseline" in lines[0].label.toPlainText()
+    assert f"all no-answer baseline (all {len(qs)} dev rows)" in lines[0].label.toPlainText()
     assert curves.panels["dev/HasAns_f1"].baseline_lines == [] or \
         curves.panels["dev/HasAns_f1"].baseline_lines[0].value() == 0.0
     assert f"· all no-answer {share:.2f}" in s.best_text() and "baseline" not in s.best_text()   # not "vs BoW"'s
@@ -261,3 +261,16 @@ def test_the_baseline_label_covers_no_point_and_not_the_axis(qtbot, tmp_path):
             assert not label.intersects(panel.plot.getAxis("bottom").sceneBoundingRect()), (width, last)
             assert vb.sceneBoundingRect().contains(label), (width, last)
             curves.grab().save(str(tmp_path / f"baseline_{width}_{last}.png"))
+
+
+def test_the_majority_warning_and_the_baseline_line_each_say_their_rows():
+    """A run evaluating a 200-row dev sample warns against the majority class of those rows while the plot's line is
+    the majority class of all dev rows: each says the rows it is counted on."""
+    from explorer.core.metrics.baselines import at_majority_what, majority_class_baseline
+
+    per_class = {"a": {"support": 41, "predicted": 200}, "b": {"support": 159, "predicted": 0}}
+    assert "the majority class 79.50% on the 200 rows evaluated" in at_majority_what(
+        {"accuracy": 0.795, "per_class": per_class})
+    base = majority_class_baseline(["b"] * 670 + ["a"] * 177)
+    assert base.label == "majority class baseline (all 847 dev rows)"
+    assert type(base).from_dict(base.to_dict()) == base

@@ -176,3 +176,17 @@ def test_the_evaluations_are_planned_at_the_training_rate_after_the_first_step()
     plan_evaluations_now(run)
     assert schedule.plan.train_rate == pytest.approx(16.0)   # 1 step/s of 16 rows
     assert schedule.plan.train_seconds == pytest.approx(400.0) and logged
+
+
+def test_past_its_planned_training_the_progress_line_says_where_the_budget_went():
+    """Training that ran past the time its budget left it is said as the training and the evaluations the budget
+    went to, never as an estimate below the time already trained."""
+    from explorer.ui.runs.state import RunState, progress_text
+
+    events = [{"event": "started", "time": 0.0, "config": {"time_budget_minutes": 4}, "steps_total": 17},
+              {"event": "eval", "time": 100.0, "step": 8, "seconds": 85.0, "metrics": {"accuracy": 0.2}},
+              {"event": "step", "time": 230.0, "step": 17, "elapsed": 230.0, "train_seconds": 123.0,
+               "train_budget": 119.0, "steps_total": 17, "loss": 1.0}]
+    text = progress_text(RunState.from_events("r", events, alive=True))
+    assert "2:03 trained of the 4:00 budget; evaluations 1:25" in text
+    assert "of ~1:59" not in text

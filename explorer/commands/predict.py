@@ -219,15 +219,20 @@ class _Stops:
 
 
 def _stopped_line(rows: int | None, ahead: int, out: str, why: str) -> str:
-    """What a stop says: the rows written to ``out`` (input order), and the ``ahead`` rows run after the first row
-    not run, kept in OUT.ahead.jsonl, which ``--resume`` takes instead of running them again."""
+    """What a stop says, plainly: the rows done in all; that OUT is written in input order, so the ``ahead`` rows
+    run ahead of a slower batch wait in OUT.ahead.jsonl; and that ``--resume`` continues without running them again.
+    "stopped: 32 rows done: 0 written to OUT (it is written in input order) and 32 run ahead of a slower batch,
+    waiting in OUT.ahead.jsonl; continue with the same command and --resume, which runs none of them again"."""
     from explorer.core.predict.writing import ahead_path
 
-    written = f"{rows} rows" if rows is not None else "the rows written so far"
     said = {"SIGHUP": " (the terminal was closed: SIGHUP)", "SIGTERM": " (SIGTERM)"}.get(why, "")
-    more = (f", and {ahead} more rows run kept in {ahead_path(out)} (every row run is kept)" if ahead
-            else " (every row run, in input order)")
-    return f"stopped{said}: {written} written to {out}{more}; continue with the same command and --resume"
+    resume = "; continue with the same command and --resume, which runs none of them again"
+    if rows is None:
+        return f"stopped{said}: the rows done so far are written to {out}{resume}"
+    if not ahead:
+        return f"stopped{said}: {rows:,} rows done, all written to {out} in input order{resume}"
+    return (f"stopped{said}: {rows + ahead:,} rows done: {rows:,} written to {out} (it is written in input order) "
+            f"and {ahead:,} run ahead of a slower batch, waiting in {ahead_path(out)}{resume}")
 
 
 def summary_line(summary) -> str:

@@ -32,15 +32,23 @@ class Baseline:
         metrics: metric name -> value, on the same scale as the run's metrics (SQuAD: percent;
             classification: fraction).
         detail: one plain sentence: what the baseline predicts and why its value is what it is.
+        rows: the dev rows (questions) it is counted on, 0 when unknown (a run recorded before it was kept):
+            a run that evaluates a dev sample scores on fewer rows, so a line says its rows.
     """
 
     name: str
     metrics: dict = field(default_factory=dict)
     detail: str = ""
+    rows: int = 0
+
+    @property
+    def label(self) -> str:
+        """The plot line's label: "majority class baseline (all 847 dev rows)"."""
+        return f"{self.name} baseline" + (f" (all {self.rows:,} dev rows)" if self.rows else "")
 
     def to_dict(self) -> dict:
         """JSON-ready, for the ``started`` event's ``dev_baseline`` (explorer.core.protocol.events)."""
-        return {"name": self.name, "metrics": dict(self.metrics), "detail": self.detail}
+        return {"name": self.name, "metrics": dict(self.metrics), "detail": self.detail, "rows": self.rows}
 
     @classmethod
     def from_dict(cls, data) -> "Baseline | None":
@@ -53,7 +61,9 @@ class Baseline:
                    if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")}
         if not metrics:
             return None
-        return cls(data["name"], metrics, str(data.get("detail") or ""))
+        rows = data.get("rows")
+        rows = rows if isinstance(rows, int) and not isinstance(rows, bool) and rows > 0 else 0
+        return cls(data["name"], metrics, str(data.get("detail") or ""), rows)
 
 
 def squad_no_answer_baseline(gold: dict[str, list[str]]) -> Baseline | None:
@@ -70,7 +80,7 @@ def squad_no_answer_baseline(gold: dict[str, list[str]]) -> Baseline | None:
                "NoAns_exact": 100.0, "NoAns_f1": 100.0, "best_f1": share, "best_exact": share}
     detail = (f"answering \"no answer\" to every question scores F1 {share:.2f}: "
               f"{n_no} of {n} dev questions are unanswerable")
-    return Baseline("all no-answer", metrics, detail)
+    return Baseline("all no-answer", metrics, detail, n)
 
 
 def majority_class_baseline(labels: list) -> Baseline | None:
@@ -81,7 +91,7 @@ def majority_class_baseline(labels: list) -> Baseline | None:
     acc = count / len(labels)
     detail = (f"predicting class {label} for every example scores accuracy {100 * acc:.2f}%: "
               f"{count} of {len(labels)} dev labels are {label}")
-    return Baseline("majority class", {"accuracy": acc}, detail)
+    return Baseline("majority class", {"accuracy": acc}, detail, len(labels))
 
 
 def predicted_for_every_row(metrics: dict) -> str | None:
@@ -227,7 +237,8 @@ def majority_share(metrics: dict) -> tuple[str, float, int] | None:
 
 
 def at_majority_what(metrics: dict) -> str:
-    """"scores 34.11% accuracy, the majority class 33.70%: no better than always answering 'joy'" when a
+    """"scores 34.11% accuracy, the majority class 33.70% on the 1,979 rows evaluated: no better than always
+    answering 'joy'" (the rows said: a run evaluating a dev sample shows a baseline on all dev rows beside it) when a
     classification evaluation's accuracy is at most MAJORITY_MARGIN above its majority class's share on the same rows
     (:func:`majority_share`; a model that learned nothing lands about there by chance), else ''."""
     found = majority_share(metrics)
@@ -237,10 +248,11 @@ def at_majority_what(metrics: dict) -> str:
         return ""
     if found is None or not math.isfinite(acc):
         return ""
-    name, share, _rows = found
+    name, share, rows = found
     if acc > share + MAJORITY_MARGIN:
         return ""
-    return (f"scores {100 * acc:.2f}% accuracy, the majority class {100 * share:.2f}%: no better than always "
+    return (f"scores {100 * acc:.2f}% accuracy, the majority class {100 * share:.2f}% on the {rows:,} rows "
+            f"evaluated: no better than always "
             f"answering '{name}'")
 
 

@@ -133,6 +133,32 @@ def rare_class_note(counts: dict[str, int], k: int) -> str:
     return text
 
 
+# A fold's held-out rows below which its own figure means little: fewer than this many rows, or fewer than this many
+# per class (on 4 rows one row moves accuracy 25 points, and folds' figures swing from 0 to 100%).
+SMALL_FOLD_ROWS = 30
+SMALL_FOLD_ROWS_PER_CLASS = 5
+
+
+def small_fold_note(counts: dict[str, int], k: int) -> str:
+    """A sentence when the ``k`` folds of ``counts`` (class name -> rows) hold out too few rows each for a fold's
+    figure to mean much (under SMALL_FOLD_ROWS, or under SMALL_FOLD_ROWS_PER_CLASS times the classes), with what
+    to do instead; "" otherwise."""
+    rows = sum(c for c in counts.values() if c > 0)
+    classes = sum(1 for c in counts.values() if c > 0)
+    if not rows or k < 2:
+        return ""
+    per = rows // k
+    need = max(SMALL_FOLD_ROWS, SMALL_FOLD_ROWS_PER_CLASS * classes)
+    if per >= need:
+        return ""
+    held = f"{_rows(per)}" if rows % k == 0 else f"about {_rows(per)}"
+    swing = f" (one row moves its accuracy {100 / per:.0f} points)" if per else ""
+    return (f"Each of the {k} folds holds out {held} of the {rows:,}: a fold's figure on so few rows swings "
+            f"widely{swing}, so the folds' mean ± sd says little (at least {need} rows a fold are wanted for "
+            f"{classes} classes). Use fewer folds or more data, or quote the pooled out-of-fold figure, which "
+            f"scores all {rows:,} rows once.")
+
+
 def out_of_fold(folds: list[Fold], predictions: list[list[dict]], n: int) -> list[dict]:
     """The members' dev predictions (one list per fold, in that fold's ``dev`` order) back in input order,
     each row with its ``fold`` (1-based). Raises ValueError when a fold's count does not match or an example

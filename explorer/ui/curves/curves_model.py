@@ -262,7 +262,7 @@ class CurvesModel:
             if (round(value, 6), base.name) in seen:
                 continue
             seen.add((round(value, 6), base.name))
-            out.append((value, f"{base.name} baseline", color if len(self.runs) > 1 else "#666666"))
+            out.append((value, base.label, color if len(self.runs) > 1 else "#666666"))
         return out
 
     # ---- legend and progress ---------------------------------------------------------------------

@@ -23,7 +23,9 @@ class CrossValidateDialog(QDialog):
     the folds save checkpoints although Save checkpoints is off), shown under the estimate. ``classes``: the rows
     of each class the folds split (name -> rows); the classes with fewer rows than K are named under the estimate
     as K changes (core.studies.cv.rare_class_note), before anything is queued, and K that cannot make stratified
-    folds at all says why and cannot be queued (a group column folds by it instead: no class note then). The dialog is as tall as
+    folds at all says why and cannot be queued (a group column folds by it instead: no class note then). Folds that
+    hold out too few rows each for their figures to mean much are said too (core.studies.cv.small_fold_note), with
+    Queue still on. The dialog is as tall as
     its wrapped text needs, so every sentence reads whole without scrolling.
 
     Read :meth:`values` after ``exec()`` returned Accepted: (k, group column or "")."""
@@ -63,6 +65,8 @@ class CrossValidateDialog(QDialog):
         self.note.setVisible(bool(note))
         self.rare = QLabel("")
         self.rare.setWordWrap(True)
+        self.small = QLabel("")   # folds whose held-out rows are too few for their figures to mean much
+        self.small.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.queue = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.queue.setText("Queue the folds")
@@ -74,6 +78,7 @@ class CrossValidateDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(self.estimate)
         lay.addWidget(self.rare)
+        lay.addWidget(self.small)
         lay.addWidget(self.note)
         lay.addWidget(buttons)
         self._say_classes()
@@ -83,8 +88,9 @@ class CrossValidateDialog(QDialog):
 
     def _say_classes(self, *_args) -> None:
         """Name the classes with fewer rows than K (held out in only some folds), or why K folds stratified by label
-        cannot be made (then Queue is off); nothing when a group column folds the rows."""
-        from explorer.core.studies.cv import fold_class_problem, rare_class_note
+        cannot be made (then Queue is off); nothing when a group column folds the rows. Whatever folds the rows,
+        say when each fold holds out too few rows for its figure to mean much (Queue stays on)."""
+        from explorer.core.studies.cv import fold_class_problem, rare_class_note, small_fold_note
 
         k = self.k.value()
         stratified = not self.column.currentData() and self.classes
@@ -92,6 +98,9 @@ class CrossValidateDialog(QDialog):
         text = (problem or rare_class_note(self.classes, k)) if stratified else ""
         self.rare.setText(text)
         self.rare.setVisible(bool(text))
+        small = small_fold_note(self.classes, k) if problem is None else ""
+        self.small.setText(small)
+        self.small.setVisible(bool(small))
         self.queue.setEnabled(problem is None)
         self._fit_text()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
+from PySide6.QtWidgets import (QLabel, QListView, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
                                QVBoxLayout, QWidget)
 
 from explorer.core.qa.scores import tau_axis_limit
@@ -79,6 +79,11 @@ class SpansView(QWidget):
         self.windows_list.setToolTip("The passage is cut into windows of max_seq_length tokens overlapping by "
                                      "doc_stride; the answer may come from any window.\n" + tip("doc_stride"))
         self.windows_list.setMaximumHeight(90)
+        # a window's line ("window 1: 183 tokens, chars 0..812; s_null 2.31; best …") wraps at the list's width,
+        # which is narrow beside the span table: unwrapped it ran off the box
+        self.windows_list.setWordWrap(True)
+        self.windows_list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.windows_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.passage = QTextBrowser()
         self.passage.setOpenLinks(False)
         self.nbest = QTableWidget(0, 6)
@@ -209,6 +214,8 @@ class SpansView(QWidget):
         self.windows_list.clear()
         for w in result.windows:
             self.windows_list.addItem(window_text(result, w))
+            item = self.windows_list.item(self.windows_list.count() - 1)
+            item.setToolTip(item.text())
         rows = min(max(len(result.windows), 1), 4)
         self.windows_list.setMaximumHeight(rows * self.windows_list.sizeHintForRow(0) + 24)
         self.windows_list.setCurrentRow(best_window)

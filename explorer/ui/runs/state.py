@@ -505,9 +505,7 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
         f"step {state.step:,}"
     parts = [(step, 0)]
     if budget:      # the steps that fit in a time budget are an estimate that follows the speed
-        trained = format_seconds(state.train_seconds) or "0:00"
-        parts.append((f"{trained} of ~{format_seconds(state.train_budget)} trained ({format_seconds(budget)} budget)"
-                      if state.train_budget else f"{trained} of {format_seconds(budget)} budget trained", 1))
+        parts.append((_budget_trained_text(state, budget), 1))
     parts.append((f"epoch {state.epoch:.2f}", 2))
     elapsed = state.live_elapsed(now)
     if elapsed > 0 or state.is_live:   # an ended run whose files hold no times (a Trainer folder) says nothing
@@ -516,6 +514,20 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
         eta = state.eta()
         parts.append((f"remaining {format_seconds(eta)}" if eta is not None else ESTIMATING, 0))
     return parts
+
+
+def _budget_trained_text(state: RunState, budget: float) -> str:
+    """'0:50 of ~8:00 trained (10:00 budget)' while the training stays within the time its budget leaves it; past
+    that plan an estimate below the actual reads as an error, so the line says the training and the evaluations
+    the budget went to instead: '2:03 trained of the 4:00 budget; evaluations 1:25'."""
+    trained = format_seconds(state.train_seconds) or "0:00"
+    if not state.train_budget:
+        return f"{trained} of {format_seconds(budget)} budget trained"
+    if state.train_seconds <= state.train_budget:
+        return f"{trained} of ~{format_seconds(state.train_budget)} trained ({format_seconds(budget)} budget)"
+    evals, count = state._eta.eval_seconds
+    spent = f"; evaluations {format_seconds(evals)}" if count else ""
+    return f"{trained} trained of the {format_seconds(budget)} budget{spent}"
 
 
 def progress_text(state: RunState, now: float | None = None) -> str:

@@ -22,6 +22,8 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 - *cell*: a table's (or a tree's: the Runs list) column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
   fit the column; a column with longer text narrower than ``MIN_TEXT_COLUMN`` (an elided text column
   must still show words, not "Me…").
+- *list*: a list (QListView in list mode) without word wrap whose item's text is wider than its viewport: the line
+  runs off the box (the Spans & τ page's windows list at 1920x1080).
 - *tabs*: a tab bar that shows its scroll arrows, or a tab outside it: a tab a person cannot see (the Attention
   page's Head importance behind the arrows at 1280x800).
 - *plot*: a pyqtgraph plot item or legend inside a GraphicsView that lies outside the view; a plot whose data
@@ -38,7 +40,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QComboBox,
-                               QHeaderView, QLabel, QRadioButton, QStyle, QStyleOptionComboBox, QStyleOptionHeader,
+                               QHeaderView, QLabel, QListView, QRadioButton, QStyle, QStyleOptionComboBox,
+                               QStyleOptionHeader,
                                QTabBar, QTableView, QToolButton, QTreeView, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
@@ -53,7 +56,7 @@ MIN_PLOT_VIEW = 120  # px: the smallest width and height of a plot's data area w
 
 @dataclass(frozen=True)
 class Offender:
-    """One cut thing: ``kind`` (outside, elided, header, cell, tabs, plot), ``path`` (the widget from the
+    """One cut thing: ``kind`` (outside, elided, header, cell, list, tabs, plot), ``path`` (the widget from the
     window down), ``detail`` (what was compared, in px)."""
 
     kind: str
@@ -296,6 +299,23 @@ def _cells(t: QAbstractItemView) -> list[Offender]:
     return out
 
 
+def _list_items(v: QListView) -> list[Offender]:
+    """The first CELL_ROWS items of a list in list mode that does not wrap, whose text is wider than the viewport."""
+    model = v.model()
+    if model is None or v.viewMode() != QListView.ViewMode.ListMode or v.wordWrap():
+        return []
+    fm = QFontMetrics(v.font())
+    pad = 2 * (v.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, v) + 1)
+    width = v.viewport().width()
+    out = []
+    for row in range(min(model.rowCount(), CELL_ROWS)):
+        text = model.data(model.index(row, v.modelColumn()), Qt.ItemDataRole.DisplayRole)
+        need = max((fm.horizontalAdvance(line) for line in str(text or "").splitlines()), default=0) + pad
+        if need > width + SLACK:
+            out.append(Offender("list", f"{widget_path(v)} row {row}", f"text needs {need} px, list is {width}"))
+    return out
+
+
 def _plots(view: QWidget) -> list[Offender]:
     try:
         import pyqtgraph as pg
@@ -347,6 +367,8 @@ def layout_offenders(window: QWidget) -> list[Offender]:
             out += _header(w)
         if isinstance(w, (QTableView, QTreeView)):   # a tree too: the Runs list's Best dev
             out += _cells(w)
+        if isinstance(w, QListView):
+            out += _list_items(w)
         if isinstance(w, QTabBar) and (hidden := hidden_tabs(w)):
             out.append(Offender("tabs", widget_path(w), f"{', '.join(hidden)} behind the scroll arrows "
                                                         f"({w.width()} px wide)"))
