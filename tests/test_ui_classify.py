@@ -660,3 +660,21 @@ def test_the_gold_choices_are_the_loading_checkpoints_classes(qtbot, tmp_path, v
     assert view.loading and view.label.isEnabled()
     assert [view.label.itemText(k) for k in range(view.label.count())] == ["none", "0 (negative)", "1 (positive)"]
     assert view.label.value() == -1 and "gold label 3 cleared" in view.status.text()
+
+
+def test_the_typed_inputs_rule_and_the_checkpoints_class_names_before_it_loads(tmp_path):
+    """Inputs are the person's when they hold text other than the last example fill's; a chosen gold id stays while
+    the head has it; a checkpoint's classes are read from its config.json (two when transformers left them out)."""
+    import json
+
+    from explorer.ui.inspectors.components.typed_inputs import checkpoint_label_names, holds_typed_inputs, kept_gold
+
+    assert not holds_typed_inputs(("", " "), None) and not holds_typed_inputs(("the example",), ("the example",))
+    assert holds_typed_inputs(("my sentence",), None) and holds_typed_inputs(("my sentence",), ("the example",))
+    assert kept_gold(1, 2) == (1, "") and kept_gold(-1, 2) == (-1, "")
+    assert kept_gold(3, 2)[0] == -1 and "gold label 3 cleared" in kept_gold(3, 2)[1]
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["BertForSequenceClassification"]}))
+    assert checkpoint_label_names(str(tmp_path)) == ["LABEL_0", "LABEL_1"]
+    (tmp_path / "config.json").write_text(json.dumps({"id2label": {"1": "pos", "0": "neg"}}))
+    assert checkpoint_label_names(str(tmp_path)) == ["neg", "pos"]
+    assert checkpoint_label_names(str(tmp_path / "missing")) == []
