@@ -594,3 +594,87 @@ def test_a_run_without_readable_data_clears_another_runs_example_but_keeps_a_typ
     view.inputs.text_a.textEdited.emit("my own sentence")
     view.fill_example(None)
     assert view.inputs.text_a.text() == "my own sentence"
+
+
+def _hold_the_load(view, monkeypatch) -> None:
+    """The page's model load is asked but has not finished: nothing reaches the child, the load stays outstanding
+    until the test hands the model in (set_loaded)."""
+    monkeypatch.setattr(view._loader, "submit", lambda *a, **k: setattr(view._loader, "_outstanding", True))
+
+
+def test_a_sentence_typed_while_an_sst2_checkpoint_loads_is_kept_and_classified_by_it(qtbot, tmp_path, view,
+                                                                                       monkeypatch):
+    """Opened from its run, an SST-2 checkpoint still loading: the sentence and gold label the person typed meanwhile
+    are kept when the model is in, and classified by it (the run's dev example never replaces them)."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.runs.examples import first_classification_example
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification", num_labels=2)
+    dev = write_tiny_classification(tmp_path / "dev.tsv")
+    config = {"task": "single", "dev": str(dev), "label_names": ["negative", "positive"]}
+    _hold_the_load(view, monkeypatch)
+    view.open_checkpoint(str(ckpt), "single", config["label_names"])
+    assert view.loading and "loading" in view.status.text()
+    typed = "a gripping, beautifully acted film, though far too long"
+    qtbot.keyClicks(view.inputs.text_a, typed)
+    view.label.setValue(1)
+    view.run()                                                  # Classify pressed while the model loads
+    view.fill_example(first_classification_example(config))    # the run's example arrives meanwhile
+    view._loader._outstanding = False
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.inputs.text_a.text() == typed
+    assert view.result.inputs[0].text_a == typed and view.result.label == 1
+    assert view.label.value() == 1 and "typed input was kept" in view.status.text()
+
+
+def test_an_example_filled_sentence_is_replaced_by_the_opened_runs_example(qtbot, tmp_path, view, monkeypatch):
+    """Inputs an example filled (untouched by the person) take the opened run's dev example once its model is in."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.runs.examples import first_classification_example
+
+    view.open_example({"kind": "single", "text_a": "the previous run's dev sentence", "label": 1})
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification", num_labels=2)
+    config = {"task": "single", "dev": str(write_tiny_classification(tmp_path / "dev.tsv"))}
+    _hold_the_load(view, monkeypatch)
+    view.open_checkpoint(str(ckpt), "single")
+    first = first_classification_example(config)
+    view.fill_example(first)
+    view._loader._outstanding = False
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.inputs.text_a.text() == first["text_a"] and view.result.inputs[0].text_a == first["text_a"]
+
+
+def test_the_gold_choices_are_the_loading_checkpoints_classes(qtbot, tmp_path, view, monkeypatch):
+    """While a two-class checkpoint loads, the gold label box offers its two classes by name (its config), not the
+    ids 0..3 offered before any model; a gold id the new classes lack is cleared with a word in the status line."""
+    from helpers import save_tiny_model
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification", num_labels=2)
+    view.label.setValue(3)
+    _hold_the_load(view, monkeypatch)
+    view.open_checkpoint(str(ckpt), "single", ["negative", "positive"])
+    assert view.loading and view.label.isEnabled()
+    assert [view.label.itemText(k) for k in range(view.label.count())] == ["none", "0 (negative)", "1 (positive)"]
+    assert view.label.value() == -1 and "gold label 3 cleared" in view.status.text()
+
+
+def test_the_typed_inputs_rule_and_the_checkpoints_class_names_before_it_loads(tmp_path):
+    """Inputs are the person's when they hold text other than the last example fill's; a chosen gold id stays while
+    the head has it; a checkpoint's classes are read from its config.json (two when transformers left them out)."""
+    import json
+
+    from explorer.ui.inspectors.components.typed_inputs import checkpoint_label_names, holds_typed_inputs, kept_gold
+
+    assert not holds_typed_inputs(("", " "), None) and not holds_typed_inputs(("the example",), ("the example",))
+    assert holds_typed_inputs(("my sentence",), None) and holds_typed_inputs(("my sentence",), ("the example",))
+    assert kept_gold(1, 2) == (1, "") and kept_gold(-1, 2) == (-1, "")
+    assert kept_gold(3, 2)[0] == -1 and "gold label 3 cleared" in kept_gold(3, 2)[1]
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["BertForSequenceClassification"]}))
+    assert checkpoint_label_names(str(tmp_path)) == ["LABEL_0", "LABEL_1"]
+    (tmp_path / "config.json").write_text(json.dumps({"id2label": {"1": "pos", "0": "neg"}}))
+    assert checkpoint_label_names(str(tmp_path)) == ["neg", "pos"]
+    assert checkpoint_label_names(str(tmp_path / "missing")) == []

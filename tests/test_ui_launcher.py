@@ -742,3 +742,57 @@ def test_a_time_budget_the_evaluations_alone_fill_is_said_beside_launch_with_the
     assert w.editors["time_budget_minutes"].focus.property("invalidReason") == said
     w.editors["time_budget_minutes"].set(0.0)
     assert said not in w.problem.text() and not w.editors["time_budget_minutes"].focus.property("invalidReason")
+
+
+def test_the_app_wide_wheel_guard_scrolls_a_form_over_any_unfocused_number_box(qtbot):
+    """App-wide (the application's event filter, not a per-field guard): the wheel over an unfocused spin box or
+    combo box in any scrollable form (a dialog, a settings page) leaves its value and scrolls the form; a focused
+    one takes the wheel. Scrolling the form turned "Evaluate every" to another value."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication, QComboBox, QScrollArea, QSpinBox, QVBoxLayout, QWidget
+
+    from explorer.ui.shell.tooltips import install_tooltip_wrapper
+
+    app = QApplication.instance()
+    had = getattr(app, "_tooltip_wrapper", None)
+    wrapper = install_tooltip_wrapper(app)
+    try:
+        form = QWidget()
+        layout = QVBoxLayout(form)
+        spin, combo = QSpinBox(), QComboBox()
+        spin.setRange(0, 1000)
+        spin.setValue(10)
+        combo.addItems(["a", "b", "c"])
+        layout.addWidget(spin)
+        layout.addWidget(combo)
+        layout.addSpacing(2000)
+        area = QScrollArea()
+        area.setWidget(form)
+        area.setWidgetResizable(True)
+        area.resize(300, 200)
+        qtbot.addWidget(area)
+        area.show()
+        qtbot.waitExposed(area)
+
+        def wheel(widget):
+            ev = QWheelEvent(QPointF(5, 5), QPointF(widget.mapToGlobal(QPoint(5, 5))), QPoint(0, 0),
+                             QPoint(0, -120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                             Qt.ScrollPhase.NoScrollPhase, False)
+            QApplication.sendEvent(widget, ev)
+
+        bar = area.verticalScrollBar()
+        for box in (spin, combo):
+            bar.setValue(0)
+            wheel(box)
+            assert bar.value() > 0, "the form did not scroll"
+        assert spin.value() == 10 and combo.currentIndex() == 0
+        assert spin.focusPolicy() == Qt.FocusPolicy.StrongFocus
+        spin.setFocus()
+        qtbot.waitUntil(spin.hasFocus)
+        wheel(spin)
+        assert spin.value() != 10                               # focused: the wheel is the box's
+    finally:
+        if had is None:
+            app.removeEventFilter(wrapper)
+            app._tooltip_wrapper = None

@@ -330,3 +330,32 @@ def test_the_tag_heat_maps_row_axis_keeps_long_words_whole_or_cuts_them_in_the_m
     assert heat.toolTip() == long_one
     heat._on_mouse_moved(heat.scene_pos_of(0, 0))
     assert heat.toolTip() == ""
+
+
+def test_a_sentence_typed_while_a_ner_checkpoint_loads_is_kept_and_tagged_by_it(qtbot, tmp_path, view, monkeypatch):
+    """A tagging run's checkpoint still loading: the sentence the person typed meanwhile is kept when the run's dev
+    sentence arrives and tagged by the new model once it is in; a sentence the page filled is replaced."""
+    from helpers import save_tiny_model, write_tiny_conll
+
+    from explorer.ui.runs.examples import first_tagging_sentence
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "token_classification", num_labels=5)
+    config = {"task": "ner", "dev": str(write_tiny_conll(tmp_path / "dev.conll"))}
+    monkeypatch.setattr(view._loader, "submit", lambda *a, **k: setattr(view._loader, "_outstanding", True))
+    view.open_checkpoint(str(ckpt))                          # the load is asked, not finished
+    assert view.loading
+    view.sentence.clear()
+    typed = "Ada Lovelace lived in London"
+    qtbot.keyClicks(view.sentence, typed)
+    view.fill_sentence(first_tagging_sentence(config))      # the run's dev sentence arrives meanwhile
+    assert view.sentence.text() == typed and "typed sentence was kept" in view.status.text()
+    view._loader._outstanding = False
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    view.set_loaded(loaded)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.sentence.text() == typed and view.result["tagged"].text == typed
+    first = first_tagging_sentence(config)
+    view.tag("EU rejects German call")                      # a sentence the page filled (a dev mistake opened)
+    view.fill_sentence(first)
+    assert view.sentence.text() == first

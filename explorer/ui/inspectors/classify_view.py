@@ -21,6 +21,7 @@ from explorer.ui.shell.columns import fit_columns
 from .classify_panels import (ArithmeticTabs, ClassChoice, ClassifyInputs, LogitTable, SelectOnFirstClick,
                               VectorStrip)
 from .common import StaleCover, header, tokenizer_suffix
+from .components.typed_inputs import checkpoint_label_names, holds_typed_inputs, kept_gold
 from .components.classify import (classify_tasks, free_gold, gold_text, is_choice, lone_sentence_note, parse_gold,
                                   reads_pairs, result_lines, table_headers, table_rows, takes_sentence_b, verdict)
 from .latest import LatestOnly
@@ -43,6 +44,7 @@ class ClassifyView(ModelPage):
         self._result_inputs: tuple | None = None  # the inputs the shown result is for
         self._text_stale = False   # the stale veil is up because the text changed since the shown result
         self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
+        self._note_with_result = ""   # said after the next result's verdict (a typed input kept, a gold cleared)
         self._runner = LatestOnly.in_child(self.client, f"{slot}.classify", self)
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         self._runner.failed.connect(lambda _id, msg, _tb: self._status(msg))
@@ -178,6 +180,24 @@ class ClassifyView(ModelPage):
         self.source.setText(path)
         self.load_model()
         self._fit_pair_hint()
+        self._gold_choices_while_loading(path)
+
+    def _gold_choices_while_loading(self, path: str) -> None:
+        """The gold label choices follow the checkpoint being loaded (its config's class names) at once; when its
+        config names none, the box is disabled until the model is in (never ids 0..3 for a two-class model)."""
+        names = readable_label_names(checkpoint_label_names(path), self.run_label_names)
+        if names:
+            gold, note = kept_gold(self.label.value(), len(names))
+            self.label.setValue(gold)
+            self.label.set_names(names)
+            if note:
+                self._status(f"{self.status.text()} ({note})")
+        self.label.setEnabled(bool(names))
+
+    def holds_typed_text(self) -> bool:
+        """Do the inputs hold what the person typed or edited since the last example fill (kept over a run's
+        example: components.typed_inputs.holds_typed_inputs)?"""
+        return holds_typed_inputs(self.inputs.values(), self._example_inputs)
 
     def _forget_inputs(self) -> None:
         """Another kind of model is opened: the inputs and the result typed for the previous one go (else an STS-B
@@ -203,7 +223,15 @@ class ClassifyView(ModelPage):
     def adopt_model(self, loaded) -> None:
         """The head's class names, and its kind when the head decides it (multiple choice, a score, sigmoids)."""
         names = self.label_names_of(loaded)
-        if names != self.label.names:
+        self.label.setEnabled(True)
+        if not self.label.names and self.holds_typed_text() and not free_gold(self.current_kind()):
+            # a gold id the person chose for their text before any class names were known stays while the new head
+            # has that class
+            gold, note = kept_gold(self.label.value(), len(names))
+            self.label.setValue(gold)
+            if note:
+                self._note_with_result = note
+        elif names != self.label.names:
             self.label.setValue(-1)   # another head's classes: its gold id would name a class of this one
         self.label.set_names(names)
         head = getattr(loaded, "task", "")
@@ -215,9 +243,18 @@ class ClassifyView(ModelPage):
     def model_in(self, loaded) -> None:
         """The opened run's first dev example, or the input shown, classified by the new model."""
         pending, self._example_when_loaded = self._example_when_loaded, None
-        if pending is not None:          # the opened run's first dev example (ClassifyPages.open_checkpoint)
+        typed = self.holds_typed_text()
+        if pending is not None and not typed:   # the opened run's first dev example (ClassifyPages.open_checkpoint)
             self.result = None
             self.open_example(pending)
+        elif typed:   # what the person typed before the open or while the model loaded: theirs, by this model
+            if pending is not None:
+                self._note_with_result = "; ".join(n for n in (
+                    self._note_with_result, "your typed input was kept (the run's example was not filled in)") if n)
+            self.result = None
+            self.table.setRowCount(0)
+            self.text.setPlainText("classifying your input with the newly loaded model…")
+            self.run()
         elif self.result is not None:
             # the shown numbers were the previous model's (a stance checkpoint's header over an SST-2 result):
             # cleared, and the same input classified again by this model
@@ -270,6 +307,9 @@ class ClassifyView(ModelPage):
             self._fit_pair_hint()
         if self.loaded is None or self.loading:
             self._example_when_loaded = example
+            return
+        if self.holds_typed_text():   # what the person typed stays; the run's example fills only untouched inputs
+            self._status("your typed input was kept (the run's example was not filled in): press Classify")
             return
         self.open_example(example)
 
@@ -334,8 +374,9 @@ class ClassifyView(ModelPage):
         lone = self.lone_sentence_note(res)
         if lone:
             self.text.setPlainText(f"note: {lone}\n\n" + self.text.toPlainText())
+        note, self._note_with_result = self._note_with_result, ""
         self._status(f"{verdict(res)}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
-                     + (f". Note: {lone}" if lone else ""))
+                     + (f". Note: {lone}" if lone else "") + (f". Note: {note}" if note else ""))
 
     def lone_sentence_note(self, res) -> str:
         """'this model reads sentence pairs and Sentence B is empty: …' when ``res`` is a pair model's answer for

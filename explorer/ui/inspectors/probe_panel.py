@@ -289,9 +289,11 @@ class ProbePanel(QWidget):
         self._filled = (self.question.text(), self.passage.toPlainText())
 
     def holds_typed_text(self) -> bool:
-        """The question or passage is the person's: not empty, and not what the app put in last."""
-        now = (self.question.text(), self.passage.toPlainText())
-        return any(t.strip() for t in now) and now != self._filled
+        """The question or passage is the person's: not empty, and not what the app put in last
+        (components.typed_inputs.holds_typed_inputs, the rule of every inspector page a run fills)."""
+        from .components.typed_inputs import holds_typed_inputs
+
+        return holds_typed_inputs((self.question.text(), self.passage.toPlainText()), self._filled)
 
     def set_source(self, source: str) -> None:
         self.source.setEditText(source)

@@ -35,6 +35,7 @@ from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import ResultSource, StaleCover, StatusLabel, header, tokenizer_suffix
 from .components.tag import DEFAULT_SENTENCE, head_lines, highlighted_html, words_note
+from .components.typed_inputs import holds_typed_inputs
 from .latest import LatestOnly
 from .model_page import ModelPage, bring_to_front
 from .window_weights import WindowWeights
@@ -67,6 +68,7 @@ class TagView(ModelPage):
         # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: never an empty
         # page with nothing to look at
         self.sentence = QLineEdit(DEFAULT_SENTENCE)
+        self._example_text = DEFAULT_SENTENCE   # the sentence the page last filled in (not the person's)
         self.sentence.setPlaceholderText(f"a sentence, e.g. {DEFAULT_SENTENCE}")
         self.sentence.returnPressed.connect(self.run)
         # the word whose arithmetic is written out, counted from 1 as the map's rows; shown from the result held (the
@@ -170,12 +172,24 @@ class TagView(ModelPage):
         in (set_loaded tags what the page shows)."""
         if not text:
             return
+        if self.holds_typed_text():   # what the person typed stays, tagged by the model once it is in
+            self._status("your typed sentence was kept (the run's dev sentence was not filled in)"
+                         + ("" if self.loaded is not None and not self.loading else "; it is tagged once the model "
+                                                                                     "is in"))
+            return
         self.sentence.setText(text)
+        self._example_text = text
         if self.loaded is not None and not self.loading:
             self.run()
 
+    def holds_typed_text(self) -> bool:
+        """Does the sentence box hold what the person typed or edited since the page last filled it
+        (components.typed_inputs.holds_typed_inputs)?"""
+        return holds_typed_inputs((self.sentence.text(),), (self._example_text,))
+
     def tag(self, text: str) -> None:
         self.sentence.setText(text)
+        self._example_text = text
         self.run()
 
     # -- rendering -------------------------------------------------------------------------

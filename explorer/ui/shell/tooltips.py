@@ -15,6 +15,8 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import Qt as QtGuiNamespace
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
+from explorer.ui.shell.wheel_guard import wheel_to_form
+
 WRAP_AT = 70   # characters; shorter single-line tips stay plain
 
 
@@ -39,9 +41,13 @@ def might_be_rich(text: str) -> bool:
 
 
 class TooltipWrapper(QObject):
-    """Event filter: a widget's plain-text tooltip pops up as wrapped rich text (the property is untouched)."""
+    """Event filter: a widget's plain-text tooltip pops up as wrapped rich text (the property is untouched); a wheel
+    over an unfocused spin box or combo box in a scroll area scrolls the area (shell.wheel_guard.wheel_to_form)."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        # the app's one Python event filter (each one costs every event a call): the form wheel guard rides on it
+        if wheel_to_form(obj, event):
+            return True
         if event.type() == QEvent.Type.ToolTip and isinstance(obj, QWidget):
             tip = obj.toolTip()
             wrapped = rich_tooltip(tip)
