@@ -27,10 +27,13 @@ def write_from_logits(data: str | Path, out: str | Path, *, lines: list[int], lo
     1-based, its first line for a multi-line record; any order). ``run_config``: the run's config (how it read its
     files: the header rule). Returns False, writing nothing, when the rows do not fit: a row of the file without
     logits, logits of a line that is no row, or a row whose texts predict could not use."""
+    from explorer.core.specs.heads import SINGLE_LABEL
     from explorer.core.specs.tasks import head_of_task
 
     head = head_of_task(task)
-    if head is None or head.prediction.kind != "classification" or len(lines) != len(logits) or len(set(lines)) != len(lines):
+    if head is None or head.prediction != SINGLE_LABEL.prediction:   # a single-label classifier's softmax only
+        return False
+    if len(lines) != len(logits) or len(set(lines)) != len(lines):
         return False
     path = Path(data)
     info, rows = iter_rows(path, encoding, no_header=reads_without_header(run_config, None, path, encoding))
