@@ -350,8 +350,8 @@ def test_every_automatic_run_name_says_model_task_and_data_whatever_runs_are_lis
 
 
 def test_names_kept_from_the_rule_that_dropped_the_model_give_way_to_the_one_rule(qtbot, tmp_path):
-    """A run shown as "single · stance_semeval2016" in a session before the one rule (its model left out where the
-    list held one model only) reads "minilm · single · stance_semeval2016" now; a name kept under the one rule stays."""
+    """A name kept under the settings key of names that may leave out the model ("single · stance_semeval2016")
+    is not read: the run reads "minilm · single · stance_semeval2016"; a name kept under the one rule's key stays."""
     from PySide6.QtCore import QSettings
 
     from explorer.ui.runs.dock import RunsModel
