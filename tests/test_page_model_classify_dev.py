@@ -183,8 +183,36 @@ def test_the_runs_own_dev_rows_that_repeat_its_training_rows_are_said_optimistic
     _overlap_logged(tmp_path / "runs" / "held", 382, 1387)
     prefill.plan(held, "", {})
     assert prefill.overlap_line("Sentiment.csv", True) == line
-    assert prefill.overlap_line("Sentiment.csv", False) == ""   # every row of the file: not the held-out rows
+    whole = prefill.overlap_line("Sentiment.csv", False)   # every row of the file: the rows it trained on too
+    assert whole.startswith("optimistic: computed on the rows the model was trained on") and "held-out" in whole
     clean = run(tmp_path, "clean", dev=str(dev))
     _overlap_logged(tmp_path / "runs" / "clean", 0, 1387)
     prefill.plan(clean, "", {})
     assert prefill.overlap_line(str(dev), False) == ""
+
+
+def test_the_runs_training_file_scored_whole_is_said_to_count_the_rows_the_model_trained_on(tmp_path):
+    """Scoring the run's training file itself (every row, not only the rows it held out) counts the rows the model
+    was trained on: the line under the figures says so and how to get a fair figure, for a run that held rows out
+    (tick the held-out box) and for one with a dev file of its own (score that file); its held-out rows, its dev
+    file without repeats and another file say nothing."""
+    train = tmp_path / "tweets.csv"
+    train.write_text("text,sentiment\n", encoding="utf-8")
+    held = run(tmp_path, "held", train=str(train))
+    (tmp_path / "runs" / "held" / "dev_split.csv").write_text("row_id,line,label\n", encoding="utf-8")
+    _overlap_logged(tmp_path / "runs" / "held", 0, 353)
+    prefill = RunPrefill()
+    prefill.plan(held, "", {})
+    line = prefill.overlap_line(str(train), False)
+    assert line == ("optimistic: computed on the rows the model was trained on, not on held-out rows (this is the "
+                    "run's training file: tick \"only the run's held-out dev rows\" for the rows it held out)")
+    assert prefill.overlap_line(str(train), True) == ""          # its held-out rows only
+    dev = tmp_path / "dev.csv"
+    dev.write_text("text,sentiment\n", encoding="utf-8")
+    own_dev = run(tmp_path, "own_dev", train=str(train), dev=str(dev))
+    _overlap_logged(tmp_path / "runs" / "own_dev", 0, 100)
+    prefill.plan(own_dev, "", {})
+    assert prefill.overlap_line(str(train), False).endswith("(this is the run's training file: score its dev file "
+                                                            "for a fair figure)")
+    assert prefill.overlap_line(str(dev), False) == ""
+    assert prefill.overlap_line(str(tmp_path / "other.csv"), False) == ""

@@ -172,10 +172,16 @@ class RunPrefill:
         """The line under the figures when the page scores the run's own dev rows (the file field names its dev
         file) or the rows it held out (``split``: the request carries them) and the run found some of them among its
         training rows: "optimistic: 382 of 1,387 dev rows (27.5%) also occur in the training rows"
-        (core.metrics.optimism.dev_overlap_mark, from the run's events); "" for another file, no run, no overlap."""
-        from explorer.core.metrics.optimism import dev_overlap_mark
+        (core.metrics.optimism.dev_overlap_mark, from the run's events); the run's training file scored whole (not
+        ``split``): its figures count the rows the model was trained on, said with the way to a fair figure;
+        "" for another file, no run, no overlap."""
+        from explorer.core.metrics.optimism import dev_overlap_mark, figure_marks, trained_on_file
         from explorer.core.runs.reading import read_run_events
 
+        if self.settings and not split and trained_on_file(self.settings, typed.strip()):
+            fair = ("tick \"only the run's held-out dev rows\" for the rows it held out" if self.settings.get("dev_split")
+                    else "score its dev file for a fair figure")
+            return f"{figure_marks(on_training_rows=True)[0].text} (this is the run's training file: {fair})"
         dev = self.dev_file.shown if self.dev_file is not None else str(self.settings.get("dev") or "").strip()
         own = (split and bool(self.settings.get("dev_split"))) or (bool(dev) and typed.strip() == dev)
         if not self.settings or not own or (run_dir := run_dir_of(self.prefilled_for)) is None:
