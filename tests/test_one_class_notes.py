@@ -100,9 +100,32 @@ def test_a_live_run_is_advised_only_once_its_one_class_evaluations_persist():
         return state
 
     assert live(events([10])).one_class_note().text == ""                          # one early evaluation: wait
-    assert live(events([10, 20])).one_class_note().text.startswith("predicts only 'O'")   # two in a row
-    assert live(events([45])).one_class_note().text.startswith("predicts only 'O'")       # past a third of the steps
+    assert live(events([10, 20])).one_class_note().text.startswith(                # two in a row: the model so far
+        "so far (the evaluation at step 20; 100 of 120 steps to go) predicts only 'O' for every dev token: try")
+    assert live(events([45])).one_class_note().text.startswith(                    # past a third of the steps
+        "so far (the evaluation at step 45; 75 of 120 steps to go) predicts only 'O'")
     assert RunState.from_events("r", events([10], ended=True)).one_class_note().text.startswith("predicts only 'O'")
+
+
+def test_the_untrained_models_evaluation_is_not_judged_once_the_run_has_trained():
+    """A run stopped at step 14 whose only evaluation was the untrained model's (step 0) gets no "predicts only"
+    note: that evaluation says nothing of the training; "after N training steps" counts the steps of the
+    evaluation judged, not the run's last step."""
+    from explorer.ui.runs.state import RunState
+
+    def events(eval_steps, last_step, lr=1e-4):
+        out = [{"event": "started", "run_id": "r", "time": 0.0, "steps_total": 120,
+                "config": {"task": "ner", "learning_rate": lr}}]
+        out += [{"event": "eval", "run_id": "r", "time": 1.0 + k, "step": s, "metrics": tagging_metrics(GOLD, ONLY_O)}
+                for k, s in enumerate(eval_steps)]
+        out += [{"event": "step", "run_id": "r", "time": 5.0, "step": last_step, "loss": 1.0},
+                {"event": "stopped", "run_id": "r", "time": 9.0}]
+        return out
+
+    assert RunState.from_events("r", events([0], 14)).one_class_note().text == ""
+    note = RunState.from_events("r", events([0, 10], 14)).one_class_note().text
+    assert note.startswith("predicts only 'O' for every dev token after 10 training steps at learning rate 1e-4")
+    assert RunState.from_events("r", events([0], 0)).one_class_note().text.startswith("predicts only 'O'")   # no training: as evaluated
 
 
 def _stuck_classifier_events(run_id: str) -> list[dict]:

@@ -144,7 +144,8 @@ def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_r
     assert live.one_class_note().text == ""   # one early evaluation while it trains: wait for a second
     live = RunState.from_events("live", _regression_events("live", [(10, FLAT), (20, FLAT)], ended=False))
     live.status = "running"
-    assert live.one_class_note().text.startswith("predicts no better than the mean score")
+    assert live.one_class_note().text.startswith("so far (the evaluation at step 20; 80 of 100 steps to go) predicts no "
+                                                   "better than the mean score")
     from explorer.core.metrics.baselines import mean_score_note
 
     assert mean_score_note({"accuracy": 0.5}).text == ""   # no regression head

@@ -349,22 +349,52 @@ def run_one_class_note(task: str, evals: list[dict], learning_rate: float | None
     """:func:`task_one_class_note` of a run's last evaluation (``evals``: its ``eval`` events, in order). While the
     run trains (``live``) the note waits until it persists: past EARLY_SHARE of the ``steps_total`` planned, or the
     evaluation before (after step 0) stuck on one class too; a first evaluation a few dozen steps in often
-    predicts one class and the next does not (an SST-2 run: one class at step 31, 83% two evaluations later).
+    predicts one class and the next does not (an SST-2 run: one class at step 31, 83% two evaluations later); and
+    it says it describes the model so far, with the steps still to come (:func:`so_far`). The step-0 evaluation
+    (the untrained model, before any training) is never judged once the run has trained: what it predicts says
+    nothing of what training did. "after N training steps" counts the steps of the evaluation judged.
     A regression run (a one-score head) is judged by its best evaluation after step 0 (the highest Pearson):
     :func:`mean_score_note` when even that is no better than the mean, while it trains once two evaluations say
     so. ``kw``: budget_seconds, eval_share. :data:`NO_NOTE` when there is nothing to say."""
+    if step > 0:   # a run that trained: the untrained model's evaluation is not its result
+        evals = [e for e in evals if int(e.get("step") or 0) > 0]
     if not evals:
         return NO_NOTE
     if regression_task(task):   # a regression: its best evaluation no better than the mean, once two say so
         scored = [e for e in evals if int(e.get("step") or 0) > 0] or evals
-        note = mean_score_note(_best_by_pearson(scored), learning_rate, steps=step, **kw)
+        best = _best_by_pearson(scored)
+        note = mean_score_note(best, learning_rate, steps=_eval_step(scored[-1], step), **kw)
         early = live and not (steps_total and step >= EARLY_SHARE * steps_total)
-        return NO_NOTE if early and len(scored) < 2 else note
-    note = task_one_class_note(task, evals[-1].get("metrics") or {}, learning_rate, steps=step, **kw)
-    if not note or not live or (steps_total and step >= EARLY_SHARE * steps_total):
+        if early and len(scored) < 2:
+            return NO_NOTE
+        return so_far(note, _eval_step(scored[-1], step), step, steps_total) if live else note
+    last = evals[-1]
+    note = task_one_class_note(task, last.get("metrics") or {}, learning_rate, steps=_eval_step(last, step), **kw)
+    if not note or not live:
         return note
-    before = [e for e in evals[:-1] if int(e.get("step") or 0) > 0]
-    return note if before and task_one_class_note(task, before[-1].get("metrics") or {}, learning_rate) else NO_NOTE
+    if not (steps_total and step >= EARLY_SHARE * steps_total):
+        before = [e for e in evals[:-1] if int(e.get("step") or 0) > 0]
+        if not (before and task_one_class_note(task, before[-1].get("metrics") or {}, learning_rate)):
+            return NO_NOTE
+    return so_far(note, _eval_step(last, step), step, steps_total)
+
+
+def _eval_step(evaluation: dict, step: int) -> int:
+    """The optimizer steps the model of ``evaluation`` had trained; the run's ``step`` for one without a step."""
+    return int(evaluation.get("step") or 0) or step
+
+
+def so_far(note: ClassNote, evaluated_at: int, step: int, steps_total: int = 0) -> ClassNote:
+    """``note`` said of a run still training, at ``step`` of its ``steps_total`` planned: "so far (the evaluation at
+    step 96; 224 of 320 steps to go) predicts only 'AGAINST' …": the model of the evaluation at ``evaluated_at``,
+    with the steps still to come (a model stuck at its first evaluations often comes out of it later). ``what``
+    stays as it was; ``note`` itself when empty."""
+    if not note:
+        return note
+    where = f"the evaluation at step {evaluated_at:,}" if evaluated_at > 0 else "the first evaluation"
+    if steps_total > step:
+        where += f"; {steps_total - step:,} of {steps_total:,} steps to go"
+    return ClassNote(note.kind, f"so far ({where}) {note.text}", note.what)
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
