@@ -663,8 +663,11 @@ def test_a_small_table_on_the_bundled_encoder_gets_learning_rate_1e4_until_the_u
     assert form.get("learning_rate") is None
     _checked(form, 400)
     assert form.get("learning_rate") == SMALL_TABLE_LEARNING_RATE == 1e-4
-    assert "Learning rate 1e-4, not 2e-5: 400 training rows" in form.note and "you type wins" in form.note
+    assert "Learning rate 1e-4, not 2e-5: on 400 training rows the bundled encoder learns more" in form.note
+    assert "you type wins" in form.note
     assert form.config().learning_rate == 1e-4
+    _checked(form, 2_814)                             # the stance tweets: 2e-5 sat at the majority class for long
+    assert form.get("learning_rate") == 1e-4 and "on 2,814 training rows" in form.note
     _checked(form, SMALL_TABLE_ROWS * 4)              # a bigger table: the task's rate again, the note gone
     assert form.get("learning_rate") is None and "Learning rate" not in form.note
     _checked(form, 400)

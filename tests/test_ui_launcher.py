@@ -684,10 +684,10 @@ def test_the_task_list_opens_below_its_box(qtbot, tmp_path):
 
 
 def test_a_short_time_budget_at_2e5_is_named_under_the_form_with_a_link_that_takes_1e4(qtbot, tmp_path):
-    """2,000 rows, batch 32 and a 2.5-minute Time budget at the bundled encoder's measured speed fit too few steps
-    to leave chance at 2e-5: the problem line says so before Launch (Launch stays enabled) and its link sets the
+    """6,000 rows (more than a small table), batch 32 and a 2.5-minute Time budget at the bundled encoder's measured
+    speed fit too few steps to leave chance at 2e-5: the problem line says so before Launch (Launch stays enabled) and its link sets the
     learning rate to 1e-4, after which the note is gone."""
-    rows = "".join(f"text {i}\t{i % 2}\n" for i in range(2000))
+    rows = "".join(f"text {i}\t{i % 2}\n" for i in range(6000))
     train = str(write_file(tmp_path / "train.tsv", "sentence\tlabel\n" + rows))
     w = shown_launcher(qtbot, tmp_path)
     w.set_config(TrainConfig(task="single", model="bundled:minilm", train=train, output_dir=str(tmp_path / "runs"),
