@@ -605,13 +605,14 @@ def test_the_tag_map_names_every_tag_of_conll(qtbot, size, app_style):
         assert all(fm.horizontalAdvance(t) < cell for t in CONLL_TAGS)
 
 
-def _dev_report(k: int):
-    """A classifier's dev report of ``k`` classes, with a dozen rows in each example list."""
+def _dev_report(k: int, names: list[str] | None = None):
+    """A classifier's dev report of ``k`` classes (named ``names``, else "class 0" …), with a dozen rows in each
+    example list."""
     import numpy as np
 
     from explorer.core.classify.dev_report import ClassificationDevReport, DevRow
 
-    names = [f"class {i}" for i in range(k)]
+    names = list(names) if names is not None else [f"class {i}" for i in range(k)]
     rows = [DevRow(index=i, text_a=f"example text number {i}", text_b="", label=i % k, prediction=(i + 1) % k,
                    probabilities=[1.0 / k] * k, margin=0.1) for i in range(12)]
     per = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in names}
@@ -620,17 +621,23 @@ def _dev_report(k: int):
                                    macro_f1=0.5, weighted_f1=0.5)
 
 
+def _dev_view(qtbot, report):
+    """A Classify: dev set page showing ``report`` (not yet sized)."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(report, "single", model="m", data="dev.tsv")
+    return view
+
+
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 @pytest.mark.parametrize("classes", [3, 8])
 def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style):
     """Confusion matrix, per-class metrics and the two example lists each show at least four rows (all of a
     shorter table), whatever the number of classes: fixed heights for the upper two left the lists one row
     tall. A splitter shares the height between them."""
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
-
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(_dev_report(classes), "single", model="m", data="dev.tsv")
+    view = _dev_view(qtbot, _dev_report(classes))
     _shown(qtbot, view, size)
     assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]    # the page never makes the window taller
     short = {}
@@ -648,11 +655,7 @@ def test_classify_dev_tables_show_every_class_of_a_small_model_whole(qtbot, size
     """A 5- or 6-class model's confusion matrix shows every gold row whole and the per-class table every class
     row (a 5-class model's averages too): the room of a sideways scroll bar the columns never needed and tall
     rows cut the last gold row in half at 1280x800. A table that scrolls shows whole rows, none cut."""
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
-
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(_dev_report(classes), "single", model="m", data="dev.tsv")
+    view = _dev_view(qtbot, _dev_report(classes))
     _shown(qtbot, view, size)
     assert _rows_in_view(view.confusion) == classes
     whole = view.per_class.rowCount() if classes == 5 or size == PAGE_AT_1920 else classes
@@ -674,13 +677,10 @@ def test_classify_dev_per_class_table_of_many_classes_shows_a_dozen_rows_and_the
     the results at 1280x800."""
     from PySide6.QtWidgets import QLabel
 
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
     from explorer.ui.shell.layout_check import out_of_view
 
     per_class_rows = 12   # classify_dev_panels.PER_CLASS_ROWS
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(_dev_report(30), "single", model="m", data="dev.tsv")
+    view = _dev_view(qtbot, _dev_report(30))
     _shown(qtbot, view, size)
     assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]    # the page never makes the window taller
     top = view.findChild(QLabel, "panelHeader")   # one line: the tables get the height
@@ -709,15 +709,10 @@ def test_classify_dev_row_titles_read_class_names_with_their_underscores(qtbot, 
     showing up" beside the column title "pred Refund_not_showing_up")."""
     from PySide6.QtCore import Qt
 
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
     from explorer.ui.shell.layout_check import layout_offenders
 
-    rep = _dev_report(12)
-    rep.label_names = [f"lost_or_stolen_{i}" if i % 2 else f"age_limit_{i}" for i in range(12)]
-    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    rep = _dev_report(12, [f"lost_or_stolen_{i}" if i % 2 else f"age_limit_{i}" for i in range(12)])
+    view = _dev_view(qtbot, rep)
     _shown(qtbot, view, size)
     titles = [view.confusion.model().headerData(r, Qt.Orientation.Vertical) for r in range(3)]
     assert titles == [f"gold {n}" for n in rep.label_names[:3]]
@@ -731,14 +726,11 @@ def test_classify_dev_macro_row_title_is_short_and_whole_with_the_details_in_its
     whole (the long title was cut in its middle at 1280x800); its tooltip names the classes left out."""
     from PySide6.QtCore import Qt
 
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
     from explorer.ui.shell.layout_check import header_need
 
     rep = _dev_report(10)
     rep.per_class["class 9"] = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 0, "in_macro": False}
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    view = _dev_view(qtbot, rep)
     _shown(qtbot, view, size)
     rows = view.per_class.verticalHeader()
     macro = 10
@@ -755,15 +747,10 @@ def test_classify_dev_tables_cut_a_class_name_of_a_paragraph_and_keep_their_cell
     stays narrow and the counts are in view (its width pushed every cell thousands of pixels to the right)."""
     from PySide6.QtWidgets import QAbstractScrollArea
 
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     long_name = ("यह एक लंबा अनुच्छेद है जो एक टूटे हुए उद्धरण चिह्न से लेबल बन गया। " * 28).strip()
-    rep = _dev_report(3)
-    rep.label_names = ["Arabic", "Danish", long_name]
-    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    rep = _dev_report(3, ["Arabic", "Danish", long_name])
+    view = _dev_view(qtbot, rep)
     _shown(qtbot, view, PAGE_AT_1280)
     assert view.minimumSizeHint().width() <= PAGE_AT_1280[0]   # the page's width in a 1280x800 window
     for table in (view.confusion, view.per_class):
@@ -789,14 +776,9 @@ def test_classify_dev_confusion_matrix_of_four_long_class_names_fits_the_page_wi
     per-class table's rows do (both read "No emoti…nd or product")."""
     from PySide6.QtCore import Qt
 
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
-    rep = _dev_report(4)
-    rep.label_names = list(EMOTIONS)
-    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    rep = _dev_report(4, EMOTIONS)
+    view = _dev_view(qtbot, rep)
     _shown(qtbot, view, PAGE_AT_1280)
     table = view.confusion
     last = table.columnCount() - 1
@@ -813,19 +795,11 @@ def test_classify_dev_confusion_matrix_of_four_long_class_names_fits_the_page_wi
 
 def test_classify_dev_confusion_matrix_of_short_class_names_names_its_columns(qtbot, app_style):
     """A few short class names fit side by side: the columns read "pred <class>", not numbers."""
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
-
-    rep = _dev_report(2)
-    rep.label_names = ["negative", "positive"]
-    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in rep.label_names}
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    rep = _dev_report(2, ["negative", "positive"])
+    view = _dev_view(qtbot, rep)
     assert [view.confusion.horizontalHeaderItem(c).text() for c in range(2)] == ["pred negative", "pred positive"]
     assert view.confusion.horizontalHeaderItem(0).toolTip() == ""
-    emotions = _dev_report(4)
-    emotions.label_names = list(EMOTIONS)
-    emotions.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in EMOTIONS}
+    emotions = _dev_report(4, EMOTIONS)
     view.show_report(emotions, "single", model="m", data="dev.tsv")
     view.show_report(rep, "single", model="m", data="dev.tsv")   # the cut report's tooltips do not stay
     assert [view.confusion.horizontalHeaderItem(c).toolTip() for c in range(2)] == ["", ""]
@@ -839,16 +813,11 @@ def test_classify_dev_confusion_matrix_of_six_classes_names_every_column(qtbot, 
     """Six classes whose titles do not fit side by side as "pred <class>" (LIAR's): every column still names its
     class, whole where its share of the width holds it, "pred <class>" in its tooltip; the header reads whole
     (the columns read "pred 1" … "pred 6"). Twelve long names give twelve distinct cut names."""
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
     from explorer.ui.inspectors.components.classify_dev import confusion_titles
     from explorer.ui.shell.layout_check import layout_offenders
 
-    rep = _dev_report(6)
-    rep.label_names = list(LIAR)
-    rep.per_class = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in LIAR}
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    rep = _dev_report(6, LIAR)
+    view = _dev_view(qtbot, rep)
     _shown(qtbot, view, size)
     table = view.confusion
     assert [table.horizontalHeaderItem(c).text() for c in range(6)] == LIAR
@@ -868,15 +837,12 @@ def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, s
     and showed a few characters."""
     from PySide6.QtCore import Qt
 
-    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     text = "@someone the people of this country deserve better than what we saw this week #SemST, nobody forgets"
     rep = _dev_report(3)
     for row in rep.boundary:
         row.text_a = text
-    view = ClassifyDevView(lambda: None, lambda: "single")
-    qtbot.addWidget(view)
-    view.show_report(rep, "single", model="m", data="dev.tsv")
+    view = _dev_view(qtbot, rep)
     _shown(qtbot, view, size)
     for table in (view.boundary, view.mistakes):
         last = table.columnCount() - 1

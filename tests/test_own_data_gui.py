@@ -364,22 +364,7 @@ def test_classify_dev_fills_the_runs_rows_while_classify_loads_and_score_waits(q
     nothing while the page still said "Load a model in Classify")."""
     from helpers import tiny_loaded_model
 
-    from explorer.ui.inspectors.classify_view import classify_tabs
-
-    run = tmp_path / "runs" / "r1"
-    (run / "checkpoints" / "best").mkdir(parents=True)
-    (run / "config.json").write_text(json.dumps({"task": "single", "train": "/data/t.txt", "dev": "/data/d.txt",
-                                                 "text_columns": ["Tweet"], "label_column": "Stance"}))
-    ckpt = str(run / "checkpoints" / "best")
-    (_, view), (_, dev) = classify_tabs()
-    qtbot.addWidget(view)
-    qtbot.addWidget(dev)
-    loads, scored = [], []
-    monkeypatch.setattr(view._loader, "submit", lambda op, data: loads.append(data))   # no inspector child
-    monkeypatch.setattr(view.client, "remember_load", lambda *_a: None)
-    monkeypatch.setattr(dev._job, "start", lambda *a: scored.append(a))
-    dev.show()
-    view.open_checkpoint(ckpt, "single")
+    view, dev, ckpt, scored, loads = _opened_while_loading(qtbot, tmp_path, monkeypatch)
     assert loads and loads[0]["source"] == ckpt
     assert dev.path.text() == "/data/d.txt" and dev.text_columns.currentText() == "Tweet"
     assert "Load a model in Classify" not in dev.status.text()
@@ -394,7 +379,7 @@ def test_classify_dev_fills_the_runs_rows_while_classify_loads_and_score_waits(q
 
 def _opened_while_loading(qtbot, tmp_path, monkeypatch):
     """Classify and its dev page with a run checkpoint opened whose load has not finished (no inspector child):
-    (view, dev, checkpoint path, the scoring requests started)."""
+    (view, dev, checkpoint path, the scoring requests started, the load requests sent)."""
     from explorer.ui.inspectors.classify_view import classify_tabs
 
     run = tmp_path / "runs" / "r1"
@@ -405,13 +390,13 @@ def _opened_while_loading(qtbot, tmp_path, monkeypatch):
     (_, view), (_, dev) = classify_tabs()
     qtbot.addWidget(view)
     qtbot.addWidget(dev)
-    scored = []
-    monkeypatch.setattr(view._loader, "submit", lambda op, data: None)   # the load stays outstanding
+    scored, loads = [], []
+    monkeypatch.setattr(view._loader, "submit", lambda op, data: loads.append(data))   # the load stays outstanding
     monkeypatch.setattr(view.client, "remember_load", lambda *_a: None)
     monkeypatch.setattr(dev._job, "start", lambda *a: scored.append(a))
     dev.show()
     view.open_checkpoint(ckpt, "single")
-    return view, dev, ckpt, scored
+    return view, dev, ckpt, scored, loads
 
 
 def test_score_dev_set_pressed_while_classify_loads_scores_once_the_model_is_in(qtbot, tmp_path, monkeypatch):
@@ -420,7 +405,7 @@ def test_score_dev_set_pressed_while_classify_loads_scores_once_the_model_is_in(
     is in, once however often it was pressed (the first press did nothing and said nothing)."""
     from helpers import tiny_loaded_model
 
-    view, dev, ckpt, scored = _opened_while_loading(qtbot, tmp_path, monkeypatch)
+    view, dev, ckpt, scored, _ = _opened_while_loading(qtbot, tmp_path, monkeypatch)
     assert dev.score_button.isEnabled()
     dev.score_button.click()
     dev.score_button.click()
@@ -438,7 +423,7 @@ def test_score_dev_set_pressed_while_classify_loads_scores_once_the_model_is_in(
 def test_score_dev_set_pressed_while_a_load_fails_says_nothing_was_scored(qtbot, tmp_path, monkeypatch):
     """A press kept while the checkpoint loads is dropped when the load fails: the status line says the dev set
     was not scored, and no model of the failed load is asked for."""
-    view, dev, ckpt, scored = _opened_while_loading(qtbot, tmp_path, monkeypatch)
+    view, dev, ckpt, scored, _ = _opened_while_loading(qtbot, tmp_path, monkeypatch)
     dev.score_button.click()
     view._load_failed("no such model")
     assert scored == []
