@@ -710,8 +710,10 @@ def test_a_fold_no_better_than_the_majority_class_marks_the_group_as_learning_no
 
     _cv_of(tmp_path, (False, True, True), "weak")
     _cv_of(tmp_path, (True, True, True), "fine")
-    said = (f"fold 1 scores {100 * acc:.2f}% accuracy, the majority class 34.00% on the 300 rows evaluated: no "
-            "better than always answering 'joy' (it learned nothing, and the mean ± sd mixes it with the others)")
+    top = max(per_class, key=lambda c: per_class[c]["predicted"])   # the class fold 1 answers most
+    said = (f"fold 1 scores {100 * acc:.2f}% accuracy on the 300 rows evaluated, answering '{top}' for "
+            f"{per_class[top]['predicted']} of them: no better than the 34.00% of always answering the majority class "
+            "'joy' (it learned nothing, and the mean ± sd mixes it with the others)")
     group, members, notes = groups.load_group_data(tmp_path, "weak")
     note = members_class_note(group, members)
     assert note.kind == SOME_LEARNED_NOTHING and note.text.startswith(said)
@@ -765,8 +767,8 @@ def test_pooled_out_of_fold_predictions_no_better_than_the_majority_class_are_sa
 
     group = started("chance")
     result = cv_runs.collect_oof(tmp_path, group, predict=predicting(False))
-    said = ("the pooled out-of-fold predictions reach 50.00% accuracy, the majority class 50.00% on the 40 rows "
-            "evaluated: no better than always answering")
+    said = ("the pooled out-of-fold predictions reach 50.00% accuracy on the 40 rows evaluated, answering 'neg' for "
+            "20 of them: no better than the 50.00% of always answering the majority class")
     assert result.one_class == "" and result.one_class_note(group.base).startswith(said)
     assert cv_runs.read_oof(tmp_path, "chance").one_class_note(group.base).startswith(said)
     assert any(line.startswith(f"note: {said}") for line in summary_lines(tmp_path, "chance"))

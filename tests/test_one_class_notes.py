@@ -188,3 +188,25 @@ def test_a_run_that_never_predicts_some_classes_is_marked_as_one_stuck_on_one_cl
     col = COLUMNS.index("Best dev")
     assert cells.text(state, col).endswith(" !") and cells.warns(state, col)
     assert note in cells.tooltip(state, col)
+
+
+def test_a_classifier_at_the_majority_rate_is_said_with_the_class_it_answers_most():
+    """A 5-class model on 380 dev rows whose majority class is 'Negative' (104 rows) answers 'Positive' for 215 of
+    them and 'Negative' for 165, scoring 28.42%: the note names the class it answers most beside the majority
+    class it is no better than (naming only 'Negative' read as if it predicted 'Negative'); a run stuck on it
+    says so in the Runs list's note."""
+    from explorer.core.metrics.baselines import AT_MAJORITY, one_class_note
+
+    support = {"Negative": 104, "Positive": 95, "Neutral": 62, "Extremely Positive": 60, "Extremely Negative": 59}
+    predicted = {"Negative": 165, "Positive": 215, "Neutral": 0, "Extremely Positive": 0, "Extremely Negative": 0}
+    per_class = {c: {"precision": 0.3, "recall": 0.3, "f1": 0.3, "support": support[c], "predicted": predicted[c]}
+                 for c in support}
+    note = one_class_note({"accuracy": 108 / 380, "per_class": per_class}, 1e-4, steps=29)
+    assert note.kind == AT_MAJORITY
+    assert note.text.startswith("scores 28.42% accuracy on the 380 rows evaluated, answering 'Positive' for 215 of "
+                                "them: no better than the 27.37% of always answering the majority class 'Negative' "
+                                "after 29 training steps")
+    without = {c: {k: v for k, v in row.items() if k != "predicted"} for c, row in per_class.items()}   # older events
+    assert one_class_note({"accuracy": 108 / 380, "per_class": without}).what == (
+        "scores 28.42% accuracy on the 380 rows evaluated: no better than the 27.37% of always answering the "
+        "majority class 'Negative'")
