@@ -676,6 +676,18 @@ def test_a_small_table_on_the_bundled_encoder_gets_learning_rate_1e4_until_the_u
     assert form.get("learning_rate") == 3e-5 and "Learning rate" not in form.note
 
 
+def test_a_big_file_capped_to_a_small_tables_rows_gets_the_small_table_rate(tmp_path):
+    """67,349 SST-2 rows with a Train cap of 2,000 train on 2,000 rows: the form picks 1e-4 and says those rows;
+    taking the cap away puts the task's rate back."""
+    form = _form(tmp_path, task="single", model="bundled:minilm", train=_table(tmp_path, "train.tsv"))
+    _checked(form, 67_349)
+    assert form.get("learning_rate") is None
+    form.edit("train_cap", 2_000)
+    assert form.get("learning_rate") == 1e-4 and "on 2,000 training rows" in form.note
+    form.edit("train_cap", 0)
+    assert form.get("learning_rate") is None and "Learning rate" not in form.note
+
+
 def test_the_small_table_rate_is_for_the_bundled_encoder_only(tmp_path):
     form = _form(tmp_path, task="single", model="bert-base-uncased", train=_table(tmp_path, "train.tsv"))
     _checked(form, 400)

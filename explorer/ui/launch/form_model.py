@@ -187,7 +187,7 @@ class LaunchForm:
         if name == "dev":
             dev_partner(self)
             dev_taken_away(self, previous)
-        if name in ("model", "task", "train", "learning_rate"):
+        if name in ("model", "task", "train", "learning_rate", "train_cap"):
             self._fit_learning_rate()
         if name in ("train", "dev") and self.switch_note is not None:
             if self.values[name]:   # chosen: no longer to do; a training file chosen is the data chosen (the dev

@@ -63,12 +63,15 @@ class SmallTableRate:
 
     def update(self, form) -> bool:
         """Set or put back the Learning rate of ``form`` (a LaunchForm) for what it holds now: the model, the task,
-        the rows the data check counted (form.plan.train_rows(); 0 while unknown) and whether the user typed a
-        learning rate. Returns whether the value changed."""
+        the rows the run trains on (form.plan.train_rows(), the data check's count, 0 while unknown; at most the
+        form's Train cap) and whether the user typed a learning rate. Returns whether the value changed."""
         if "learning_rate" in form.edited:   # the user's own value wins
             self.applied, self.note = False, ""
             return False
         rows = form.plan.train_rows()
+        cap = int(form.values.get("train_cap") or 0)
+        if rows > 0 and cap > 0:   # a capped big file trains on a small table's rows
+            rows = min(rows, cap)
         task = form.values.get("task", "")
         fits = (form.values.get("model") == DEFAULT_SOURCE and 0 < rows < SMALL_TABLE_ROWS
                 and find_task_facts(task) is not None and task in tasks_reading("table"))
