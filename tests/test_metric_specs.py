@@ -48,7 +48,7 @@ def test_signed_and_percent_derive_from_the_table():
     from explorer.ui.curves.plot import non_negative
 
     assert set(ms.signed_metrics()) == {"best_f1_thresh", "best_exact_thresh", "best_tau", "tau",
-                                        "matthews_corrcoef", "pearson", "spearman"}
+                                        "matthews_corrcoef", "pearson", "spearman", "r2"}
     for name, spec in ms.METRICS.items():
         assert non_negative("dev/" + name) is (not spec.signed)
         assert is_percent(name) is (spec.unit == "%")

@@ -101,6 +101,29 @@ def test_regression_metrics_match_scipy():
         regression_metrics([1, 2, 3], [1, 2])
 
 
+def test_r2_and_the_mean_predictors_mse_match_sklearn():
+    """r2 is sklearn's r2_score and mse_of_mean the MSE of always predicting the gold mean (the gold's variance):
+    an STS-B model predicting about 1.4 for every pair scores below 0, worse than that constant. Constant gold
+    leaves R² undefined: NaN with the reason, as a correlation."""
+    from sklearn.metrics import mean_squared_error, r2_score
+
+    from explorer.core.metrics.regression import undefined_note
+
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, 60).round(1)
+    for pred in (gold + rng.normal(0, 1.0, 60), 1.4 + 0.1 * gold + rng.normal(0, 0.2, 60)):
+        m = regression_metrics(pred, gold)
+        assert m["r2"] == pytest.approx(r2_score(gold, pred), abs=1e-12)
+        assert m["mse_of_mean"] == pytest.approx(mean_squared_error(gold, np.full(60, gold.mean())))
+        assert m["mse_of_mean"] == pytest.approx(float(np.var(gold))) and "undefined" not in m
+    assert m["r2"] < 0 and m["mse"] > m["mse_of_mean"]    # the collapsed model: worse than the mean
+    flat_gold = regression_metrics([0.1, 2.0, 3.0, 4.0], [3.0] * 4)
+    assert np.isnan(flat_gold["r2"]) and flat_gold["mse_of_mean"] == 0.0
+    assert flat_gold["undefined"]["r2"] == "the gold scores are constant (3 for all 4 rows)"
+    assert undefined_note(flat_gold) == "pearson, spearman and r2 undefined: the gold scores are constant (3 for all 4 rows)"
+    assert regression_metrics([2.0], [1.0])["undefined"]["r2"] == "1 row: R² needs at least 2"
+
+
 def test_multilabel_metrics_match_sklearn():
     from sklearn.metrics import accuracy_score, f1_score
 

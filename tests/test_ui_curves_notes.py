@@ -3,6 +3,8 @@ dev rows that repeat training rows, the legend's count of the runs it cannot sho
 plot no shown run has points of, and the progress line: the step and the time remaining kept when it is cut, the time remaining counting the
 evaluations still to come."""
 
+import pytest
+
 
 def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
     import numpy as np
@@ -101,15 +103,15 @@ def test_dev_rows_repeating_training_rows_are_said_in_the_curves_and_the_runs_li
     qtbot.waitUntil(lambda: not curves.run_notes.isVisible())
 
 
-def _regression_events(run_id: str, evaluations, lr=2e-5, steps_total=100, ended=True) -> list[dict]:
+def _regression_events(run_id: str, evaluations, lr=2e-5, steps_total=100, ended=True, gold=None) -> list[dict]:
     """A regression run's events: an evaluation at step 0 and each (step, predictions) of ``evaluations`` on
-    six dev rows whose gold scores have variance 2.9."""
+    ``gold``, by default six dev rows whose gold scores have variance 2.9."""
     from explorer.core.metrics.regression import regression_metrics
 
-    gold = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    gold = gold or [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     events = [{"event": "started", "run_id": run_id, "config": {"task": "regression", "learning_rate": lr},
                "steps_total": steps_total},
-              {"event": "eval", "run_id": run_id, "step": 0, "metrics": regression_metrics([2.5] * 6, gold)}]
+              {"event": "eval", "run_id": run_id, "step": 0, "metrics": regression_metrics([2.5] * len(gold), gold)}]
     events += [{"event": "eval", "run_id": run_id, "step": step, "metrics": regression_metrics(pred, gold)}
                for step, pred in evaluations]
     if ended:
@@ -174,6 +176,92 @@ def test_bert_explorer_runs_says_a_regression_is_no_better_than_the_mean(tmp_pat
     assert main(["runs", str(tmp_path)]) == 0
     assert "note: stsb predicts no better than the mean score for every dev row (best dev Pearson 0.068" in \
         capsys.readouterr().err
+
+
+STSB_GOLD = [0.2, 0.8, 1.6, 2.4, 3.0, 3.6, 4.2, 4.8]         # variance 2.32: the mean predictor's MSE
+AROUND_1_4 = [1.32, 1.53, 1.08, 1.74, 1.20, 1.26, 1.41, 1.59]   # Pearson 0.169, MSE 3.66: R² -0.58
+BELOW_MEAN = ("predicts worse than the mean score would for every dev row (best dev Pearson 0.169: MSE 3.66 against "
+              "2.32 of always predicting the dev mean; R² -0.58)")
+
+
+def _around_1_4_events(run_id: str, evaluations=((50, AROUND_1_4[::-1]), (100, AROUND_1_4))) -> list[dict]:
+    """A finished STS-B-like run whose evaluations predict about 1.4 for every dev pair."""
+    return _regression_events(run_id, evaluations, gold=STSB_GOLD)
+
+
+def test_a_regression_whose_mse_is_worse_than_the_means_is_said_so_wherever_its_note_is_shown(qtbot):
+    """An STS-B model predicting about 1.4 for every pair: Pearson 0.169 reads as a weak model, its MSE 3.66 is
+    worse than the 2.32 of always predicting the dev mean (R² below 0). The run's note says so with the figures,
+    as a regression with flat correlations is: the Runs list's Best dev mark and tooltip, Curves, the end
+    message and a group's sentence; a run with R² above 0 gets none."""
+    from helpers import shown_curves_panel
+
+    from explorer.core.metrics.regression import regression_metrics
+    from explorer.core.runs import status as run_status
+    from explorer.core.studies.group_classes import LEARNED_NOTHING, group_class_note
+    from explorer.ui.runs.run_cells import COLUMNS, RunCells
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.status_texts import ended_message
+
+    metrics = regression_metrics(AROUND_1_4, STSB_GOLD)
+    assert metrics["pearson"] == pytest.approx(0.169, abs=5e-4) and metrics["r2"] < 0
+    stsb = RunState.from_events("stsb", _around_1_4_events("stsb"))
+    note = stsb.one_class_note()
+    assert note.kind == "no better than the mean" and note.what == BELOW_MEAN
+    assert note.text == f"{BELOW_MEAN}: try a larger learning rate, e.g. 1e-4 (this run: 2e-5), or more epochs"
+    cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
+    col = COLUMNS.index("Best dev")
+    assert cells.text(stsb, col).endswith(" !") and "0.169" in cells.text(stsb, col) and cells.warns(stsb, col)
+    assert f"note: the run {BELOW_MEAN}" in cells.tooltip(stsb, col)
+    assert ended_message("stsb", run_status.FINISHED, stsb) == f"stsb: {run_status.FINISHED} — {note.text}"
+    group = group_class_note([note, note], "restarts", learning_rate=2e-5)
+    assert group.kind == LEARNED_NOTHING and group.text.startswith("both seeds predict worse than the mean score")
+
+    learned = [0.6, 1.0, 1.7, 2.3, 2.9, 3.4, 3.9, 4.4]   # R² above 0
+    good = RunState.from_events("good", _around_1_4_events("good", [(50, AROUND_1_4), (100, learned)]))
+    assert good.one_class_note().text == "" and not cells.text(good, col).endswith("!")
+    near_mean = [p - 1.41 + 2.55 for p in AROUND_1_4]   # about the dev mean: R² just above 0, Pearson 0.169
+    assert regression_metrics(near_mean, STSB_GOLD)["r2"] > 0
+    beat = RunState.from_events("beat", _around_1_4_events("beat", [(50, near_mean), (100, AROUND_1_4)]))
+    assert beat.one_class_note().text == ""   # one evaluation beat the mean: the run is not said to be below it
+
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([good, stsb])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    assert f"stsb {BELOW_MEAN}" in curves.run_notes.text() and "good" not in curves.run_notes.text()
+
+
+def test_a_regression_evaluated_before_r2_was_recorded_is_judged_by_its_correlations_alone():
+    """Evaluations saved without ``r2`` and ``mse_of_mean`` keep the note they had: none where the correlations
+    are not flat, the flat-correlation note where they are."""
+    from explorer.core.metrics.baselines import mean_score_note
+    from explorer.ui.runs.state import RunState
+
+    old = _around_1_4_events("old")
+    for event in old:
+        for key in ("r2", "mse_of_mean"):
+            (event.get("metrics") or {}).pop(key, None)
+    assert RunState.from_events("old", old).one_class_note().text == ""
+    flat = {"pearson": 0.068, "spearman": -0.086, "mse": 6.2}
+    assert mean_score_note(flat).what == ("predicts no better than the mean score for every dev row (best dev "
+                                          "Pearson 0.068, Spearman -0.086)")
+    undefined_r2 = {"pearson": 0.169, "spearman": 0.19, "mse": 3.67, "mse_of_mean": 0.0, "r2": None}   # constant gold
+    assert mean_score_note(undefined_r2).text == ""
+
+
+def test_bert_explorer_runs_says_a_regression_is_worse_than_the_mean(tmp_path, capsys):
+    import json
+
+    from explorer.cli import main
+    from explorer.core.runs.layout import config_file, events_file
+
+    folder = tmp_path / "stsb"
+    folder.mkdir()
+    config_file(folder).write_text(json.dumps({"task": "regression", "learning_rate": 2e-5}))
+    events_file(folder).write_text("\n".join(json.dumps(e) for e in _around_1_4_events("stsb")) + "\n")
+    assert main(["runs", str(tmp_path)]) == 0
+    assert f"note: stsb {BELOW_MEAN}" in capsys.readouterr().err
 
 
 def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path):

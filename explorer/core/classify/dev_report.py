@@ -14,6 +14,7 @@ label (explorer.core.metrics.multilabel).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -102,6 +103,9 @@ class RegressionDevReport:
         undefined: why a correlation has no value (NaN): "pearson and spearman undefined: the predictions are
             constant (2.5 for all 200 rows)" (explorer.core.metrics.regression.undefined_note); "" when both are
             defined.
+        r2: the coefficient of determination, 1 - mse / mse_of_mean (sklearn.metrics.r2_score; 0 or less: no
+            better than always predicting the gold mean; NaN for constant gold scores); mse_of_mean: that mean
+            predictor's MSE, the gold's population variance (label units squared).
     """
 
     pearson: float
@@ -113,6 +117,13 @@ class RegressionDevReport:
     total: int = 0
     label_names: list[str] = field(default_factory=list)
     undefined: str = ""
+    r2: float = math.nan
+    mse_of_mean: float = math.nan
+
+    def mean_figures(self) -> dict:
+        """mse, mse_of_mean and r2 under their evaluation metrics' names (explorer.core.metrics.regression), for
+        the notes that compare the model with the mean predictor (explorer.core.metrics.baselines.below_mean)."""
+        return {"mse": self.mse, "mse_of_mean": self.mse_of_mean, "r2": self.r2}
 
 
 def regression_dev_report(scores, gold, texts_a: list[str], texts_b: list[str] | None = None, *,
@@ -130,7 +141,8 @@ def regression_dev_report(scores, gold, texts_a: list[str], texts_b: list[str] |
     rows = [ScoreRow(i, texts_a[i], texts_b[i], float(y[i]), float(pred[i])) for i in range(len(y))]
     worst = sorted(rows, key=lambda r: -abs(r.error))[:n]
     return RegressionDevReport(m["pearson"], m["spearman"], m["mse"], y, pred, worst, int(len(y)),
-                               label_names or ["score"], undefined=undefined_note(m))
+                               label_names or ["score"], undefined=undefined_note(m), r2=m["r2"],
+                               mse_of_mean=m["mse_of_mean"])
 
 
 @dataclass

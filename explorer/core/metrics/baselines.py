@@ -312,6 +312,11 @@ FLAT_CORRELATION = 0.1   # |Pearson| and |Spearman| below this: the scores follo
 
 def _correlation(metrics: dict, name: str) -> float | None:
     """A finite correlation of a regression evaluation's metrics, else None (absent, or undefined: NaN)."""
+    return _finite(metrics, name)
+
+
+def _finite(metrics: dict, name: str) -> float | None:
+    """A finite figure of an evaluation's metrics, else None (absent, null, or NaN)."""
     try:
         value = float(metrics[name])
     except (KeyError, TypeError, ValueError):
@@ -319,19 +324,66 @@ def _correlation(metrics: dict, name: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _two_decimals(value: float) -> str:
+    """An MSE or R² written with 2 decimals (3.04, -0.35), or 2 significant digits where 2 decimals would read 0
+    (-0.004)."""
+    return f"{value:.2f}" if abs(value) >= 0.01 or value == 0 else f"{value:.2g}"
+
+
+def below_mean(metrics: dict) -> str:
+    """"MSE 3.04 against 2.25 of always predicting the dev mean; R² -0.35" when a regression evaluation's MSE is no
+    better than the mean predictor's (its ``r2``, explorer.core.metrics.regression, is 0 or less), else '': also
+    for an evaluation recorded before ``r2`` and ``mse_of_mean`` were (nothing to compare), or an undefined R²
+    (constant gold scores)."""
+    if not isinstance(metrics, dict):
+        return ""
+    r2, mse, of_mean = (_finite(metrics, name) for name in ("r2", "mse", "mse_of_mean"))
+    if r2 is None or mse is None or of_mean is None or r2 > 0:
+        return ""
+    return (f"MSE {_two_decimals(mse)} against {_two_decimals(of_mean)} of always predicting the dev mean; "
+            f"R² {_two_decimals(r2)}")
+
+
+def below_mean_what(metrics: dict, lead: str = "") -> str:
+    """"predicts worse than the mean score would for every dev row (MSE 3.04 against 2.25 of always predicting the
+    dev mean; R² -0.35)" (:func:`below_mean`; "no better than" at R² exactly 0), ``lead`` written first inside the
+    brackets ("best dev Pearson 0.163: "); '' when the evaluation beats the mean or cannot say."""
+    said = below_mean(metrics)
+    if not said:
+        return ""
+    worse = "worse than" if _finite(metrics, "r2") < 0 else "no better than"
+    return f"predicts {worse} the mean score would for every dev row ({lead}{said})"
+
+
 def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> ClassNote:
-    """A :class:`ClassNote` of kind :data:`MEAN_SCORE`, one line, when a regression evaluation is no better than predicting the mean score for every dev row
-    ('' otherwise): both its Pearson and Spearman correlations are below :data:`FLAT_CORRELATION` in size, or they are
-    undefined because the predictions are constant; with what to try (:func:`advice_note`; ``kw``: steps,
-    budget_seconds, eval_share). '' for metrics without a Pearson correlation (no regression head)."""
+    """A :class:`ClassNote` of kind :data:`MEAN_SCORE`, one line, when a regression evaluation is no better than
+    predicting the mean score for every dev row ('' otherwise): both its Pearson and Spearman correlations are below
+    :data:`FLAT_CORRELATION` in size ("predicts no better than the mean score ... (best dev Pearson 0.068, Spearman
+    -0.086)"), or, correlations aside, its MSE is no better than the mean predictor's, R² 0 or less
+    (:func:`below_mean_what`; an STS-B model predicting about 1.4 for every pair: Pearson 0.163, MSE 3.04 against
+    the gold's variance 2.25); with what to try (:func:`advice_note`; ``kw``: steps, budget_seconds, eval_share).
+    '' for metrics without a Pearson correlation (no regression head) or with an undefined one (constant
+    predictions have their own note: explorer.core.metrics.regression.undefined_note). An evaluation recorded
+    before ``r2`` was is judged by its correlations alone."""
     if not isinstance(metrics, dict) or "pearson" not in metrics:
         return NO_NOTE
     pearson, spearman = _correlation(metrics, "pearson"), _correlation(metrics, "spearman")
-    if pearson is None or abs(pearson) >= FLAT_CORRELATION or (spearman is not None and abs(spearman) >= FLAT_CORRELATION):
+    if pearson is None:
         return NO_NOTE   # undefined (constant predictions) has its own note: regression.undefined_note
-    said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
-    what = f"predicts no better than the mean score for every dev row (best dev {said})"
-    return ClassNote(MEAN_SCORE, advice_note(what, learning_rate, **kw), what)
+    if flat_correlations(metrics):
+        said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
+        what = f"predicts no better than the mean score for every dev row (best dev {said})"
+    else:
+        what = below_mean_what(metrics, f"best dev Pearson {pearson:.3f}: ")
+    return ClassNote(MEAN_SCORE, advice_note(what, learning_rate, **kw), what) if what else NO_NOTE
+
+
+def flat_correlations(metrics: dict) -> bool:
+    """Whether a regression evaluation's finite Pearson and Spearman (the latter where defined) are both below
+    :data:`FLAT_CORRELATION` in size: its scores follow the gold no better than a constant would."""
+    pearson, spearman = _correlation(metrics, "pearson"), _correlation(metrics, "spearman")
+    return (pearson is not None and abs(pearson) < FLAT_CORRELATION
+            and (spearman is None or abs(spearman) < FLAT_CORRELATION))
 
 
 def regression_task(task: str) -> bool:
@@ -347,6 +399,15 @@ def _best_by_pearson(evals: list[dict]) -> dict:
     scored = [e.get("metrics") or {} for e in evals]
     finite = [m for m in scored if _correlation(m, "pearson") is not None]
     return max(finite, key=lambda m: _correlation(m, "pearson")) if finite else scored[-1]
+
+
+def _judged_regression(evals: list[dict]) -> dict:
+    """The metrics a regression run is judged by: its best evaluation by Pearson (:func:`_best_by_pearson`), with
+    the run's best R² in its place when some evaluation beat the mean (R² above 0): a run is said to be no better
+    than the mean only when none of its evaluations was better."""
+    best = _best_by_pearson(evals)
+    r2s = [r2 for e in evals if (r2 := _finite(e.get("metrics") or {}, "r2")) is not None]
+    return {**best, "r2": max(r2s)} if r2s and max(r2s) > 0 else best
 
 
 def task_one_class_note(task: str, metrics: dict, learning_rate: float | None = None, **kw) -> ClassNote:
@@ -381,7 +442,7 @@ def run_one_class_note(task: str, evals: list[dict], learning_rate: float | None
         return NO_NOTE
     if regression_task(task):   # a regression: its best evaluation no better than the mean, once two say so
         scored = [e for e in evals if int(e.get("step") or 0) > 0] or evals
-        best = _best_by_pearson(scored)
+        best = _judged_regression(scored)
         note = mean_score_note(best, learning_rate, steps=_eval_step(scored[-1], step), **kw)
         early = live and not (steps_total and step >= EARLY_SHARE * steps_total)
         if early and len(scored) < 2:
@@ -417,6 +478,7 @@ def so_far(note: ClassNote, evaluated_at: int, step: int, steps_total: int = 0) 
 
 
 NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
+SCORES_ADVICE = "train longer or with a larger learning rate"   # a regression's scores that say little of the gold
 
 
 def narrow_scores_note(predicted, gold) -> str:
@@ -435,8 +497,7 @@ def narrow_scores_note(predicted, gold) -> str:
     centre = (p_lo + p_hi) / 2
     what = ("the model predicts about the mean" if abs(centre - mean) <= NARROW_SHARE * span
             else "the model predicts about the same score for every example")
-    return (f"the predictions span {p_lo:.2f}-{p_hi:.2f} of the gold {g_lo:g}-{g_hi:g}: {what}; train longer or "
-            "with a larger learning rate")
+    return f"the predictions span {p_lo:.2f}-{p_hi:.2f} of the gold {g_lo:g}-{g_hi:g}: {what}; {SCORES_ADVICE}"
 
 
 def _squad_gold_from_file(path: Path) -> dict[str, list[str]]:

@@ -130,7 +130,7 @@ def classification_metrics(labels: np.ndarray, logits: np.ndarray, *, label_name
     Returns:
         classification: accuracy, matthews_corrcoef, macro_f1, weighted_f1, per_class (a nested dict), f1
         (binary tasks only: F1 of class 1) and f_avg (when f1_classes are given).
-        regression: pearson, spearman, mse (explorer.core.metrics.regression.regression_metrics).
+        regression: pearson, spearman, mse, mse_of_mean, r2 (explorer.core.metrics.regression.regression_metrics).
     """
     logits = np.asarray(logits, dtype=np.float64)
     if logits.ndim == 2 and logits.shape[1] == 1:

@@ -245,8 +245,8 @@ SINGLE_LABEL = HeadSpec(
 REGRESSION = HeadSpec(
     name="regression", problem_type="regression", num_labels=1, problem="regression", **_SEQUENCE,
     output_label="score",
-    scores=Scores.SCORE, explained=Explained.SCORE, metrics=("pearson", "spearman", "mse", "loss"),
-    metric_family="Pearson / Spearman / mse (explorer.core.metrics.regression)",
+    scores=Scores.SCORE, explained=Explained.SCORE, metrics=("pearson", "spearman", "mse", "r2", "mse_of_mean", "loss"),
+    metric_family="Pearson / Spearman / mse / R² (explorer.core.metrics.regression)",
     label_words="a number (score) per row", task_words="regression", bag_of_words="ridge",
     prediction=PredictionSpec(kind="regression", columns=("predicted_score",)))
 MULTI_LABEL = HeadSpec(

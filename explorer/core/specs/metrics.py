@@ -189,6 +189,11 @@ _ROWS = (
         "Mean squared error between predicted and gold scores, in squared label units. Lower is better.")),
     _lower("rmse", "rmse", 143, "label units"),
     _lower("mae", "mae", 144, "label units"),
+    MetricSpec(name="r2", label="R²", signed=True, order=145, help=(
+        "Coefficient of determination, 1 − mse / (mse of always predicting the dev mean): 1 = exact, 0 or below = "
+        "no better than predicting the mean score for every row (sklearn's r2_score).")),
+    _figure("mse_of_mean", "mse of the mean", 146, "label units²", signed=False, help=(
+        "The mse of always predicting the dev gold mean (the gold scores' variance): the mse a model must beat.")),
     # ---- multi-label, token tagging ---------------------------------------------------------------------
     _share("micro_f1", "micro F1", 150, drawn=True),
     _share("subset_accuracy", "subset accuracy", 151, short="subset acc"),

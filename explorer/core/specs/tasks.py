@@ -374,7 +374,7 @@ def choose_metric(available: Iterable[str], config: Mapping) -> str | None:
 def emitted_metrics(task: str, num_labels: int = 0) -> tuple[str, ...]:
     """The scalar dev metrics a ``task`` run reports (its row's ``metrics``; a head with ``num_labels`` outputs
     that is another head, ``explorer.core.specs.heads.with_outputs``, reports that head's: a sequence classifier
-    with one output is a regression head, pearson, spearman, mse, loss). () for an unknown task."""
+    with one output is a regression head, pearson, spearman, mse, r2, mse_of_mean, loss). () for an unknown task."""
     facts = _TABLE.get(task)
     if facts is None:
         return ()

@@ -408,15 +408,20 @@ class ClassifyDevView(QWidget):
             self.open_requested.emit(dev_example(self._kind, rows[r]))
 
     def _show_regression(self, rep) -> None:
-        """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
-        from explorer.core.metrics.baselines import narrow_scores_note
+        """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors; the status
+        line says when the predictions are no better than the gold mean (R² 0 or less) or sit in a narrow band."""
+        from explorer.core.metrics.baselines import SCORES_ADVICE, below_mean_what, narrow_scores_note
         from explorer.core.classify.arithmetic import score_column_words
 
         settings = self.table_settings()
         self.scatter.setLabel("bottom", "gold " + score_column_words(settings.get("label_column", ""),
                                                                      bool(settings.get("no_header"))))
-        narrow = narrow_scores_note(rep.predicted, rep.gold)   # a flat scatter says why
-        self.status.setText(f"{rep.total} dev examples scored" + (f"; {narrow}" if narrow else ""))
+        below = below_mean_what(rep.mean_figures())   # an MSE a constant would match, whatever the correlations
+        narrow = narrow_scores_note(rep.predicted, rep.gold)   # a flat scatter says why (and what to try)
+        said = [f"{rep.total} dev examples scored"] + ([f"the model {below}"] if below else [])
+        if narrow or below:
+            said.append(narrow or SCORES_ADVICE)   # the narrow band's line ends with the same advice
+        self.status.setText("; ".join(said))
         self.metrics.setText(regression_metrics(rep, self._kind))
         self.scatter.show_scores(rep.gold, rep.predicted)
         self.lists.show_mistakes(REGRESSION_LIST_TITLE, ERROR_HEADERS, error_rows(rep))

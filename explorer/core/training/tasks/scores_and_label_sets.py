@@ -4,7 +4,7 @@ Both use ``AutoModelForSequenceClassification`` on one or two text columns: logi
 pooled [CLS] vector (BERT paper, Section 4.1).
 
 - regression: one output (``num_labels`` 1, ``problem_type`` "regression"), score = C . w + b, no softmax;
-  loss = mean squared error; dev metrics pearson, spearman (scipy.stats), mse; best by pearson.
+  loss = mean squared error; dev metrics pearson, spearman (scipy.stats), mse, r2; best by pearson.
 - multilabel: K outputs (``problem_type`` "multi_label_classification"), P_k = sigmoid(logit_k) for each
   label on its own; loss = binary cross-entropy with logits, averaged over rows and labels (as
   ``torch.nn.BCEWithLogitsLoss``); dev metrics micro / macro F1 and subset accuracy at tau = 0.5, the honest
