@@ -250,6 +250,18 @@ def test_a_regression_evaluated_before_r2_was_recorded_is_judged_by_its_correlat
     assert mean_score_note(undefined_r2).text == ""
 
 
+def test_a_regression_that_ranks_the_pairs_but_misses_the_scale_is_not_said_to_predict_the_mean():
+    """Pearson 0.8 with an MSE above the gold's variance (predictions squeezed into 2.2-2.9 early in a run): the
+    pairs are ranked, only the scale is off, so the run gets no "worse than the mean" note (which marks a group as
+    learning nothing); the same MSE with a weak Pearson 0.169 gets it."""
+    from explorer.core.metrics.baselines import mean_score_note
+
+    ranked = {"pearson": 0.8, "spearman": 0.79, "mse": 2.6, "mse_of_mean": 2.25, "r2": 1 - 2.6 / 2.25}
+    assert mean_score_note(ranked).text == ""
+    weak = dict(ranked, pearson=0.169, spearman=0.19)
+    assert mean_score_note(weak).what.startswith("predicts worse than the mean score would for every dev row")
+
+
 def test_bert_explorer_runs_says_a_regression_is_worse_than_the_mean(tmp_path, capsys):
     import json
 

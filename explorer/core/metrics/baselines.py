@@ -308,6 +308,9 @@ def advice_note(head: str, learning_rate: float | None = None, *, steps: int = 0
 
 
 FLAT_CORRELATION = 0.1   # |Pearson| and |Spearman| below this: the scores follow the gold no better than a constant
+# |Pearson| below this (a weak correlation, by the usual reading) with an MSE no better than the mean predictor's: the
+# run is said to predict no better than the mean; a stronger correlation ranks the pairs, and only the scale is off
+WEAK_CORRELATION = 0.3
 
 
 def _correlation(metrics: dict, name: str) -> float | None:
@@ -359,8 +362,8 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
     """A :class:`ClassNote` of kind :data:`MEAN_SCORE`, one line, when a regression evaluation is no better than
     predicting the mean score for every dev row ('' otherwise): both its Pearson and Spearman correlations are below
     :data:`FLAT_CORRELATION` in size ("predicts no better than the mean score ... (best dev Pearson 0.068, Spearman
-    -0.086)"), or, correlations aside, its MSE is no better than the mean predictor's, R² 0 or less
-    (:func:`below_mean_what`; an STS-B model predicting about 1.4 for every pair: Pearson 0.163, MSE 3.04 against
+    -0.086)"), or, with a Pearson correlation below :data:`WEAK_CORRELATION` in size, its MSE is no better than the
+    mean predictor's, R² 0 or less (:func:`below_mean_what`; an STS-B model predicting about 1.4 for every pair: Pearson 0.163, MSE 3.04 against
     the gold's variance 2.25); with what to try (:func:`advice_note`; ``kw``: steps, budget_seconds, eval_share).
     '' for metrics without a Pearson correlation (no regression head) or with an undefined one (constant
     predictions have their own note: explorer.core.metrics.regression.undefined_note). An evaluation recorded
@@ -373,8 +376,10 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
     if flat_correlations(metrics):
         said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
         what = f"predicts no better than the mean score for every dev row (best dev {said})"
-    else:
+    elif abs(pearson) < WEAK_CORRELATION:   # a model that ranks the pairs well and misses the scale learned something
         what = below_mean_what(metrics, f"best dev Pearson {pearson:.3f}: ")
+    else:
+        what = ""
     return ClassNote(MEAN_SCORE, advice_note(what, learning_rate, **kw), what) if what else NO_NOTE
 
 
