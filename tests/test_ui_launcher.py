@@ -67,6 +67,10 @@ def test_the_offline_squad2_preset_fills_the_form_with_the_bundled_v2_sample(qtb
     assert "offline SQuAD 2.0 preset" in w.hint.text()
     assert describe_preset(offline_default(tmp_path)).startswith("Preset: offline default")
     cfg.validate()
+    from explorer.ui.shell.help_dialog import GETTING_STARTED
+
+    tau_step = GETTING_STARTED.split("<b>τ on dev set</b>", 1)[1].split("</li>", 1)[0]
+    assert "<b>Offline SQuAD 2.0</b> preset" in tau_step   # the Getting started help sends τ to it
 
 
 def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
