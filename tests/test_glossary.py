@@ -79,3 +79,4 @@ def test_the_launcher_help_states_the_forms_defaults_and_every_task():
     assert f"learning rate {form.resolved_learning_rate():g}" in text
     for label in task_labels().values():
         assert label in text, label
+    assert "offline SQuAD 2.0 preset" in text and "abstain" in text   # the run whose τ figures mean something

@@ -54,7 +54,8 @@ def test_settings_markdown_states_the_bounds():
 
 def test_presets_are_data_files_that_apply_over_a_config():
     names = [p.name for p in list_presets()]
-    assert names[:3] == ["offline", "fast-cpu", "paper"] and all((PRESETS_DIR / f"{n}.json").is_file() for n in names)
+    assert names[:4] == ["offline", "offline-squad2", "fast-cpu", "paper"]
+    assert all((PRESETS_DIR / f"{n}.json").is_file() for n in names)
     fast = load_preset("fast_cpu").apply(TrainConfig(model="m", train="t.json", batch_size=64))
     assert (fast.model, fast.train, fast.batch_size, fast.time_budget_minutes) == ("m", "t.json", 16, 30.0)
     assert fast.dropout == 0.0   # a half-hour run learns faster without it (README)
@@ -85,5 +86,5 @@ def test_train_preset_flag_and_explicit_flags_win(tmp_path):
     assert (cfg.train, cfg.seed) == ("a.json", 7)               # from --config
     assert (cfg.batch_size, cfg.time_budget_minutes) == (16, 30.0)   # the preset over --config
     assert cfg.learning_rate == 5e-5                            # the explicit flag over the preset
-    with pytest.raises(ConfigError, match="presets: offline, fast-cpu"):
+    with pytest.raises(ConfigError, match="presets: offline, offline-squad2, fast-cpu"):
         config_from_args(parser.parse_args(["--preset", "nope"]))

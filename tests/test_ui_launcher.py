@@ -41,6 +41,38 @@ def test_offline_default_is_answerable_sample_with_fast_cpu_recipe(tmp_path):
     cfg.validate()
 
 
+def test_the_offline_squad2_preset_fills_the_form_with_the_bundled_v2_sample(qtbot, tmp_path):
+    """The offline run that learns to abstain: the Presets list holds it (with its hover text), and it fills the form
+    with the bundled encoder, task squad_v2 and the bundled SQuAD 2.0 sample, a third of it unanswerable; the preset
+    line and the intro name it, not the offline default whose recipe it shares."""
+    from PySide6.QtCore import Qt
+
+    from explorer.core.data.squad import load_squad
+    from explorer.core.specs.run_presets import ABSTAIN_PRESET
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    keys = [w.presets.itemData(i) for i in range(w.presets.count())]
+    assert keys[1:3] == ["offline", ABSTAIN_PRESET]
+    index = keys.index(ABSTAIN_PRESET)
+    assert w.presets.itemText(index).startswith("Offline SQuAD 2.0: bundled:minilm")
+    assert "unanswerable" in w.presets.itemData(index, Qt.ItemDataRole.ToolTipRole)
+    w.apply_preset(ABSTAIN_PRESET)
+    cfg = w.config()
+    assert (cfg.model, cfg.task, (cfg.train, cfg.dev)) == ("bundled:minilm", "squad_v2", sample_paths("v2"))
+    _, report = load_squad(cfg.train)
+    assert report.version == "v2.0" and report.n_impossible == 45 and report.n_questions == 137
+    assert w.banner.whole_text().startswith("<b>Preset: offline SQuAD 2.0 (lr 0.0001, batch 4")
+    assert "offline SQuAD 2.0 preset" in w.hint.text()
+    assert describe_preset(offline_default(tmp_path)).startswith("Preset: offline default")
+    cfg.validate()
+    from explorer.ui.shell.help_dialog import GETTING_STARTED
+
+    tau_step = GETTING_STARTED.split("<b>τ on dev set</b>", 1)[1].split("</li>", 1)[0]
+    assert "<b>Offline SQuAD 2.0</b> preset" in tau_step   # the Getting started help sends τ to it
+
+
 def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
     from explorer.ui.launch.launcher import LauncherPanel
 

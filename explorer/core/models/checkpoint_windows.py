@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.core.specs.run_presets import ABSTAIN_PRESET_HINT
+
 DEFAULTS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length": 64}   # DESIGN.md standard values
 
 
@@ -220,7 +222,7 @@ def resolve_window_settings(model: str, **explicit) -> WindowSettings:
 
 V11_ABSTAIN_NOTE = ("This model was fine-tuned on SQuAD v1.1, where every question has an answer: it was never "
                     "trained to abstain, so its null_score (and τ) carry no learned \"no answer\"; read the best "
-                    "span, and use a SQuAD v2.0 model to study abstaining.")
+                    f"span, and use a SQuAD v2.0 model to study abstaining: {ABSTAIN_PRESET_HINT}.")
 
 
 def squad_version_of(source: str, path: str = "") -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.core.data.sample import capped_rows
+from explorer.core.specs.run_presets import ABSTAIN_PRESET_HINT
 
 TRAIN_UNANSWERABLE_KEY = "train_unanswerable"   # the run's ``started`` event: unanswerable training questions
 
@@ -60,7 +61,8 @@ def no_abstain_warning(version: str, train_unanswerable: int | None, label: str 
                        subject: str = "this model") -> str:
     """The warning for a model that never saw an unanswerable training question ("" for one that did): its
     no-answer score was never trained, so a τ chosen on it is uncalibrated. ``label``: the task's name as shown
-    ("SQuAD v1.1"); ``subject``: "this model" or "this checkpoint"."""
+    ("SQuAD v1.1"); ``subject``: "this model" or "this checkpoint". It ends with the way out, the offline SQuAD 2.0
+    preset (explorer.core.specs.run_presets.ABSTAIN_PRESET_HINT)."""
     if not never_trained_to_abstain(version, train_unanswerable):
         return ""
     if version == "v1.1":
@@ -69,7 +71,7 @@ def no_abstain_warning(version: str, train_unanswerable: int | None, label: str 
         why = "was trained on no unanswerable question"
     return (f"Warning: {subject} {why}. Its no-answer score was never trained, so τ here is uncalibrated and its "
             "no-answer figures (HasAns / NoAns trade-off, the best τ) mean little; use a model trained with "
-            "unanswerable questions (SQuAD v2.0) for them.")
+            f"unanswerable questions (SQuAD v2.0) for them: {ABSTAIN_PRESET_HINT}.")
 
 
 def run_train_unanswerable(events) -> int | None:

@@ -55,7 +55,8 @@ class LaunchBanner(QScrollArea):
         self.preset_label = QLabel()   # which recipe the form holds (presets.describe_preset)
         self.preset_label.setWordWrap(True)
         self._preset_tip = ("offline default: the bundled encoder on the bundled answerable sample, batch 4, "
-                            "4 epochs (minutes); fast CPU: a 30-minute budget, batch 16, lr 1e-4, max_seq_length 256 "
+                            "4 epochs (minutes); offline SQuAD 2.0: the same on the bundled SQuAD 2.0 sample, a third "
+                            "unanswerable, for τ; fast CPU: a 30-minute budget, batch 16, lr 1e-4, max_seq_length 256 "
                             "(README, Benchmarks); paper recipe: BERT paper Appendix A.3 defaults")
         self._preset_text: str | None = None   # the preset line and its whole note (show_text)
         self.preset_label.setToolTip(self._preset_tip)

@@ -1,5 +1,5 @@
-"""Launcher presets: the preset files of resources/presets (offline default, fast CPU, paper recipe, hub
-data sets; read by explorer.core.specs.run_presets, as ``bert-explorer train --preset`` does), one
+"""Launcher presets: the preset files of resources/presets (offline default, offline SQuAD 2.0, fast CPU, paper
+recipe, hub data sets; read by explorer.core.specs.run_presets, as ``bert-explorer train --preset`` does), one
 preset per fine-tuned QA checkpoint, and the command line a config corresponds to (Qt-free)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from explorer.core.errors import ConfigError
 from explorer.core.specs.hub_checkpoints import QA_PRESETS, preset_for
 from explorer.core.specs.tasks import get_task_facts
-from explorer.core.specs.run_presets import fast_cpu_preset, list_presets, load_preset
+from explorer.core.specs.run_presets import ABSTAIN_PRESET, fast_cpu_preset, list_presets, load_preset
 from explorer.core.specs.train_config import TrainConfig
 from explorer.paths import SAMPLES
 
@@ -86,6 +86,9 @@ def intro_text(config: TrainConfig) -> str:
     if preset == "offline default":
         what = ("This form is the offline default: the bundled encoder learns spans on the bundled sample, in "
                 "minutes on a CPU.")
+    elif preset == "offline SQuAD 2.0":
+        what = ("This form is the offline SQuAD 2.0 preset: the bundled encoder learns spans and when to abstain "
+                "on the bundled SQuAD 2.0 sample, in minutes on a CPU; τ on dev set then tunes its threshold.")
     elif preset:
         what = f"This form holds the {preset} preset."
     else:
@@ -99,11 +102,13 @@ def describe_preset(config: TrainConfig) -> str:
     'Preset: paper recipe (...)' or 'Custom settings (...)'.
 
     A preset is named only when every recipe field (RECIPE_FIELDS) equals its value there: the offline
-    default, fast_cpu_preset, or the TrainConfig defaults (the paper recipe, BERT Appendix A.3)."""
-    named = (("paper recipe", TrainConfig(task=config.task)),
-             ("offline default", offline_default(config.output_dir or ".")),
-             ("fast CPU", fast_cpu_preset(TrainConfig(task=config.task))))
-    for name, preset in named:
-        if all(getattr(config, f) == getattr(preset, f) for f in RECIPE_FIELDS):
+    default, fast_cpu_preset, or the TrainConfig defaults (the paper recipe, BERT Appendix A.3); the offline
+    SQuAD 2.0 preset (resources/presets/offline-squad2.json) when its task, squad_v2, is the form's too."""
+    named = (("paper recipe", TrainConfig(task=config.task), RECIPE_FIELDS),
+             ("offline SQuAD 2.0", load_preset(ABSTAIN_PRESET).apply(TrainConfig()), ("task", *RECIPE_FIELDS)),
+             ("offline default", offline_default(config.output_dir or "."), RECIPE_FIELDS),
+             ("fast CPU", fast_cpu_preset(TrainConfig(task=config.task)), RECIPE_FIELDS))
+    for name, preset, fields in named:
+        if all(getattr(config, f) == getattr(preset, f) for f in fields):
             return f"Preset: {name} ({_recipe_text(config)})"
     return f"Custom settings ({_recipe_text(config)})"

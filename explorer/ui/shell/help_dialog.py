@@ -42,7 +42,8 @@ metrics grow. Select several runs in the <b>Runs</b> list (Ctrl/Shift-click) to 
 question and its passage are filled in and probed.</li>
 <li><b>Attention</b> (Ctrl+3) and <b>Spans &amp; τ</b> (Ctrl+4): type a question and a passage; Ctrl+Return
 probes at once.</li>
-<li><b>τ on dev set</b> (Ctrl+5): sweep the no-answer threshold τ over a dev file.</li>
+<li><b>τ on dev set</b> (Ctrl+5): sweep the no-answer threshold τ over a dev file. τ needs a model trained
+with unanswerable questions: launch the <b>Offline SQuAD 2.0</b> preset and open its best checkpoint.</li>
 </ol>
 <h3>Your own data: a text classifier</h3>
 <ol>
