@@ -578,6 +578,9 @@ def test_open_run_folder_on_a_tensorboard_logdir_opens_the_runs_below_and_always
     monkeypatch.setattr(run_reading.QMessageBox, "warning", staticmethod(lambda *a: warned.append(a[2])))
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
     qtbot.addWidget(w)
+    # the runs folder's first reading says what it found in the status bar: let it end, so that its line cannot
+    # follow the open's on a busy machine
+    qtbot.waitUntil(lambda: "runs in" in w.statusBar().currentMessage(), timeout=20_000)
     w.open_run_folder(logdir)
     qtbot.waitUntil(lambda: w.runs.selected_ids() == ["Dec05_21-18-51_vm"], timeout=10_000)
     assert not warned and w.statusBar().currentMessage() == f"Opened {logdir / 'Dec05_21-18-51_vm'}"
