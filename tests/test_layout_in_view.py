@@ -424,7 +424,7 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
         resize(w, size, app)
         show_page(w, "τ on dev set", app)
         dev.result_tabs.setCurrentIndex(0)
-        app.processEvents()
+        settle(app)   # the τ values tab's nested layouts (the table, then the sentence under it) take more than one round
         # the chosen τ and the buttons beside it stay in view after a study (the curves' legend squeezed them out)
         for what, widget in (("chosen τ", dev.tau), ("Calibration…", dev.calibration_button),
                              ("Export", dev.export_button)):
