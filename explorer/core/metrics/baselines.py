@@ -313,11 +313,6 @@ FLAT_CORRELATION = 0.1   # |Pearson| and |Spearman| below this: the scores follo
 WEAK_CORRELATION = 0.3
 
 
-def _correlation(metrics: dict, name: str) -> float | None:
-    """A finite correlation of a regression evaluation's metrics, else None (absent, or undefined: NaN)."""
-    return _finite(metrics, name)
-
-
 def _finite(metrics: dict, name: str) -> float | None:
     """A finite figure of an evaluation's metrics, else None (absent, null, or NaN)."""
     try:
@@ -370,7 +365,7 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
     before ``r2`` was is judged by its correlations alone."""
     if not isinstance(metrics, dict) or "pearson" not in metrics:
         return NO_NOTE
-    pearson, spearman = _correlation(metrics, "pearson"), _correlation(metrics, "spearman")
+    pearson, spearman = _finite(metrics, "pearson"), _finite(metrics, "spearman")
     if pearson is None:
         return NO_NOTE   # undefined (constant predictions) has its own note: regression.undefined_note
     if flat_correlations(metrics):
@@ -386,7 +381,7 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
 def flat_correlations(metrics: dict) -> bool:
     """Whether a regression evaluation's finite Pearson and Spearman (the latter where defined) are both below
     :data:`FLAT_CORRELATION` in size: its scores follow the gold no better than a constant would."""
-    pearson, spearman = _correlation(metrics, "pearson"), _correlation(metrics, "spearman")
+    pearson, spearman = _finite(metrics, "pearson"), _finite(metrics, "spearman")
     return (pearson is not None and abs(pearson) < FLAT_CORRELATION
             and (spearman is None or abs(spearman) < FLAT_CORRELATION))
 
@@ -402,8 +397,8 @@ def regression_task(task: str) -> bool:
 def _best_by_pearson(evals: list[dict]) -> dict:
     """The metrics of the evaluation with the highest finite Pearson correlation (the last one when none has)."""
     scored = [e.get("metrics") or {} for e in evals]
-    finite = [m for m in scored if _correlation(m, "pearson") is not None]
-    return max(finite, key=lambda m: _correlation(m, "pearson")) if finite else scored[-1]
+    finite = [m for m in scored if _finite(m, "pearson") is not None]
+    return max(finite, key=lambda m: _finite(m, "pearson")) if finite else scored[-1]
 
 
 def _judged_regression(evals: list[dict]) -> dict:

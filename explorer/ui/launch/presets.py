@@ -5,6 +5,7 @@ preset per fine-tuned QA checkpoint, and the command line a config corresponds t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shlex
 from pathlib import Path
 
@@ -96,6 +97,12 @@ def intro_text(config: TrainConfig) -> str:
     return f"Set up a fine-tune. {what} Hover a field for what it means."
 
 
+@functools.lru_cache(maxsize=1)
+def _abstain_preset() -> TrainConfig:
+    """The offline SQuAD 2.0 preset's config, read from its file once (the form's line is described at every edit)."""
+    return load_preset(ABSTAIN_PRESET).apply(TrainConfig())
+
+
 def describe_preset(config: TrainConfig) -> str:
     """Which recipe the form holds, in words: 'Preset: offline default (lr 0.0001, batch 4, 4 epochs,
     max_seq_length 256)', 'Preset: fast CPU (lr 0.0001, batch 16, 30 min (at most 2 epochs), ...)',
@@ -105,7 +112,7 @@ def describe_preset(config: TrainConfig) -> str:
     default, fast_cpu_preset, or the TrainConfig defaults (the paper recipe, BERT Appendix A.3); the offline
     SQuAD 2.0 preset (resources/presets/offline-squad2.json) when its task, squad_v2, is the form's too."""
     named = (("paper recipe", TrainConfig(task=config.task), RECIPE_FIELDS),
-             ("offline SQuAD 2.0", load_preset(ABSTAIN_PRESET).apply(TrainConfig()), ("task", *RECIPE_FIELDS)),
+             ("offline SQuAD 2.0", _abstain_preset(), ("task", *RECIPE_FIELDS)),
              ("offline default", offline_default(config.output_dir or "."), RECIPE_FIELDS),
              ("fast CPU", fast_cpu_preset(TrainConfig(task=config.task)), RECIPE_FIELDS))
     for name, preset, fields in named:
