@@ -81,7 +81,7 @@ class ProbePanel(QWidget):
         self._connect()
         # the panel scrolls: the wheel over a setting scrolls it, never turns the setting (a scroll over n_best_size
         # would take it from 20 to 17 unseen), as in the launcher's form
-        from explorer.ui.launch.form_fields import guard_wheel
+        from explorer.ui.shell.wheel_guard import guard_wheel
 
         for kind in (QComboBox, QAbstractSpinBox):
             for box in self.findChildren(kind):

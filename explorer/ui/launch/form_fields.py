@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QLocale, QObject, Qt, Signal
+from PySide6.QtCore import QLocale, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
-from PySide6.QtWidgets import (QAbstractScrollArea, QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
 from explorer.core.specs.tasks import task_labels
 from explorer.ui.launch.field_specs import (FIELDS, FLOAT_MAX, GROUPS, INT_MAX, FieldSpec, field_spec,  # noqa: F401
                                              field_tooltip)
+from explorer.ui.shell.wheel_guard import guard_wheel
 
 __all__ = ["EDITORS", "FIELDS", "GROUPS", "Editor", "FieldSpec", "field_spec", "field_tooltip", "make_editor",
            "mark_invalid", "register_editor", "set_field_note", "set_metric_choices"]
@@ -113,46 +114,6 @@ def make_editor(spec: FieldSpec) -> Editor:
         if isinstance(w, (QComboBox, QAbstractSpinBox)):
             guard_wheel(w)
     return editor
-
-
-class _WheelGuard(QObject):
-    """The wheel never turns a form's drop-down or number box: scrolling the form over a field scrolled the
-    field's value instead (Precision became "fp16 (CUDA)" on a CPU machine; a field reached with Tab changed
-    the same way). The wheel event goes to the form's scroll area, handed to it here (the nearest scroll area
-    around the field: a wheel event Qt does not propagate, or one a parent widget accepts, would otherwise
-    scroll nothing); values change by click, keys and the arrows."""
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.Wheel:   # focused or not (Tab, then a scroll, would change it)
-            area = _scroll_area_of(obj)
-            if area is None:
-                event.ignore()   # no scroll area: the parents may use it
-                return True
-            QApplication.sendEvent(area.viewport(), event)
-            event.accept()   # scrolled once: not again by the parents
-            return True
-        return False
-
-
-def _scroll_area_of(widget: QWidget) -> QAbstractScrollArea | None:
-    """The nearest scroll area ``widget`` sits in, else None."""
-    parent = widget.parentWidget()
-    while parent is not None and not isinstance(parent, QAbstractScrollArea):
-        parent = parent.parentWidget()
-    return parent
-
-
-_WHEEL_GUARD: _WheelGuard | None = None
-
-
-def guard_wheel(widget: QWidget) -> None:
-    """Install the wheel guard on ``widget`` (a QComboBox or spin box) and make it take focus by click or
-    Tab only, so scrolling the form never changes its value."""
-    global _WHEEL_GUARD
-    if _WHEEL_GUARD is None:
-        _WHEEL_GUARD = _WheelGuard()
-    widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-    widget.installEventFilter(_WHEEL_GUARD)
 
 
 @register_editor("text")
