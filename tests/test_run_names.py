@@ -376,3 +376,4 @@ def test_names_kept_from_the_rule_that_dropped_the_model_give_way_to_the_one_rul
     again.shown_names = ShownRunNames(AppSettings(ini))
     again.upsert(state)
     assert again.names[rid] == "minilm · single · stance_semeval2016 · 10:26"
+    assert QSettings(str(ini), QSettings.Format.IniFormat).value("runs/names") is None   # the old key is gone

@@ -19,9 +19,11 @@ from explorer.paths import SETTINGS_ENV
 APP_NAME = "BERT Explorer"
 ORG_NAME = "BERT Explorer"
 RUN_NAMES_KEPT = 5000   # run names kept across sessions (ShownRunNames), the newest first kept
-# where the names the Runs list showed runs by are kept (model · task · data, ui.runs.names); the key "runs/names"
-# holds names that may leave out the model or the task and is not read, so such a run is named by the rule again
+# where the names the Runs list showed runs by are kept (model · task · data, ui.runs.names); the older key
+# "runs/names" held names that may leave out the model or the task: never read (such a run is named by the rule
+# again) and dropped at the first write of the new one
 RUN_NAMES_KEY = "runs/names_model_task_data"
+OLD_RUN_NAMES_KEY = "runs/names"
 
 
 class AppSettings:
@@ -124,8 +126,9 @@ class AppSettings:
         return {str(k): str(v) for k, v in data.items() if k and v} if isinstance(data, dict) else {}
 
     def set_run_names(self, names: dict[str, str]) -> None:
-        """Keep ``names`` (resolved run folder -> name), the newest RUN_NAMES_KEPT."""
+        """Keep ``names`` (resolved run folder -> name), the newest RUN_NAMES_KEPT; the old key's names go."""
         self.qs.setValue(RUN_NAMES_KEY, json.dumps(dict(list(names.items())[-RUN_NAMES_KEPT:])))
+        self.qs.remove(OLD_RUN_NAMES_KEY)
 
     def opened_runs(self) -> list[str]:
         """Run folders opened with File > Open run folder, in the order opened (reloaded at start)."""
