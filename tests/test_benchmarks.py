@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,26 @@ def test_a_results_file_of_another_shape_is_refused(tmp_path):
     bad.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ValueError, match="not a benchmark results file"):
         benchmarks.read_results(bad)
+
+
+def test_the_side_by_side_time_to_f1_compares_the_variant_with_the_reference_at_shared_steps_and_the_end():
+    sys.path.insert(0, str(benchmarks.REPO_ROOT / "scripts"))
+    import time_to_f1_ab
+
+    def row(step, minutes, f1):
+        return {"step": step, "seconds": minutes * 60, "windows": step * 16, "f1": f1, "exact_match": f1 - 8}
+
+    curves = {"reference": [row(200, 11.6, 60.57), row(400, 25.0, 68.01), row(474, 30.0, 68.21)],
+              "variant": [row(200, 12.1, 60.96), row(400, 25.1, 68.15), row(479, 30.0, 67.38)]}
+    figures, diffs = time_to_f1_ab.compare(curves)
+    assert diffs["dev F1 at the end: variant - reference (points)"] == pytest.approx(67.38 - 68.21)
+    assert diffs["dev F1 at step 200: variant - reference (points)"] == pytest.approx(60.96 - 60.57)
+    assert diffs["dev F1 at step 400: variant - reference (points)"] == pytest.approx(68.15 - 68.01)
+    assert len(diffs) == 3   # the ends' different steps are compared once, as the end
+    assert figures["variant: steps"] == 479 and figures["reference: dev F1 after 11.6 min (step 200)"] == 60.57
+    with pytest.raises(SystemExit, match="no evaluated snapshot"):
+        time_to_f1_ab.compare({"reference": curves["reference"], "variant": []})
+    args = type("A", (), {"out": "/tmp/x", "save_every": 200, "dev_questions": 1000, "minutes": 30.0})()
+    cmd = time_to_f1_ab.run_command(args, "variant", "--max-seq-length 384 -- --head-lr-multiplier 10")
+    assert cmd[-5:] == ["--max-seq-length", "384", "--", "--head-lr-multiplier", "10"]
+    assert cmd[cmd.index("--out") + 1] == "/tmp/x/variant" and cmd[cmd.index("--minutes") + 1] == "30.0"
