@@ -177,7 +177,8 @@ LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "lit
 def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
                    budget_seconds: float = 0.0, eval_share: float | None = None, unit: str = "dev row") -> ClassNote:
     """A :class:`ClassNote`, one line, when an evaluation predicted one class for every ``unit``, or never predicted classes that a
-    classifier's dev rows hold (:func:`never_predicted`: "never predicts 'negative' or 'positive'") ('' otherwise;
+    classifier's dev rows hold (:func:`never_predicted`: "never predicts 'NONE' (148 of 563 dev rows are theirs),
+    answering 'AGAINST' for 402 of the 563 rows", the class it answers most by :func:`most_predicted`) ('' otherwise;
     the head's
     ``one_class_unit``, explorer.core.specs.heads: "dev row" for a classifier, "dev token" for a tagger, whose
     one tag is read from ``predicted_tags``): a small model left at the majority class (bundled:minilm at lr 2e-5
@@ -202,7 +203,9 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
         rows = sum(int(metrics["per_class"][c]["support"]) for c in missed)
         total = sum(int(row["support"]) for row in metrics["per_class"].values())
         named = " or ".join(f"'{c}'" for c in missed)
-        what = f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs)"
+        top = most_predicted(metrics)   # read from the same predicted counts: named as the at-majority note does
+        answers = f", answering '{top[0]}' for {top[1]:,} of the {total:,} rows" if top is not None else ""
+        what = f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs){answers}"
         return ClassNote(MISSED_CLASSES, advice_note(what, learning_rate, steps=steps, budget_seconds=budget_seconds,
                                                      eval_share=eval_share), what)
     what = f"predicts only '{name}' for every {unit}"
