@@ -737,6 +737,51 @@ def test_a_fold_no_better_than_the_majority_class_marks_the_group_as_learning_no
     assert "learned nothing" not in view.summary.text()
 
 
+def _stance_per_class(missing_none: bool) -> dict:
+    """The per-class table of 563 held-out rows of classes AGAINST (280), FAVOR (135), NONE (148): a fold that never
+    predicts 'NONE' (``missing_none``: 'AGAINST' for 402 rows, 'FAVOR' for 161; accuracy 67.50%, well above the
+    majority class's 49.73%), else one that gets every row right."""
+    from explorer.core.metrics.glue import per_class_metrics
+
+    gold = np.array([0] * 280 + [1] * 135 + [2] * 148)
+    pred = np.array([0] * 270 + [1] * 10 + [1] * 110 + [0] * 25 + [0] * 107 + [1] * 41) if missing_none else gold
+    return per_class_metrics(gold, pred, ["AGAINST", "FAVOR", "NONE"])["per_class"]
+
+
+def test_a_fold_that_never_predicts_a_class_names_the_class_it_answers_most(tmp_path):
+    """A fold whose model never predicts 'NONE' says what it answers instead, from its evaluation's predicted counts,
+    as the at-majority note does: 'AGAINST' for 402 of the 563 held-out rows; the group's sentence, the CLI summary
+    and a single run's note carry it. An evaluation without predicted counts gets no such note (nothing is guessed)."""
+    from test_groups import _fake_run
+
+    from explorer.commands.group import summary_lines
+    from explorer.core.metrics.baselines import MISSED_CLASSES, one_class_note
+    from explorer.core.studies.group_classes import CLASSES_MISSED, members_class_note
+
+    missing = _stance_per_class(True)
+    assert [missing[c]["predicted"] for c in ("AGAINST", "FAVOR", "NONE")] == [402, 161, 0]
+    said = "never predicts 'NONE' (148 of 563 dev rows are theirs), answering 'AGAINST' for 402 of the 563 rows"
+    note = one_class_note({"accuracy": 380 / 563, "per_class": missing}, 1e-4, steps=35)
+    assert note.kind == MISSED_CLASSES and note.what == said
+    assert note.text.startswith(f"{said} after 35 training steps at learning rate 1e-4: train longer")
+    older = {c: {k: v for k, v in row.items() if k != "predicted"} for c, row in missing.items()}
+    assert not one_class_note({"accuracy": 380 / 563, "per_class": older})
+
+    members = [groups.GroupMember(f"stance-{i:02d}", 1, {"fold": i}) for i in (1, 2, 3)]
+    group = groups.Group(name="stance", kind="cv", members=members, varied=["fold"], seeds=[1],
+                         base=TrainConfig(task="single", learning_rate=1e-4).to_dict(), cv={"k": 3, "data": "table"})
+    groups.write_group(tmp_path, group)
+    for m, stuck in zip(members, (True, False, False)):
+        per_class = _stance_per_class(stuck)
+        acc = 380 / 563 if stuck else 1.0
+        _fake_run(tmp_path, m.run_id, [(0, 0.5), (5, acc), (10, acc)], task="single", metric="accuracy",
+                  per_class=per_class)
+    group, members, _notes = groups.load_group_data(tmp_path, "stance")
+    note = members_class_note(group, members)
+    assert note.kind == CLASSES_MISSED and note.text.startswith(f"fold 1 {said}")
+    assert any(line.startswith(f"note: fold 1 {said}") for line in summary_lines(tmp_path, "stance"))
+
+
 def test_pooled_out_of_fold_predictions_no_better_than_the_majority_class_are_said(tmp_path):
     """The folds predict both classes yet the pooled predictions are right on half of 40 rows, the majority class's
     share: the pooled note says both figures (also read back from oof_metrics.json); right on every row: none."""

@@ -183,7 +183,8 @@ def test_a_run_that_never_predicts_some_classes_is_marked_as_one_stuck_on_one_cl
     state = RunState.from_events("own", events)
     note = state.one_class_note().text
     assert state.one_class_note().kind == "classes never predicted"
-    assert note.startswith("never predicts 'negative' or 'positive' (109 of 511 dev rows are theirs): try a larger")
+    assert note.startswith("never predicts 'negative' or 'positive' (109 of 511 dev rows are theirs), answering "
+                           "'neutral' for 341 of the 511 rows: try a larger")
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     col = COLUMNS.index("Best dev")
     assert cells.text(state, col).endswith(" !") and cells.warns(state, col)

@@ -130,7 +130,15 @@ def test_a_stop_asked_during_batch_k_keeps_exactly_k_batches_and_resume_runs_onl
     assert not ahead_path(out).exists()
     from explorer.commands.predict import summary_line
 
-    if written:
+    ahead = stopped.value.rows_ahead
+    assert summary.kept_ahead == ahead and summary.run_rows == sum(calls)   # the kept rows are not counted as run
+    there = f"{len(written)} were already there; " if written else ""
+    if ahead:
+        assert summary_line(summary).startswith(
+            f"{ROWS} rows written to {out} ({there}{ahead} kept from the stopped run, not run again; "
+            f"{ROWS - k * BATCH} run now); {summary.errors} of the {ROWS - len(written)} rows this call wrote with an "
+            "error")
+    elif written:
         assert summary_line(summary).startswith(
             f"{ROWS} rows written to {out} ({len(written)} were already there); "
             f"{summary.errors} of the {ROWS - len(written)} rows run now with an error")
@@ -138,6 +146,41 @@ def test_a_stop_asked_during_batch_k_keeps_exactly_k_batches_and_resume_runs_onl
     predict_file(str(model), str(data), str(full), batch_size=BATCH, chunk_rows=ROWS)
     assert [r["id"] for r in _read(out)] == [f"r{i}" for i in range(ROWS)]   # each row once, in input order
     assert _same(_read(out), _read(full))   # as an uninterrupted run writes it
+
+
+def test_the_resumed_summary_tells_the_rows_kept_from_the_stopped_run_from_the_rows_run_now(
+        tmp_path, monkeypatch, capsys):
+    """A stop in the second chunk leaves its first rows in OUT and rows run after them in OUT.ahead.jsonl: the
+    resumed call's summary line says those as kept from the stopped run, not as rows run now, and counts the rows
+    it ran exactly (the rows its forward was given)."""
+    from explorer.commands import predict as command
+
+    model = save_tiny_head_model(tmp_path / "m", heads.SINGLE_LABEL)
+    data = _write(tmp_path / "in.csv", heads.SINGLE_LABEL)
+    out = tmp_path / "out.csv"
+    calls = _rows_run(monkeypatch)
+    real, polls = engine._Windows.stopped, {"n": 0}
+
+    def after_twelve_batches(self):   # 10 batches of 4 rows fill the first 40-row chunk, 2 run in the second
+        polls["n"] += 1
+        return polls["n"] > 12 or real(self)
+    monkeypatch.setattr(engine._Windows, "stopped", after_twelve_batches)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = ["--model", str(model), "--data", str(data), "--out", str(out), "--batch-size", str(BATCH),
+            "--chunk-rows", "40"]
+    assert command.run(parser.parse_args(args)) == 130
+    written = len(_read(out))
+    ahead = len(ahead_path(out).read_text(encoding="utf-8").splitlines())
+    assert written >= 40 and ahead > 0 and written + ahead == sum(calls) == 12 * BATCH
+    monkeypatch.setattr(engine._Windows, "stopped", real)
+    calls.clear()
+    capsys.readouterr()
+    assert command.run(parser.parse_args(args + ["--resume"])) == 0
+    assert sum(calls) == ROWS - 12 * BATCH
+    assert capsys.readouterr().out.startswith(
+        f"{ROWS} rows written to {out} ({written} were already there; {ahead} kept from the stopped run, not run "
+        f"again; {ROWS - 12 * BATCH} run now); 0 of the {ROWS - written} rows this call wrote with an error; ")
 
 
 def test_a_new_run_into_the_same_file_drops_what_a_stop_kept_ahead_of_it(tmp_path):

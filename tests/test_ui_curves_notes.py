@@ -119,13 +119,13 @@ def _regression_events(run_id: str, evaluations, lr=2e-5, steps_total=100, ended
     return events
 
 
-FLAT = [0.20, 0.14, 0.48, 0.16, 0.21, 0.19]     # Pearson -0.068 with the gold: about one score for every row
+FLAT = [0.20, 0.14, 0.48, 0.16, 0.21, 0.19]     # Pearson -0.068 with the gold, about one score far below its mean
 LEARNED = [0.4, 1.3, 1.9, 3.2, 3.7, 4.6]
 
 
 def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_runs_list(qtbot):
     """A regression run whose best dev Pearson is near 0 (STS-B at lr 2e-5 for a minute: 0.061) predicts no
-    better than the mean score: the Curves page and the Runs list's tooltip say so beside the classifiers' note,
+    better than the mean score, here worse (its MSE far above the mean predictor's): the Curves page and the Runs list's tooltip say so beside the classifiers' note,
     with what to try; a run that learned is not, nor one whose predictions are constant (its correlations are
     undefined, which is said of it)."""
     from helpers import shown_curves_panel
@@ -135,9 +135,10 @@ def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_r
 
     flat = RunState.from_events("flat", _regression_events("flat", [(50, FLAT), (100, FLAT[::-1])]))
     learned = RunState.from_events("learned", _regression_events("learned", [(50, FLAT), (100, LEARNED)]))
-    assert flat.one_class_note().text == ("predicts no better than the mean score for every dev row (best dev Pearson "
-                                     "0.068, Spearman -0.086): try a larger learning rate, e.g. 1e-4 (this run: 2e-5), "
-                                     "or more epochs")
+    assert flat.one_class_note().text == ("predicts worse than the mean score would for every dev row (best dev Pearson "
+                                          "0.068, Spearman -0.086; MSE 8.06 against 2.92 of always predicting the dev "
+                                          "mean; R² -1.76): try a larger learning rate, e.g. 1e-4 (this run: 2e-5), or "
+                                          "more epochs")
     assert learned.one_class_note().text == ""   # judged by its best evaluation, not by an early flat one
     constant = _regression_events("constant", [(100, [2.7] * 6)])
     assert RunState.from_events("c", constant).one_class_note().text == ""   # said as undefined correlations instead
@@ -146,19 +147,19 @@ def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_r
     assert live.one_class_note().text == ""   # one early evaluation while it trains: wait for a second
     live = RunState.from_events("live", _regression_events("live", [(10, FLAT), (20, FLAT)], ended=False))
     live.status = "running"
-    assert live.one_class_note().text.startswith("so far (the evaluation at step 20; 80 of 100 steps to go) predicts no "
-                                                   "better than the mean score")
+    assert live.one_class_note().text.startswith("so far (the evaluation at step 20; 80 of 100 steps to go) predicts "
+                                                   "worse than the mean score would")
     from explorer.core.metrics.baselines import mean_score_note
 
     assert mean_score_note({"accuracy": 0.5}).text == ""   # no regression head
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     tip = cells.tooltip(flat, COLUMNS.index("Best dev"))
-    assert "note: the run predicts no better than the mean score for every dev row" in tip
+    assert "note: the run predicts worse than the mean score would for every dev row" in tip
     curves = shown_curves_panel(qtbot, 1000, 600)
     curves.set_runs([learned, flat])
     curves.redraw_now()
     qtbot.waitUntil(lambda: curves.run_notes.isVisible())
-    assert "flat predicts no better than the mean score" in curves.run_notes.text()
+    assert "flat predicts worse than the mean score" in curves.run_notes.text()
     assert "learned" not in curves.run_notes.text()
 
 
@@ -174,7 +175,7 @@ def test_bert_explorer_runs_says_a_regression_is_no_better_than_the_mean(tmp_pat
     events = _regression_events("stsb", [(50, FLAT), (100, FLAT[::-1])])
     events_file(folder).write_text("\n".join(json.dumps(e) for e in events) + "\n")
     assert main(["runs", str(tmp_path)]) == 0
-    assert "note: stsb predicts no better than the mean score for every dev row (best dev Pearson 0.068" in \
+    assert "note: stsb predicts worse than the mean score would for every dev row (best dev Pearson 0.068" in \
         capsys.readouterr().err
 
 
@@ -248,6 +249,30 @@ def test_a_regression_evaluated_before_r2_was_recorded_is_judged_by_its_correlat
                                           "Pearson 0.068, Spearman -0.086)")
     undefined_r2 = {"pearson": 0.169, "spearman": 0.19, "mse": 3.67, "mse_of_mean": 0.0, "r2": None}   # constant gold
     assert mean_score_note(undefined_r2).text == ""
+
+
+def test_a_flat_regression_whose_mse_is_above_the_means_is_said_to_predict_worse_than_the_mean():
+    """Flat correlations with an MSE far above always predicting the dev mean (a 1-minute STS-B run: MSE 7.39
+    against 2.25, R² -2.28): "no better than" undersells it, so the note says "worse than" with both MSEs and R²,
+    as the weak-correlation note does; an R² about 0 keeps "no better than" (with the figures), and one above 0 or
+    not recorded keeps the correlations alone."""
+    from explorer.core.metrics.baselines import mean_score_note
+
+    flat = {"pearson": -0.008, "spearman": -0.006, "mse": 7.39, "mse_of_mean": 2.25, "r2": 1 - 7.39 / 2.25}
+    note = mean_score_note(flat, 2e-5)
+    assert note.kind == "no better than the mean"
+    assert note.what == ("predicts worse than the mean score would for every dev row (best dev Pearson -0.008, "
+                         "Spearman -0.006; MSE 7.39 against 2.25 of always predicting the dev mean; R² -2.28)")
+    assert note.text == f"{note.what}: try a larger learning rate, e.g. 1e-4 (this run: 2e-5), or more epochs"
+    about_zero = dict(flat, mse=2.26, r2=1 - 2.26 / 2.25)
+    assert mean_score_note(about_zero).what == (
+        "predicts no better than the mean score would for every dev row (best dev Pearson -0.008, Spearman -0.006; "
+        "MSE 2.26 against 2.25 of always predicting the dev mean; R² -0.0044)")
+    above_zero = dict(flat, mse=2.24, r2=1 - 2.24 / 2.25)
+    unknown = {k: v for k, v in flat.items() if k not in ("r2", "mse_of_mean")}
+    for metrics in (above_zero, unknown):
+        assert mean_score_note(metrics).what == ("predicts no better than the mean score for every dev row (best dev "
+                                                 "Pearson -0.008, Spearman -0.006)")
 
 
 def test_a_regression_that_ranks_the_pairs_but_misses_the_scale_is_not_said_to_predict_the_mean():

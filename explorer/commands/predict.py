@@ -237,9 +237,17 @@ def _stopped_line(rows: int | None, ahead: int, out: str, why: str) -> str:
 
 def summary_line(summary) -> str:
     """The line printed when predict ends (engine.PredictSummary): rows written, and on a resumed call the rows
-    that were already there, with the errors counted over the rows this call ran (the engine's count), said so."""
+    that were already there, with the errors counted over the rows this call wrote (the engine's count), said so.
+    Rows an earlier, stopped call had run ahead of the rows it wrote (``kept_ahead``, taken from OUT.ahead.jsonl)
+    are told from the rows run now: "100 rows written to OUT (10 were already there; 12 kept from the stopped
+    run, not run again; 78 run now); 0 of the 90 rows this call wrote with an error"."""
     tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
-    if summary.resumed_from:
+    if summary.kept_ahead:
+        there = f"{summary.resumed_from} were already there; " if summary.resumed_from else ""
+        rows = (f"{summary.rows} rows written to {summary.out} ({there}{summary.kept_ahead} kept from the stopped "
+                f"run, not run again; {summary.run_rows} run now); {summary.errors} of the {summary.new_rows} rows "
+                "this call wrote with an error")
+    elif summary.resumed_from:
         rows = (f"{summary.rows} rows written to {summary.out} ({summary.resumed_from} were already there); "
                 f"{summary.errors} of the {summary.new_rows} rows run now with an error")
     else:

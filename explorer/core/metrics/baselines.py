@@ -177,7 +177,8 @@ LARGE_EVAL_SHARE = 0.25     # evaluations took this share of a run or more: "lit
 def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: int = 0,
                    budget_seconds: float = 0.0, eval_share: float | None = None, unit: str = "dev row") -> ClassNote:
     """A :class:`ClassNote`, one line, when an evaluation predicted one class for every ``unit``, or never predicted classes that a
-    classifier's dev rows hold (:func:`never_predicted`: "never predicts 'negative' or 'positive'") ('' otherwise;
+    classifier's dev rows hold (:func:`never_predicted`: "never predicts 'NONE' (148 of 563 dev rows are theirs),
+    answering 'AGAINST' for 402 of the 563 rows", the class it answers most by :func:`most_predicted`) ('' otherwise;
     the head's
     ``one_class_unit``, explorer.core.specs.heads: "dev row" for a classifier, "dev token" for a tagger, whose
     one tag is read from ``predicted_tags``): a small model left at the majority class (bundled:minilm at lr 2e-5
@@ -202,7 +203,9 @@ def one_class_note(metrics: dict, learning_rate: float | None = None, *, steps: 
         rows = sum(int(metrics["per_class"][c]["support"]) for c in missed)
         total = sum(int(row["support"]) for row in metrics["per_class"].values())
         named = " or ".join(f"'{c}'" for c in missed)
-        what = f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs)"
+        top = most_predicted(metrics)   # read from the same predicted counts: named as the at-majority note does
+        answers = f", answering '{top[0]}' for {top[1]:,} of the {total:,} rows" if top is not None else ""
+        what = f"never predicts {named} ({rows:,} of {total:,} dev rows are theirs){answers}"
         return ClassNote(MISSED_CLASSES, advice_note(what, learning_rate, steps=steps, budget_seconds=budget_seconds,
                                                      eval_share=eval_share), what)
     what = f"predicts only '{name}' for every {unit}"
@@ -342,24 +345,37 @@ def below_mean(metrics: dict) -> str:
             f"R² {_two_decimals(r2)}")
 
 
+# An R² within this of 0 (an MSE within 1% of the mean predictor's) is about the mean's, not worse: a model that
+# learned to predict the training rows' mean score lands a little below 0 on dev rows whose mean differs slightly
+R2_ABOUT_ZERO = 0.01
+
+
 def below_mean_what(metrics: dict, lead: str = "") -> str:
     """"predicts worse than the mean score would for every dev row (MSE 3.04 against 2.25 of always predicting the
-    dev mean; R² -0.35)" (:func:`below_mean`; "no better than" at R² exactly 0), ``lead`` written first inside the
-    brackets ("best dev Pearson 0.163: "); '' when the evaluation beats the mean or cannot say."""
+    dev mean; R² -0.35)" (:func:`below_mean`; "no better than" for an R² within :data:`R2_ABOUT_ZERO` of 0),
+    ``lead`` written first inside the brackets ("best dev Pearson 0.163: "); '' when the evaluation beats the mean
+    or cannot say."""
     said = below_mean(metrics)
     if not said:
         return ""
-    worse = "worse than" if _finite(metrics, "r2") < 0 else "no better than"
+    worse = "worse than" if _finite(metrics, "r2") < -R2_ABOUT_ZERO else "no better than"
     return f"predicts {worse} the mean score would for every dev row ({lead}{said})"
 
 
 def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> ClassNote:
     """A :class:`ClassNote` of kind :data:`MEAN_SCORE`, one line, when a regression evaluation is no better than
-    predicting the mean score for every dev row ('' otherwise): both its Pearson and Spearman correlations are below
-    :data:`FLAT_CORRELATION` in size ("predicts no better than the mean score ... (best dev Pearson 0.068, Spearman
-    -0.086)"), or, with a Pearson correlation below :data:`WEAK_CORRELATION` in size, its MSE is no better than the
-    mean predictor's, R² 0 or less (:func:`below_mean_what`; an STS-B model predicting about 1.4 for every pair: Pearson 0.163, MSE 3.04 against
-    the gold's variance 2.25); with what to try (:func:`advice_note`; ``kw``: steps, budget_seconds, eval_share).
+    predicting the mean score for every dev row ('' otherwise), with what to try (:func:`advice_note`; ``kw``:
+    steps, budget_seconds, eval_share):
+
+    - both its Pearson and Spearman correlations below :data:`FLAT_CORRELATION` in size: "predicts no better than
+      the mean score for every dev row (best dev Pearson 0.068, Spearman -0.086)"; where its R² is 0 or less the
+      MSE against the mean predictor's and R² are said too (:func:`below_mean_what`), and an R² below
+      -:data:`R2_ABOUT_ZERO` reads "predicts worse than the mean score would for every dev row (best dev Pearson
+      -0.008, Spearman -0.006; MSE 7.39 against 2.25 of always predicting the dev mean; R² -2.28)";
+    - a Pearson correlation below :data:`WEAK_CORRELATION` in size with an MSE no better than the mean predictor's,
+      R² 0 or less (:func:`below_mean_what`; an STS-B model predicting about 1.4 for every pair: Pearson 0.163, MSE
+      3.04 against the gold's variance 2.25).
+
     '' for metrics without a Pearson correlation (no regression head) or with an undefined one (constant
     predictions have their own note: explorer.core.metrics.regression.undefined_note). An evaluation recorded
     before ``r2`` was is judged by its correlations alone."""
@@ -368,9 +384,10 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
     pearson, spearman = _finite(metrics, "pearson"), _finite(metrics, "spearman")
     if pearson is None:
         return NO_NOTE   # undefined (constant predictions) has its own note: regression.undefined_note
-    if flat_correlations(metrics):
+    if flat_correlations(metrics):   # the MSE against the mean's where R² says it (below 0: worse than the mean)
         said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
-        what = f"predicts no better than the mean score for every dev row (best dev {said})"
+        what = (below_mean_what(metrics, f"best dev {said}; ")
+                or f"predicts no better than the mean score for every dev row (best dev {said})")
     elif abs(pearson) < WEAK_CORRELATION:   # a model that ranks the pairs well and misses the scale learned something
         what = below_mean_what(metrics, f"best dev Pearson {pearson:.3f}: ")
     else:

@@ -62,7 +62,9 @@ from explorer.core.predict.writing import RowWriter, count_rows, finish, load_ah
 @dataclass
 class PredictSummary:
     """What a run did. rows: output rows in OUT now (resumed ones included); new_rows: written by this call;
-    resumed_from: rows already there at the start; errors: rows with an error (this call); seconds: wall time
+    kept_ahead: of them, the rows an earlier, stopped call had run ahead of the rows it wrote (OUT.ahead.jsonl),
+    written from its kept predictions, not run again (:attr:`run_rows`: the rows this call ran); resumed_from: rows
+    already there at the start; errors: rows with an error (of the rows this call wrote); seconds: wall time
     of this call; load_seconds: of it, loading the model; kind, columns (of OUT), label_names, tau (QA), input_columns, text_columns, notes;
     training_rows: rows of the file (a resume's skipped rows included) the checkpoint's run trained on
         (explorer.core.predict.seen)."""
@@ -73,6 +75,7 @@ class PredictSummary:
     kind: str
     rows: int = 0
     new_rows: int = 0
+    kept_ahead: int = 0
     resumed_from: int = 0
     errors: int = 0
     seconds: float = 0.0
@@ -86,10 +89,17 @@ class PredictSummary:
     training_rows: int = 0   # rows of the file whose texts the checkpoint's run trained on
 
     @property
+    def run_rows(self) -> int:
+        """The rows this call ran through the model (or found unusable): those it wrote less the ones it took from
+        an earlier call's kept predictions (:attr:`kept_ahead`)."""
+        return self.new_rows - self.kept_ahead
+
+    @property
     def rows_per_second(self) -> float:
-        """Rows of this call per second of reading, running and writing (the model load left out)."""
+        """Rows this call ran (:attr:`run_rows`) per second of reading, running and writing (the model load left
+        out): rows kept from an earlier call took no time here."""
         run = self.seconds - self.load_seconds
-        return self.new_rows / run if run > 0 else 0.0
+        return self.run_rows / run if run > 0 else 0.0
 
     def to_dict(self) -> dict:
         import dataclasses
@@ -735,6 +745,7 @@ class _Windows:
                  lengths: Callable[[list[list[str]]], list[int]] | None = None):
         self.rows, self.cancelled = max(1, int(rows)), cancelled
         self.out, self.ahead = out, ahead if ahead is not None else {}
+        self.kept_rows = frozenset(self.ahead)   # the data row indices an earlier call kept ahead, as read
         self.lengths = lengths or (lambda texts: [sum(len(s) for s in t) for t in texts])   # tokens, or characters
 
     def stopped(self) -> bool:
@@ -771,6 +782,7 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
             writer.write(out_rows)
             written += len(chunk)
             summary.new_rows += len(chunk)
+            summary.kept_ahead += sum(row.index in windows.kept_rows for row in chunk)
             kept(written)
             report(written)
     except Cancelled as exc:
@@ -780,6 +792,7 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
             writer.write(done)
             written += len(done)
             summary.new_rows += len(done)
+            summary.kept_ahead += sum(row.index in windows.kept_rows for row in chunk[:len(done)])
             kept(written)
         exc.rows_written = written
         exc.rows_ahead = windows.keep(written, getattr(exc, "ahead", None) or {})
