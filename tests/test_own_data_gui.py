@@ -112,6 +112,43 @@ def test_classify_dev_view_is_prefilled_from_the_run(qtbot, tmp_path):
     assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
 
 
+def test_classify_dev_fields_fill_in_once_per_model_and_are_the_pages_own(qtbot, tmp_path):
+    """The fields that say which dev rows are scored fill in from a model's run once: shown again, the same model
+    keeps what the user typed since; another model's run fills them in. The page's file, cap and column boxes are
+    these fields' (what the page sends is what they hold)."""
+    from explorer.ui.inspectors.classify_dev_fields import DevDataFields
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    checkpoints = []
+    for name, dev_file in (("r1", "/data/d1.txt"), ("r2", "/data/d2.txt")):
+        run = tmp_path / "runs" / name
+        (run / "checkpoints" / "best").mkdir(parents=True)
+        (run / "config.json").write_text(json.dumps({"task": "single", "train": "/data/t.txt", "dev": dev_file,
+                                                     "text_columns": ["Tweet"], "label_column": "Stance"}))
+        checkpoints.append(str(run / "checkpoints" / "best"))
+    fields = DevDataFields()
+    qtbot.addWidget(fields)
+    fields.prefill_for_model(checkpoints[0])
+    assert fields.path.text() == "/data/d1.txt" and fields.path_to_read() == "/data/d1.txt"
+    fields.label_column.setCurrentText("my_label")
+    fields.prefill_for_model(checkpoints[0])   # the same model shown again
+    assert fields.label_column.currentText() == "my_label"
+    fields.prefill_for_model("")               # no model: nothing changes
+    assert fields.path.text() == "/data/d1.txt"
+    fields.prefill_for_model(checkpoints[1])
+    assert fields.path.text() == "/data/d2.txt" and fields.table_settings()["label_column"] == "my_label"
+
+    page = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(page)
+    parts = (page.path, page.cap, page.text_columns, page.label_column, page.no_header, page.only_split)
+    assert parts == (page.fields.path, page.fields.cap, page.fields.text_columns, page.fields.label_column,
+                     page.fields.no_header, page.fields.only_split) and page.prefill is page.fields.prefill
+    page.fields.prefill_from_run(checkpoints[0])
+    page.fields.cap.setValue(7)
+    assert page.table_settings() == page.fields.table_settings() and page.table_settings()["text_columns"] == ["Tweet"]
+    assert (page.masking_dev_set()["dev"], page.masking_dev_set()["cap"]) == ("/data/d1.txt", 7)
+
+
 def test_classify_dev_column_boxes_show_a_long_column_name_from_its_start(qtbot, tmp_path):
     """A run's label column named longer than its box ("is_there_an_emotion_directed_at_a_brand_or_product") is
     shown from its start, cut at its end, when the run fills it in, and again when the next model's run fills it in

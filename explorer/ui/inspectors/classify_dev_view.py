@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from explorer.core.specs.metric_display import metric_label
 from explorer.core.specs.tasks import find_task_facts
@@ -22,11 +21,12 @@ from explorer.ui.runs.best_rows import scored_rows_note
 from explorer.ui.shell.class_names import set_header_names
 from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end, wheel_scrolls_page
 
+from .classify_dev_fields import DevDataFields
 from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_rows
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
-                                      ROW_NAME_CHARS, RunPrefill, cell, classifier_metrics, clicked_rows,
+                                      ROW_NAME_CHARS, cell, classifier_metrics, clicked_rows,
                                       confusion_titles, dev_example, error_rows,
                                       example_rows, label_rows, loading_line, model_line, multilabel_metrics,
                                       page_heading, per_class_table, queued_line,
@@ -49,50 +49,25 @@ class ClassifyDevView(QWidget):
         super().__init__(parent)
         self.get_loaded, self.get_kind = get_loaded, get_kind
         self.report, self._kind = None, "single"
-        # runs in the inspector child, with progress after every batch and Cancel between batches
-        self._job = RemoteJob(client or shared_client(), self)
-        self._job.finished.connect(self._arrived)
+        self._job = self._remote_job(client)
         self.source = ResultSource(self.clear_results)   # which model the table is of; cleared on a switch
         self._data_of = ""
-        self._job.failed.connect(lambda msg, _tb: self._ended(msg))
-        self._job.cancelled.connect(lambda: self._ended("cancelled: nothing scored is shown"))
-        self.job_bar = JobBar("dev rows")
-        self._job.progress.connect(self.job_bar.set_progress)
-        self.job_bar.cancel_requested.connect(self._job.cancel)
-        self.path = QLineEdit()
-        self.path.setPlaceholderText("dev file: GLUE .tsv/.csv/.jsonl, or a SWAG .csv")
-        self.path.textChanged.connect(lambda _text: self._path_tip())
-        self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
-        run = self.score_button = QPushButton("Score dev set")
-        run.clicked.connect(self.run)
         self._loading = ""   # the source Classify is loading: a press of Score waits for it
         self._queued = False        # Score was pressed while it loaded: scoring starts once the model is in
         self._model_arrived = False   # a model came in since the load began (a failed load brings none)
+        run = self.score_button = QPushButton("Score dev set")
+        run.clicked.connect(self.run)
         self.calibrate = QPushButton("Calibration...")
         self.calibrate.setToolTip("Reliability diagrams, ECE, MCE, Brier score before and after temperature scaling "
                                   "(T fitted on one half of these dev examples, shown on the other, both ways)")
         self.calibrate.setEnabled(False)
         self.calibrate.clicked.connect(self.open_calibration)
         self.calibration_view = None
-        # the column picker, pre-filled from the run's config.json when the model is a run checkpoint
-        self.text_columns = self._picker("text column(s): the usual names", "The text column, or the two of a pair "
-                                         "(comma-separated); a 1-based position for a file without a header.")
-        self.label_column = self._picker("label column: the usual names", "The label column (name or position).")
-        self.no_header = QCheckBox("no header row")
-        self.only_split = QCheckBox("only the run's held-out dev rows")
-        self.only_split.setToolTip("The run had no dev file: it held some training rows out as dev (dev_split.csv "
-                                   "in the run folder). Score only those; unticked, every row of the file is "
-                                   "scored, including the rows the model was trained on.")
-        self.only_split.setVisible(False)
-        self.prefill = RunPrefill()   # what the run of Classify's model fills in, and what the user typed
-        top = QHBoxLayout()
-        for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run, self.calibrate):
-            top.addWidget(w)
-        cols = QHBoxLayout()
-        for w in (QLabel("Text"), self.text_columns, QLabel("Label"), self.label_column, self.no_header,
-                  self.only_split):
-            cols.addWidget(w)
-        cols.addStretch(1)
+        # which dev rows are scored, the two buttons at the end of the file's row; their parts by their old names
+        fields = self.fields = DevDataFields((run, self.calibrate))
+        self.path, self.cap, self.prefill = fields.path, fields.cap, fields.prefill
+        self.text_columns, self.label_column = fields.text_columns, fields.label_column
+        self.no_header, self.only_split = fields.no_header, fields.only_split
         self.status = StatusLabel(NO_MODEL)
         self.metrics = QLabel("")
         # under the figures: they are optimistic (the run's dev rows repeat its training rows), in the notes' amber
@@ -101,6 +76,28 @@ class ClassifyDevView(QWidget):
         self.optimism.setStyleSheet("color: #8a5a00;")
         self.optimism.setVisible(False)
         self._optimism_of = ""   # the line of the rows asked for last (components.classify_dev.RunPrefill)
+        layout = QVBoxLayout(self)
+        # one line at 1280x800 (the tables get the height), saying what this model's head shows (_say_model)
+        self.top_line = header("")
+        for w in (self.top_line, fields, self.status, self.job_bar, self.source.label, self.metrics, self.optimism):
+            layout.addWidget(w)
+        layout.addWidget(self._results_area(), 1)
+
+    def _remote_job(self, client) -> RemoteJob:
+        """The scoring job: it runs in the inspector child, with progress after every batch (``job_bar``) and
+        Cancel between batches."""
+        job = RemoteJob(client or shared_client(), self)
+        job.finished.connect(self._arrived)
+        job.failed.connect(lambda msg, _tb: self._ended(msg))
+        job.cancelled.connect(lambda: self._ended("cancelled: nothing scored is shown"))
+        self.job_bar = JobBar("dev rows")
+        job.progress.connect(self.job_bar.set_progress)
+        self.job_bar.cancel_requested.connect(job.cancel)
+        return job
+
+    def _results_area(self) -> QWidget:
+        """The confusion matrix (a multi-label head's per-label table), the per-class table, the regression
+        scatter and the two example lists, in a split that scrolls where the page is lower than their minimums."""
         self.confusion = QTableWidget(0, 0)
         # per class: precision, recall, F1, support, then the averages (the run's own dev figures, by name)
         self.per_class = QTableWidget(0, 4)
@@ -112,17 +109,6 @@ class ClassifyDevView(QWidget):
         self.boundary, self.mistakes = lists.boundary, lists.mistakes
         for table in (self.boundary, self.mistakes):
             table.cellClicked.connect(lambda r, _c, table=table: self._clicked(table, r))
-        layout = QVBoxLayout(self)
-        # one line at 1280x800 (the tables get the height), saying what this model's head shows (_say_model)
-        self.top_line = header("")
-        layout.addWidget(self.top_line)
-        layout.addLayout(top)
-        layout.addLayout(cols)
-        layout.addWidget(self.status)
-        layout.addWidget(self.job_bar)
-        layout.addWidget(self.source.label)
-        layout.addWidget(self.metrics)
-        layout.addWidget(self.optimism)
         self.results = ResultsSplit(self.confusion, self.per_class, self.scatter, lists)
         # the results scroll up and down where the page is lower than their minimums (a per-class table of many
         # classes keeps PER_CLASS_ROWS rows): the lists below stay reachable, by the wheel over a table too
@@ -130,56 +116,19 @@ class ClassifyDevView(QWidget):
         for table in (self.confusion, self.per_class, self.boundary, self.mistakes):
             wheel_passes_to_page_at_end(table)
         wheel_scrolls_page(self.results)   # the wheel over the predicted-against-gold plot scrolls; Ctrl+wheel zooms
-        layout.addWidget(self.results_scroll, 1)
-
-    @staticmethod
-    def _picker(placeholder: str, tip: str) -> QComboBox:
-        combo = QComboBox()
-        combo.setEditable(True)
-        combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        combo.setMinimumWidth(140)
-        combo.lineEdit().setPlaceholderText(placeholder)
-        combo.setToolTip(tip)
-        # a column name longer than the box reads from its start ("is_there_an_emotion_direc…"), not its end: a
-        # QLineEdit given a text scrolls to its end, and "brand_or_product" hid which column it was
-        combo.lineEdit().textChanged.connect(lambda _text, combo=combo: show_start(combo))
-        return combo
+        return self.results_scroll
 
     def prefill_from_run(self, source: str) -> bool:
         """Fill the dev file, its cap and the column picker from the run's config.json when ``source`` is a run
-        checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept (components.classify_dev.RunPrefill
-        decides). True when a run was found."""
-        pickers = {"text": self.text_columns, "label": self.label_column}
-        plan = self.prefill.plan(source, self.path.text(), {k: c.currentText() for k, c in pickers.items()})
-        if plan.path is not None:
-            self.path.setText(plan.path)
-        self._path_tip()
-        for key, value in plan.columns.items():
-            combo = pickers[key]
-            if value and combo.findText(value) < 0:
-                combo.addItem(value)
-            combo.setCurrentText(value)
-            show_start(combo)   # (the same text set again moves the cursor to its end, with no textChanged)
-        self.only_split.setVisible(plan.split)
-        if not plan.found:
-            return False
-        self.no_header.setChecked(plan.no_header)
-        self.only_split.setChecked(plan.split)
-        if plan.cap is not None:
-            self.cap.setValue(plan.cap)
-        return True
-
-    def _path_tip(self) -> None:
-        """The file field's tooltip: the copy read when the field names a remote run's dev file as the user gave it."""
-        self.path.setToolTip(self.prefill.path_note(self.path.text()))
+        checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept. True when a run was found
+        (DevDataFields.prefill_from_run)."""
+        return self.fields.prefill_from_run(source)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Pre-fill from the run of the model loaded in Classify when the tab is shown."""
         super().showEvent(event)
         loaded = self.get_loaded()
-        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
-        if source and source != self.prefill.prefilled_for:
-            self.prefill_from_run(source)
+        self.fields.prefill_for_model(model_source(loaded))
         self._say_model()
 
     def _say_model(self) -> None:
@@ -214,8 +163,7 @@ class ClassifyDevView(QWidget):
         self._loading = source
         self._model_arrived = False
         self.score_button.setToolTip(f"{source} is loading in Classify: a press scores the dev set once it is in")
-        if source and source != self.prefill.prefilled_for:
-            self.prefill_from_run(source)
+        self.fields.prefill_for_model(source)
         self._say_model()
 
     def load_ended(self) -> None:
@@ -234,10 +182,8 @@ class ClassifyDevView(QWidget):
 
     def table_settings(self) -> dict:
         """The table settings sent with the request: the picker's columns, plus the run's encoding, id column,
-        label names and the classes its F_avg averages (f1_classes)."""
-        return self.prefill.table_settings(self.text_columns.currentText(), self.label_column.currentText(),
-                                           self.no_header.isChecked(),
-                                           self.only_split.isChecked() and self.only_split.isVisibleTo(self))
+        label names and the classes its F_avg averages (f1_classes) (DevDataFields.table_settings)."""
+        return self.fields.table_settings()
 
     def masking_dev_set(self) -> dict | None:
         """This page's dev file, first-N and table settings as the fields of Classify's "Heads off ... and on the
@@ -245,7 +191,7 @@ class ClassifyDevView(QWidget):
         from .components.head_masking import dev_fields
 
         settings = {k: v for k, v in self.table_settings().items() if k != "dev_split"}
-        return dev_fields(self.prefill.path_to_read(self.path.text()), self.cap.value(), self.get_kind(), settings)
+        return dev_fields(self.fields.path_to_read(), self.cap.value(), self.get_kind(), settings)
 
     def run(self) -> None:
         loaded = self.get_loaded()
@@ -256,9 +202,7 @@ class ClassifyDevView(QWidget):
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
             return
-        source = str(getattr(loaded, "source", "") or "")
-        if source and source != self.prefill.prefilled_for:
-            self.prefill_from_run(source)
+        self.fields.prefill_for_model(model_source(loaded))
         self._kind = self.get_kind()
         held_out = "dev_split" in self.table_settings()
         split = " (the run's held-out dev rows)" if held_out else ""
@@ -269,7 +213,7 @@ class ClassifyDevView(QWidget):
         self._optimism_of = self.prefill.overlap_line(self.path.text(), held_out)
         self.job_bar.start()
         self._job.start("classify_dev", {"slot": loaded.slot, "kind": self._kind,
-                                         "path": self.prefill.path_to_read(self.path.text()),
+                                         "path": self.fields.path_to_read(),
                                          "cap": self.cap.value() or None, "settings": self.table_settings()})
 
     def _ended(self, message: str) -> None:
@@ -289,9 +233,8 @@ class ClassifyDevView(QWidget):
         naming both), and a request still running for it is dropped when it answers."""
         self._model_arrived = loaded is not None
         self.source.model_changed(loaded)
-        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
-        if source and source != self.prefill.prefilled_for and self.isVisible():   # in view: the new run's file now
-            self.prefill_from_run(source)
+        if self.isVisible():   # in view: the new run's file now
+            self.fields.prefill_for_model(model_source(loaded))
         self._say_model()
 
     def clear_results(self) -> None:
@@ -384,7 +327,7 @@ class ClassifyDevView(QWidget):
         if rep is None or getattr(rep, "logits", None) is None:
             return None
         loaded = self.get_loaded()
-        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
+        source = model_source(loaded)
         try:
             cal = honest_temperature(rep.logits, rep.labels, source=f"{source} on {self.path.text().strip()}")
         except ValueError as exc:
@@ -443,8 +386,6 @@ class ClassifyDevView(QWidget):
         self.results.fit()
 
 
-def show_start(combo: QComboBox) -> None:
-    """Show an editable box's text from its start (a long name cut at its end), unless the user is typing in it."""
-    edit = combo.lineEdit()
-    if edit is not None and not edit.hasFocus():
-        edit.setCursorPosition(0)
+def model_source(loaded) -> str:
+    """The path or hub name Classify's model ``loaded`` was read from; "" for no model (None) or none named."""
+    return str(getattr(loaded, "source", "") or "")
