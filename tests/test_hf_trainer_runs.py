@@ -145,8 +145,8 @@ def test_runs_command_lists_both_kinds_and_exports_csv(hf_run, capsys, tmp_path)
     by_path = {line.split("\t")[-1]: line.split("\t") for line in lines[1:]}
     assert by_path[str(out)][:5] == ["hf-out", "HF Trainer", "finished", f"{STEPS}/{STEPS}", "single"]
     assert by_path[str(out)][5].startswith("loss=")
-    assert by_path[str(root / "ours-run")][:6] == ["ours-run", "BERT Explorer", "finished", "2/2", "squad_v2",
-                                                  "best_f1=0.25%"]
+    assert by_path[str(root / "ours-run")][:5] == ["ours-run", "BERT Explorer", "finished", "2/2", "squad_v2"]
+    assert by_path[str(root / "ours-run")][5].startswith("f1=0.20% (checkpoint picked by best_f1=0.25%")   # τ = 0
     assert main(["runs", str(root), "--no-header"]) == 0
     assert capsys.readouterr().out.strip().splitlines() == lines[1:]
     assert main(["runs", str(root), "--json"]) == 0

@@ -93,7 +93,7 @@ def test_launch_real_run_and_watch_it_finish(window, qtbot, tiny_files):
     row = w.runs.model.rows.index(state)
     assert w.runs.model.data(w.runs.model.index(row, 1)) == "finished"
     best = w.runs.model.data(w.runs.model.index(row, 2))      # the number first: a narrow column keeps it
-    assert best.split(" ", 1)[1] == "best F1"                    # squad_v2 ranks by the threshold-free best_f1
+    assert best.split(" ", 1)[1] == "F1"          # squad_v2: f1 at τ = 0 of the checkpoint best_f1 picked
     assert best.split(" ", 1)[0].endswith("%")
     float(best.split(" ", 1)[0].rstrip("%"))
     assert "device: CPU · fp32" in labels                      # status bar, from the started event

@@ -666,3 +666,42 @@ def test_menu_shortcuts_work_with_the_focus_anywhere_in_the_curves_page(shell, q
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_H,
                        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
         assert len(opened) == n, type(target).__name__
+
+
+def test_ctrl_4_on_a_selected_run_without_a_checkpoint_opens_nothing_and_says_so(shell, qtbot, tmp_path):
+    """A run just launched takes the selection; Ctrl+4 (Spans & τ) then loaded the bundled encoder, the new run's
+    base model, as if it were that run. Now the page opens nothing and the status bar and the page say the run has
+    no checkpoint yet; once it has one, the next visit opens that checkpoint in the page that was asked for."""
+    from helpers import save_tiny_model
+
+    assert shell.hub is not None
+    loaded = []
+    shell.hub.open_model = lambda path: loaded.append(str(path))
+    (run_id,) = shell.launch([TrainConfig(task="squad_v2", model="bundled:minilm", train="x.json",
+                                          output_dir=str(shell.runs_dir))])
+    assert shell.runs.selected_ids() == [run_id]
+    spans = shell.pages["Spans && τ"]
+    shell.runs.table.setFocus()
+    qtbot.keyClick(shell.runs.table, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    assert shell.tabs.currentWidget() is spans
+    assert loaded == []                                        # not the bundled encoder in the run's place
+    said = shell.statusBar().currentMessage()
+    assert said.startswith("Nothing opened in Spans & τ:") and "is queued" in said
+    assert shell.hub.panel.status.text() == said
+    best = save_tiny_model(tmp_path / "best", "qa")            # the run has saved checkpoints/best since
+    shell.manager.states[run_id].checkpoints["best"] = str(best)
+    shell.tabs.setCurrentWidget(shell.curves)
+    qtbot.keyClick(shell.runs.table, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    assert loaded == [str(best)] and shell.tabs.currentWidget() is spans
+
+
+def test_ctrl_4_with_no_run_selected_loads_the_bundled_encoder_and_names_it(shell, qtbot):
+    assert shell.hub is not None
+    loaded = []
+    shell.hub.open_model = lambda path: loaded.append(str(path))
+    shell.runs.table.setFocus()
+    qtbot.keyClick(shell.runs.table, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    assert loaded and set(loaded) == {"bundled:minilm"}          # as before: the page's example to probe
+    said = shell.statusBar().currentMessage()
+    assert said.startswith("Spans & τ: the bundled encoder bundled:minilm, its QA head untrained") and \
+        "no SQuAD run selected" in said

@@ -11,7 +11,8 @@ Example::
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
 (done/planned), task, best metric (name=value@step; shares in percent, "f_avg=49.85%", whatever scale the run
 stored: one unit for every run; "pearson=undefined (the predictions are constant (…))" when every evaluation
-gave it as undefined), path; tab-separated. ``--json`` keeps the stored values. A run whose last evaluation
+gave it as undefined; a SQuAD 2.0 run: f1 at τ = 0 of the checkpoint best_f1 picked, then that best_f1 in
+brackets, said as tuned on the same dev questions), path; tab-separated. ``--json`` keeps the stored values. A run whose last evaluation
 predicted one class for every dev row (a tagger: one tag, "O", for every dev token) gets a ``note:`` line on
 stderr with what to try, as the app's Curves page says it.
 Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
@@ -50,9 +51,14 @@ def add_arguments(parser) -> None:
 
 
 def run_row(rec) -> dict:
-    """One run as the command shows it (a RunRecord of explorer.core.runs.reading)."""
+    """One run as the command shows it (a RunRecord of explorer.core.runs.reading). ``best``: the figure the run is
+    listed by (RunSummary.listed); a SQuAD 2.0 run picked by best_f1 is listed by f1 at τ = 0,
+    with ``picked_by`` the best_f1 that picked its checkpoint (tuned on the same dev questions, so optimistic)."""
     s = rec.summary
-    best = {"name": s.metric_name, "value": s.metric_value} if s.metric_value is not None else None
+    listed, value = s.listed()
+    best = {"name": listed, "value": value} if value is not None else None
+    if best is not None and listed != s.metric_name and s.metric_value is not None:
+        best["picked_by"] = {"name": s.metric_name, "value": s.metric_value, "tuned_on_dev": True}
     if best is None and s.metric_undefined:   # no best to rank: the metric was undefined at every evaluation
         best = {"name": s.metric_name, "value": None, "undefined": s.metric_undefined}
     if rec.best is not None:
@@ -92,9 +98,22 @@ def row_line(row: dict) -> str:
     best = row["best"]
     best_text = "" if best is None else (name_equals_value(best["name"], best["value"], row["task"] or "")
                                          + (f"@{best['step']}" if "step" in best else "")
-                                         + (f" ({best['undefined']})" if best.get("undefined") else ""))
+                                         + (f" ({best['undefined']})" if best.get("undefined") else "")
+                                         + picked_by_text(best, row["task"] or ""))
     return "\t".join([row["run_id"], row["kind"], row["status"], step, row["task"] or "-", best_text or "-",
                       row["path"]])
+
+
+def picked_by_text(best: dict, task: str) -> str:
+    """' (checkpoint picked by best_f1=58.54%, its threshold tuned on these same dev questions: …)' after a listed
+    figure whose checkpoint another figure picked, one tuned on the dev questions it scores; '' otherwise."""
+    from explorer.core.specs.metric_display import name_equals_value
+
+    picked = best.get("picked_by")
+    if not picked:
+        return ""
+    return (f" (checkpoint picked by {name_equals_value(picked['name'], picked['value'], task)}, its threshold tuned "
+            "on these same dev questions: optimistic; τ on dev set gives the honest half-split F1)")
 
 
 @exits_on_user_error

@@ -27,7 +27,7 @@ from explorer.core.runs.layout import CONFIG_FILE, checkpoint_dir, config_file, 
 from explorer.core.runs.readers.base import reader_for_kind, run_readers
 from explorer.core.runs.workers import worker_alive
 from explorer.core.runs.restarts import drop_orphaned
-from explorer.core.specs.best import best_of_events, undefined_best
+from explorer.core.specs.best import best_of_events, listed_best, undefined_best
 from explorer.core.specs.tasks import best_metric_name, choose_metric
 
 OURS = "BERT Explorer"   # the kind of our own run folders (RunSummary.kind); other kinds are the readers'
@@ -45,6 +45,9 @@ class RunSummary:
             (None before the first evaluation).
         metric_undefined: why the selection metric has no best value when every evaluation after step 0 gave
             it as undefined (a correlation of constant predictions: "the predictions are constant (…)"); "".
+        listed_name, listed_value: the figure the run is listed by, of the same evaluation
+            (core.specs.best.listed_best): the selection metric's own, except a SQuAD 2.0 run picked by best_f1
+            (a threshold tuned on the dev questions it scores), listed by f1 at τ = 0 ("" / None before a best).
         duration: seconds from the first event to the last (or the ``finished`` event's seconds).
         steps: optimizer steps done (last ``step``/``eval`` event); steps_total from ``started``.
         stopped_early: the run finished because it was asked to stop.
@@ -62,6 +65,8 @@ class RunSummary:
     metric_name: str = ""
     metric_value: float | None = None
     metric_undefined: str = ""
+    listed_name: str = ""
+    listed_value: float | None = None
     duration: float = 0.0
     steps: int = 0
     steps_total: int = 0
@@ -70,6 +75,13 @@ class RunSummary:
     started_at: float = 0.0
     notes: list[str] = field(default_factory=list)   # what reading the folder skipped or fell back on
     kind: str = OURS   # who wrote the folder: OURS or a reader's kind (run_kinds)
+
+    def listed(self) -> tuple[str, float | None]:
+        """(name, stored value) of the figure the run is listed by: ``listed_name`` / ``listed_value`` where set,
+        else the selection metric's best (``metric_name`` / ``metric_value``)."""
+        if self.listed_name:
+            return self.listed_name, self.listed_value
+        return self.metric_name, self.metric_value
 
 
 @dataclass
@@ -143,6 +155,9 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     s.metric_name = name
     s.metric_value = best[1] if best else None
     s.metric_undefined = "" if best else undefined_best(evals, name)
+    listed = listed_best(events, name)   # best_f1 picks a SQuAD 2.0 checkpoint; f1 at τ = 0 lists it
+    if listed is not None:
+        s.listed_name, s.listed_value = listed[0], listed[2]
     steps = [int(e.get("step") or 0) for e in events if e.get("event") in STEP_EVENTS]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]
@@ -406,6 +421,7 @@ def load_foreign_run(path: str | Path, kind: str) -> RunRecord:
         summary.duration = float(ended[-1]["seconds"])
     if run.best is not None:
         summary.metric_name, summary.metric_value = run.best[0], run.best[1]
+        summary.listed_name, summary.listed_value = run.best[0], run.best[1]   # another tool's own best lists it
     evals = [e for e in run.events if e.get("event") == "eval"]
     return RunRecord(run_id=run.run_id, path=str(path), config=run.config, events=run.events,
                      checkpoints=dict(run.checkpoints), final_metrics=dict(evals[-1]["metrics"]) if evals else {},

@@ -88,12 +88,8 @@ def picked_checkpoint(events, metric: str) -> tuple[int, float] | None:
     if not picks:
         return None
     step = picks[-1]["step"]
-    for e in reversed(list(events)):
-        metrics = e.get("metrics") if e.get("event") == "eval" and e.get("step") == step else None
-        value = metrics.get(metric) if isinstance(metrics, dict) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            return int(step), float(value)
-    return None
+    value = value_at_step(events, metric, step)
+    return (int(step), value) if value is not None else None
 
 
 def undefined_best(events, metric: str) -> str:
@@ -112,3 +108,37 @@ def undefined_best(events, metric: str) -> str:
                 and e["step"] > 0:
             reason = str(undefined[metric])
     return reason
+
+
+def listed_metric(metric: str) -> str:
+    """The metric a run picked by ``metric`` is listed and ranked by: the same evaluation's figure without a
+    threshold tuned on the dev questions it is scored on (``best_f1`` -> ``f1``, F1 at τ = 0, the model's own
+    answer/abstain decision: core/specs/metrics ``listed_as``), else ``metric`` itself."""
+    from explorer.core.specs.metrics import metric_spec
+
+    return metric_spec(metric).listed_as or metric
+
+
+def value_at_step(events, metric: str, step: int) -> float | None:
+    """The stored value of ``metric`` in the last ``eval`` event at ``step`` (a re-scoring on all dev rows comes
+    after the sample's evaluation, so it wins); None when no evaluation at that step has a finite one."""
+    for e in reversed(list(events)):
+        metrics = e.get("metrics") if e.get("event") == "eval" and e.get("step") == step else None
+        value = metrics.get(metric) if isinstance(metrics, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+    return None
+
+
+def listed_best(events, metric: str) -> tuple[str, int, float] | None:
+    """(metric, step, stored value) a run is listed by: the evaluation ``checkpoints/best`` holds
+    (:func:`best_of_events` by the picking ``metric``), read in :func:`listed_metric`. A SQuAD 2.0 run picked by
+    best_f1 is listed by f1 at the same step: best_f1 chooses its threshold on the very dev questions it scores, so
+    it is optimistic (58.54 where τ on dev set's honest half-split gives 50.68 and τ = 0 gives 55.68). Falls back
+    to the picking metric's figure when that evaluation lacks the listed metric; None before a best exists."""
+    best = best_of_events(events, metric)
+    if best is None:
+        return None
+    name = listed_metric(metric)
+    value = value_at_step(events, name, best[0]) if name != metric else None
+    return (name, best[0], value) if value is not None else (metric, best[0], best[1])

@@ -94,7 +94,8 @@ def member_data(record, params: dict | None = None) -> MemberData:
     from explorer.core.specs.metrics import metric_spec
 
     events = record.events
-    name = record.summary.metric_name if record.summary else ""
+    picker = record.summary.metric_name if record.summary else ""   # the metric that picks checkpoints/best
+    name = record.summary.listed()[0] if record.summary else ""     # the one the run is listed by (SQuAD 2.0: f1)
     task = record.summary.task if record.summary else ""
     from explorer.core.protocol.events import run_evaluations
 
@@ -113,7 +114,7 @@ def member_data(record, params: dict | None = None) -> MemberData:
     return MemberData(class_note=_class_note(record, task, ongoing),
                       run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals,
-                      last_eval_step=last_step, ongoing=ongoing, picked=_picked_value(events, name, task),
+                      last_eval_step=last_step, ongoing=ongoing, picked=_picked_value(events, name, task, picker),
                       undefined=record.summary.metric_undefined if record.summary else "")
 
 
@@ -126,14 +127,21 @@ def _class_note(record, task: str, ongoing: bool):
     return "" if ongoing else (run_class_note(record) or "")
 
 
-def _picked_value(events: list[dict], name: str, task: str) -> float | None:
-    """The figure of the evaluation checkpoints/best holds where the run logged its pick
-    (core.specs.best.best_of_events), on the display scale; None without a logged pick."""
-    from explorer.core.specs.best import picked_checkpoint
+def _picked_value(events: list[dict], name: str, task: str, picker: str = "") -> float | None:
+    """The ``name`` figure of the evaluation checkpoints/best holds where the run logged its pick
+    (core.specs.best.best_of_events), on the display scale; None without a logged pick. A run listed by another
+    metric than the ``picker`` that picks its checkpoint (SQuAD 2.0: f1 at τ = 0 of best_f1's pick,
+    core.specs.best.listed_best): that metric at the picked step, None where the evaluation lacks it."""
+    from explorer.core.specs.best import listed_best, picked_checkpoint
     from explorer.core.specs.metric_display import display_scale
 
-    found = picked_checkpoint(events, name) if name else None
-    return found[1] * display_scale(name, task) if found else None
+    if name and picker and picker != name:
+        listed = listed_best(events, picker)
+        value = listed[2] if listed is not None and listed[0] == name else None
+    else:
+        found = picked_checkpoint(events, name) if name else None
+        value = found[1] if found else None
+    return value * display_scale(name, task) if value is not None else None
 
 
 def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:

@@ -32,11 +32,12 @@ def group_best_cell(kind: str, states: list, live_of: LiveOf | None = None) -> t
     for st in states:
         summary = st.summary
         status = shown_status(st.member.run_id, st.status, live_of)
-        if summary is None or summary.metric_value is None or run_status.is_live(status) or status == MISSING:
+        listed = summary.listed() if summary is not None else ("", None)   # SQuAD 2.0: f1 at τ = 0, not best_f1
+        if listed[1] is None or run_status.is_live(status) or status == MISSING:
             continue
-        name, task = name or summary.metric_name, task or summary.task
-        if summary.metric_name == name:
-            values.append(to_display(name, summary.metric_value, summary.task))
+        name, task = name or listed[0], task or summary.task
+        if listed[0] == name:
+            values.append(to_display(name, listed[1], summary.task))
     if name is None:
         return "", ""
     st = stats(values, higher_is_better(name))
@@ -69,9 +70,9 @@ def member_cells(st, live_of: LiveOf | None = None) -> MemberCells:
     from explorer.ui.runs.run_cells import class_mark
 
     summary = st.summary
-    best = summary.metric_value if summary and summary.metric_value is not None else None
+    listed, best = summary.listed() if summary else ("", None)   # the figure the Runs list shows
     undefined = summary.metric_undefined if summary else ""   # the metric undefined throughout
-    shown = (value_then_metric(summary.metric_name, to_display(summary.metric_name, best, summary.task), summary.task)
+    shown = (value_then_metric(listed, to_display(listed, best, summary.task), summary.task)
              + class_mark(st.class_note)   # " · one class", the Runs list's mark by the same rule
              if best is not None else "undefined" if undefined else "")   # the Runs list's form
     status = shown_status(st.member.run_id, st.status, live_of)

@@ -461,6 +461,9 @@ class InspectorHub(QObject):
         self.message.emit(text)
 
 
+BUNDLED = "bundled:minilm"   # the encoder a QA page's first visit loads when no SQuAD run is selected
+
+
 class HubPages:
     """The page set of the registry's QA pages (registry.HUB): Attention, Spans && τ, τ on dev set around
     one InspectorHub (``window.hub``). A checkpoint opens in the hub with a dev question of its run; the first
@@ -487,14 +490,38 @@ class HubPages:
         else:
             self.hub.open_example(*example)
 
-    def first_visit(self, _title: str) -> None:
-        if self.window._inspector_opened:
+    def first_visit(self, title: str) -> None:
+        """The first visit of a QA page (Ctrl+3, Ctrl+4, Ctrl+5 or a click on its tab) before anything was opened
+        in it. One SQuAD run selected in the Runs list (RunSelection.first_visit_checkpoint): its checkpoint opens
+        here, as "Open best checkpoint in inspectors" would; without a checkpoint yet, nothing opens and the status
+        bar and the page say why (a later visit looks again), never the bundled encoder in its place, which a run
+        of bundled:minilm just launched would look like. Otherwise: the bundled encoder on the classic example,
+        named in the status bar."""
+        w = self.window
+        if w._inspector_opened:
             return
+        from explorer.core.specs.tasks import is_qa_task
+        from explorer.ui.inspectors.registry import page
         from explorer.ui.launch.presets import DEFAULT_WATCH
 
-        self.window._inspector_opened = True
-        self.hub.open_model("bundled:minilm")
+        shown = page(title).plain_title
+        runs = getattr(w, "runs", None)
+        path, why = runs.selection().first_visit_checkpoint(is_qa_task, runs.name_of) if runs else (None, "")
+        if path is not None:
+            w.checkpoint_pages.open(path, page_title=title)
+            return
+        if why:
+            text = (f"Nothing opened in {shown}: {why} Select a run with a checkpoint and press Open best "
+                    "checkpoint in inspectors, or load a model here.")
+            self.hub.panel.set_status(text)
+            w.show_message(text, 20000)
+            return
+        w._inspector_opened = True
+        self.hub.open_model(BUNDLED)
         self.hub.open_example(DEFAULT_WATCH[0]["question"], DEFAULT_WATCH[0]["passage"])
+        w.show_message(f"{shown}: the bundled encoder {BUNDLED}, its QA head untrained, on an example question (no "
+                       "SQuAD run selected); select one and press Open best checkpoint in inspectors for its "
+                       "checkpoint.", 15000)
 
     def probe(self) -> None:
         self.hub.panel.probe_button.click()

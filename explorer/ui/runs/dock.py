@@ -584,6 +584,10 @@ class RunsPanel(RunFolderActions, RunExportActions, QWidget):
     def _selected_states(self) -> list[RunState]:
         return [s for s in (self.model.find(r) for r in self.selected_ids()) if s is not None]
 
+    def selection(self) -> RunSelection:
+        """The selected runs (group rows left out) and what can be done with them."""
+        return RunSelection(self._selected_states())
+
     def _each_selected(self, signal) -> None:
         for s in self._selected_states():
             if s.is_live:

@@ -74,12 +74,13 @@ class GroupRow:
         return next(iter(counts)) if counts else MISSING
 
     def best(self) -> tuple[str | None, Stats]:
-        """(metric name, Stats of the best dev metric of the members that have ended, on the display scale): a member
+        """(metric name, Stats of the best dev figure the members that have ended are listed by, on the display scale:
+        RunState.listed_best, so a SQuAD 2.0 group's f1 at τ = 0, as its members' rows): a member
         still queued or training has a best so far, not its figure, and would pull the group's mean (two ended
         restarts at 60.5 and 60.8 beside one at 46.1 mid-run read "55.8 ± 8.4"; as the Groups page's final figures)."""
         values, name = [], None
         for s in self.states:
-            found = s.best_metric() if s is not None and not s.is_live else None
+            found = s.listed_best() if s is not None and not s.is_live else None   # as each run's own row
             if found is not None:
                 name = name or found[0]
                 if found[0] == name:
@@ -147,7 +148,7 @@ class GroupRow:
         its members train on different numbers of rows, so their mean would estimate nothing."""
         found = None
         for m, s in zip(self.group.members, self.states):
-            best = s.best_metric() if s is not None else None
+            best = s.listed_best() if s is not None else None
             rows = m.params.get("train_rows") or 0
             if best is not None and (found is None or rows >= found[0]):
                 found = (rows, best[0], best[1])

@@ -36,8 +36,11 @@ HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host", "vs BoW")
 ONE_EVALUATION = " ¹"   # after a Best dev figure that is the only evaluation of a run still training
 ONE_CLASS = " !"   # after a Best dev figure of a run that predicted one class for every dev row (drawn amber)
 MISSED_CLASSES = " !"   # ... of a run that never predicted some classes of its dev rows (amber; the tooltip says which)
-HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
-                           "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
+HEADER_TIPS = {"Best dev": "The dev figure of checkpoints/best in the metric that picks it (f1 for SQuAD 1.1, "
+                           "accuracy for classification); SQuAD 2.0: the checkpoint best_f1 picks, listed by its f1 "
+                           "at τ = 0 (the model's own answer/abstain decision), as best_f1 tunes its threshold on the "
+                           "same dev questions it scores (the tooltip gives both); in percent (acc = accuracy, "
+                           "MCC = Matthews correlation); "
                            "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
                            "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
                            "dev data (all no-answer / majority class). "
@@ -151,7 +154,7 @@ class RunCells:
         """What column ``col`` sorts run ``s`` by (numbers for Best dev, Size, Duration and Step)."""
         name = COLUMNS[col]
         if name == "Best dev":
-            best = s.best_metric()
+            best = s.listed_best()   # the figure the cell shows (SQuAD 2.0: f1 at τ = 0, not best_f1)
             return best[1] if best else -1.0
         if name == "Size":
             return self.sizes.get(s.run_id, -1)
@@ -214,7 +217,9 @@ class RunCells:
                 rows = (f"{ONE_EVALUATION.strip()}: the only evaluation so far (step {best[2]}): the best of one, replaced by a later "
                         "evaluation that scores better" + (f"\n{rows}" if rows else ""))
             overlap = s.dev_overlap.text if s.dev_overlap is not None else ""   # dev rows repeating training rows
-            return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
+            picked = picked_by_note(s)   # SQuAD 2.0: the dev-tuned best_f1 that picked the checkpoint
+            return ((s.best_text() or undefined_best_text(s) or "no saved evaluation yet") + (f"\n{picked}" if picked else "")
+                    + (f"\n{rows}" if rows else "")
                     + (f"\n{overlap}" if overlap else "") + (f"\n{untrained}" if untrained else "")
                     + (f"\n{class_mark(note).strip()} note: {_whose(s)} {note.text}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
@@ -273,6 +278,22 @@ def class_mark(note) -> str:
     if not note:
         return ""
     return MISSED_CLASSES if note.kind == baselines.MISSED_CLASSES else ONE_CLASS
+
+
+def picked_by_note(s: RunState) -> str:
+    """'F1 at τ = 0: the model's own answer/abstain decision. checkpoints/best was picked by best F1 (%) 58.54 at
+    this step, the figure at the threshold chosen on these same dev questions, so optimistic, …' under the Best dev
+    tooltip's first line for a run listed by another figure than the one that picked its checkpoint
+    (RunState.picked_by: a SQuAD 2.0 run's best_f1); '' otherwise."""
+    from explorer.core.specs.metric_display import metric_label, metric_short
+
+    picked = s.picked_by()
+    if picked is None:
+        return ""
+    return (f"{metric_short(s.listed_best()[0])} at τ = 0: the model's own answer/abstain decision. checkpoints/best "
+            f"was picked by {metric_label(picked[0], s.task)} {picked[1]:.2f} at this step, the figure at the "
+            "threshold chosen on these same dev questions, so optimistic, not one to quote; Inspect > τ on dev set "
+            "gives the honest half-split F1 for this checkpoint")
 
 
 def only_evaluation(s: RunState) -> bool:

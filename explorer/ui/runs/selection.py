@@ -107,6 +107,19 @@ class RunSelection:
             return f"No checkpoint yet: {name} saves checkpoints/best {when}."
         return f"{name} left no checkpoint (neither checkpoints/best nor checkpoints/last is in its folder)."
 
+    def first_visit_checkpoint(self, takes_task: Callable[[str], bool],
+                               name_of: Callable[[str], str]) -> tuple[str | None, str]:
+        """What an inspector page's first visit opens for this selection, so that a key that shows the page never
+        gives a model other than the selected run's without saying so: (its checkpoint folder, "") for one selected
+        run whose task the page takes (``takes_task``) that has a checkpoint (best, else last); (None, why) for one
+        such run without a checkpoint yet (:meth:`inspect_tip`'s sentence: queued, training, left none), which opens
+        nothing; (None, "") for no run, several, or a run of another task: the page's own default."""
+        one = self.one
+        if one is None or not takes_task(one.task):
+            return None, ""
+        path = one.best_checkpoint_path()
+        return (path, "") if path is not None else (None, self.inspect_tip(name_of))
+
     def failed(self) -> list[RunState]:
         """The selected runs that failed."""
         return [s for s in self.states if s.status == run_status.FAILED]

@@ -272,6 +272,30 @@ class RunState(TimeLeft):
             return None
         return name, found[1], found[0]
 
+    def listed_best(self) -> tuple[str, float, int] | None:
+        """(name, value, step) the Runs list shows and ranks the run by: :meth:`best_metric`'s evaluation, read in
+        its listed metric (core.specs.best.listed_metric). A SQuAD 2.0 run picked by best_f1, F1 at the threshold
+        chosen on the very dev questions it scores, is listed by f1 at τ = 0 at the same step (the model's own
+        answer/abstain decision); :meth:`picked_by` gives the best_f1. The picking figure itself when that
+        evaluation lacks the listed metric; another tool's declared best as it is."""
+        best = self.best_metric()
+        if best is None or self.declared_best is not None:
+            return best
+        from explorer.core.specs.best import listed_metric
+
+        name = listed_metric(best[0])
+        s = self.series.get(DEV_PREFIX + name)
+        at = [y for x, y in zip(s.x.tolist(), s.y.tolist()) if int(x) == best[2] and math.isfinite(y)] if s else []
+        again = [_num((e.get("metrics") or {}).get(name)) for e in self.rescorings if e.get("step") == best[2]]
+        at += [to_display(name, v, self.task) for v in again if v is not None and math.isfinite(v)]
+        return (name, at[-1], best[2]) if name != best[0] and at else best
+
+    def picked_by(self) -> tuple[str, float, int] | None:
+        """The figure that picked checkpoints/best (:meth:`best_metric`) when the run is listed by another one of
+        the same evaluation (:meth:`listed_best`: a SQuAD 2.0 run's best_f1 behind its f1); None otherwise."""
+        best, listed = self.best_metric(), self.listed_best()
+        return best if best is not None and listed is not None and listed[0] != best[0] else None
+
     def baseline(self):
         """The trivial baseline of this run's dev data (explorer.core.metrics.baselines.Baseline) or None: the one the
         worker reported where the data is (a remote run's), else computed here from the files (older runs)."""
@@ -293,7 +317,7 @@ class RunState(TimeLeft):
         short best_cell_text; this is its tooltip and the Curves' summary."""
         from explorer.core.specs.metric_display import metric_label, to_display
 
-        best = self.best_metric()
+        best = self.listed_best()   # a SQuAD 2.0 run: f1 at τ = 0, not the dev-tuned best_f1 that picked it
         if best is None:
             return ""
         label = metric_label(best[0], self.task)
@@ -309,7 +333,7 @@ class RunState(TimeLeft):
         checkpoints/best and the baseline are in the cell's tooltip (best_text)."""
         from explorer.core.specs.metric_display import value_then_metric
 
-        best = self.best_metric()
+        best = self.listed_best()
         return "" if best is None else value_then_metric(best[0], best[1], self.task)
 
     def dev_metric_names(self) -> list[str]:

@@ -16,19 +16,20 @@ __all__ = ["untrained_note"]
 
 def untrained_note(state) -> str:
     """'step 0 (before training, 3.90) is never saved as best' for a run (a RunState) whose step-0 evaluation
-    of its best-by metric is better than its best (in the metric's direction); '' otherwise: without a best (a run
+    in the metric its best is listed by (RunState.listed_best) is better than that best (in the metric's
+    direction); '' otherwise: without a best (a run
     just started has not been evaluated since; a metric undefined since has its own note), and for another tool's
     run, whose best is its own."""
     from explorer.core.specs.best import is_improvement
 
     if state.declared_best is not None:
         return ""
-    name = state.primary_metric()
+    best = state.listed_best()   # the figure the displays show (SQuAD 2.0: f1 at τ = 0 of best_f1's pick)
+    name = best[0] if best is not None else state.primary_metric()
     series = state.series.get(f"dev/{name}") if name else None
     if series is None or not len(series) or series.x[0] > 0 or not math.isfinite(series.y[0]):
         return ""   # steps only grow: a step-0 evaluation is the series' first point
     untrained = float(series.y[0])
-    best = state.best_metric()
     if best is None or not is_improvement(untrained, best[1], name):
         return ""   # no best: nothing evaluated since, or the metric undefined since (that note says why)
     return f"step 0 (before training, {untrained:.2f}) is never saved as best"

@@ -8,7 +8,7 @@ model of its own, loaded when that page is first shown), also to a page built la
 from __future__ import annotations
 
 from explorer.ui.inspectors.components.offered_checkpoint import OfferedCheckpoint
-from explorer.ui.inspectors.registry import page_for_checkpoint, pages, providers
+from explorer.ui.inspectors.registry import page, page_for_checkpoint, pages, providers
 
 __all__ = ["CheckpointPages"]
 
@@ -24,10 +24,11 @@ class CheckpointPages:
         self.latest: OfferedCheckpoint | None = None   # the checkpoint opened last
         self.watch = CheckpointWatch(window, self.open)   # saved again since: a button opens the new weights
 
-    def open(self, path: str) -> None:
+    def open(self, path: str, page_title: str | None = None) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
-        core.models.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
-        of a run on a remote host is fetched into the run's local folder first (progress in the status bar)."""
+        core.models.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to; in
+        ``page_title`` where that page takes the head (the page the person went to). A checkpoint of a run on a
+        remote host is fetched into the run's local folder first (progress in the status bar)."""
         from explorer.core.models.checkpoint_windows import checkpoint_task_name
 
         w = self.window
@@ -37,13 +38,17 @@ class CheckpointPages:
             return
         w.remote_inspect.inspect_here()
         head, task = checkpoint_task_name(path)
-        self.open_in_page(path, head, task, w.store.config_of(path))
+        self.open_in_page(path, head, task, w.store.config_of(path), page_title)
 
-    def open_in_page(self, path: str, head: str | None, task: str | None, run_config: dict) -> None:
-        """Open ``path`` in the registry page for model head ``head`` (explorer.ui.inspectors.registry), as ``task``
-        with ``run_config``; the status bar says where (or that no page of this build opens it)."""
+    def open_in_page(self, path: str, head: str | None, task: str | None, run_config: dict,
+                     page_title: str | None = None) -> None:
+        """Open ``path`` in the registry page for model head ``head`` (explorer.ui.inspectors.registry), or in
+        ``page_title`` where that page takes the head, as ``task`` with ``run_config``; the status bar says where (or
+        that no page of this build opens it)."""
         w = self.window
         spec = page_for_checkpoint(head)
+        if page_title is not None and page(page_title).is_compatible(head):
+            spec = page(page_title)
         page_set = w.page_sets.get(spec.provider) if spec is not None else None
         if page_set is None:
             w.show_message(f"No page of this build opens {path}")

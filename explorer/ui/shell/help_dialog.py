@@ -24,7 +24,9 @@ SHORTCUTS = (
     ("F2", "Runs list", "rename the selected run"),
     ("Delete", "Runs list", "delete the selected run (asks first)"),
     ("F5", "anywhere", "re-read the runs folder"),
-    ("Ctrl+1 … Ctrl+5", "anywhere", "Launch, Curves, Attention, Spans & τ, τ on dev set"),
+    ("Ctrl+1 … Ctrl+5", "anywhere", "Launch, Curves, Attention, Spans & τ, τ on dev set (a QA page shown first "
+     "opens the selected SQuAD run's best checkpoint; a run without one yet opens nothing and the status bar says "
+     "so; no run selected: the bundled encoder, named there)"),
     ("F1", "anywhere", "help on the panel you are on"),
     ("Ctrl+wheel", "plots", "zoom the plot under the mouse; the other plots follow on the shared step axis (the wheel alone scrolls the page)"),
     ("Ctrl+Q", "anywhere", "quit (asks first when a run is active)"),
@@ -41,7 +43,8 @@ metrics grow. Select several runs in the <b>Runs</b> list (Ctrl/Shift-click) to 
 <li>When it has finished, select the run and press <b>Open best checkpoint in inspectors</b>: a dev
 question and its passage are filled in and probed.</li>
 <li><b>Attention</b> (Ctrl+3) and <b>Spans &amp; τ</b> (Ctrl+4): type a question and a passage; Ctrl+Return
-probes at once.</li>
+probes at once. Shown first with a SQuAD run selected, they open its best checkpoint (nothing, said in the status
+bar, while it has none yet).</li>
 <li><b>τ on dev set</b> (Ctrl+5): sweep the no-answer threshold τ over a dev file. τ needs a model trained
 with unanswerable questions: launch the <b>Offline SQuAD 2.0</b> preset and open its best checkpoint.</li>
 </ol>
