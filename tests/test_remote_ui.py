@@ -141,7 +141,7 @@ def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_
     from explorer.ui.shell.main_window import MainWindow
 
     asked = []   # quitting names the remote runs followed (they go on on their host); the answer is "Quit"
-    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued, remote=(): asked.append(
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued, remote=(), **_k: asked.append(
         (running, queued, list(remote))) or detach.CANCEL)
 
     settings = AppSettings(tmp_path / "s.ini")

@@ -348,7 +348,8 @@ def test_quit_with_only_remote_runs_followed_names_them_as_going_on(shell, monke
     seen = {}
 
     def fake_exec(box):
-        seen["text"], seen["buttons"] = box.text(), [b.text().replace("&", "") for b in box.buttons()]
+        seen["text"], seen["buttons"] = box.text(), [b.text().replace("&", "") for b in box.buttons()
+                                                     if not b.isHidden()]
         return 0
 
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
@@ -361,6 +362,86 @@ def test_quit_with_only_remote_runs_followed_names_them_as_going_on(shell, monke
     assert "Quit" in seen["buttons"] and "Cancel run and quit" not in seen["buttons"]
 
 
+def _answer_after(box, label: str) -> None:
+    """Click the quit question's button ``label`` (as a person would once the question is read)."""
+    for button in box.buttons():
+        if button.text().replace("&", "") == label and not button.isHidden():
+            button.click()
+            return
+
+
+def test_a_run_that_ends_while_the_quit_question_is_open_leaves_it(shell, qtbot, tmp_path, monkeypatch):
+    """The quit question stays open while the runs go on: a run that finishes meanwhile (its row in the Runs list
+    says finished) is no longer named as training, Leave it training and Stop early and quit go (there is nothing
+    left to leave or stop), and Quit closes the window."""
+    import sys
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.ui.runs import runner
+
+    go = tmp_path / "go"
+    script = tmp_path / "stand_in_worker.py"   # trains until told to finish, then reports finished and exits
+    script.write_text("import json, pathlib, time\n"
+                      "print(json.dumps({'event': 'started', 'run_id': 'r', 'steps_total': 4}), flush=True)\n"
+                      f"while not pathlib.Path({str(go)!r}).exists():\n"
+                      "    time.sleep(0.05)\n"
+                      "print(json.dumps({'event': 'finished', 'run_id': 'r', 'seconds': 1.0}), flush=True)\n")
+    monkeypatch.setattr(runner, "worker_command", lambda _path: [sys.executable, str(script)])
+    shell.manager.max_parallel = 1
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    state = shell.manager.states[run_id]
+    qtbot.waitUntil(lambda: state.status == "running", timeout=20_000)
+    seen = []
+
+    def fake_exec(box):
+        seen.append(box.text())
+        go.touch()                                                  # the run finishes while the question is open
+        qtbot.waitUntil(lambda: not shell.manager.working(), timeout=20_000)
+        seen.append((box.text(), {b.text().replace("&", "") for b in box.buttons() if not b.isHidden()}))
+        _answer_after(box, "Quit")
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    shell.close()
+    assert run_id in seen[0] and shell.store.get(run_id).status == "finished"
+    text, buttons = seen[1]
+    assert run_id not in text and buttons == {"Quit", "Cancel"}
+    assert not shell.isVisible()
+
+
+def test_a_remote_run_that_ends_while_the_quit_question_is_open_is_no_longer_named(shell, monkeypatch):
+    """A remote run followed that finishes while the quit question is open (its mirrored events say finished, the
+    Runs list too) leaves the question: it no longer says the run goes on on its host."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.ui.runs.state import RunState
+
+    remote = RunState(run_id="stance", path=shell.runs_dir / "stance", config={}, status="running")
+    remote.host = "gpubox"
+    shell.remote.states["stance"] = remote
+    shell.remote.added.emit(remote)                                 # listed in the Runs list, driven by the follower
+    seen = []
+
+    def fake_exec(box):
+        seen.append(box.text())
+        shell.remote._event.emit("stance", {"event": "finished", "run_id": "stance", "seconds": 1.0})
+        shell.remote._done.emit("stance")                          # what the follower's thread sends
+        seen.append((box.text(), [b.text().replace("&", "") for b in box.buttons() if not b.isHidden()]))
+        _answer_after(box, "Quit")
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    try:
+        shell.close()
+    finally:
+        shell.remote.states.clear()
+    assert "stance on gpubox" in seen[0] and shell.store.get("stance").status == "finished"
+    text, buttons = seen[1]
+    assert "stance" not in text and set(buttons) == {"Quit", "Cancel"}
+    assert not shell.isVisible()
+
+
 def test_quit_plan_acts_on_the_runs_of_this_machine_only():
     from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP, QuitPlan
 
@@ -369,6 +450,7 @@ def test_quit_plan_acts_on_the_runs_of_this_machine_only():
     assert plan.stopped(STOP) == ["a"] and plan.stopped(LEAVE) == [] and plan.left_training(LEAVE) == ["a"]
     assert plan.cancels_all(CANCEL) and not plan.cancels_all(LEAVE)
     assert not QuitPlan.of([], [], []).asks and QuitPlan.of([], [], [("r", "h")]).asks
+    assert not QuitPlan.of([], [], [("r", "h")]).cancels_all(CANCEL)   # "Quit" with no run of this machine active
 
 
 def test_the_quit_question_says_the_queued_runs_are_offered_again_at_the_next_start():

@@ -10,11 +10,13 @@ file) or cancel it (SIGTERM to the pid).
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.core.runs.workers import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: core/runs/workers
 
-from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP  # noqa: F401 - the answers, decided in quitting
+from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP, QuitPlan  # noqa: F401 - the answers, decided in quitting
 
 
 def _listed(names: list[str]) -> str:
@@ -25,7 +27,10 @@ def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str
     """(text, informative text) of the quit question: the runs of this machine, then the remote runs this window
     follows ((run, host) pairs), which keep training on their hosts whatever the choice (naming only the local
     run would leave unclear whether "Cancel run and quit" ends the remote one too). With only remote runs the
-    question is a notice: they go on on their hosts and are followed again at the next start."""
+    question is a notice: they go on on their hosts and are followed again at the next start. With none left (the
+    runs ended while the question was open) it says so: quitting then acts on no run."""
+    if not (running or queued or remote):
+        return "The runs have ended: none is training or queued any more.", "Quit closes the window."
     if remote and not (running or queued):
         shown = [f"{run} on {host}" for run, host in remote]
         return (f"{len(remote)} remote run(s) followed ({_listed(shown)}): they go on on their host and are followed "
@@ -48,22 +53,47 @@ def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str
     return text, info
 
 
-def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> str | None:
-    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL (Quit when only remote runs are followed), or None
-    (do not quit). ``remote``: the (run, host) pairs of the remote runs followed, named as going on on their hosts
-    (:func:`quit_text`)."""
-    text, info = quit_text(running, queued, list(remote))
-    box = QMessageBox(QMessageBox.Icon.Question, "Runs are still active", text, parent=parent)
-    box.setInformativeText(info)
-    leave = box.addButton("Leave it training", QMessageBox.ButtonRole.AcceptRole) if running else None
-    stop = box.addButton("Stop early and quit", QMessageBox.ButtonRole.DestructiveRole) if running else None
-    cancel = box.addButton("Cancel run and quit" if running or queued else "Quit",
-                           QMessageBox.ButtonRole.DestructiveRole)
+def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: list[tuple[str, str]] = (), *,
+             current: Callable[[], QuitPlan] | None = None, updates: Iterable = ()) -> str | None:
+    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL (Quit when only remote runs are followed, or
+    when none is left), or None (do not quit). ``remote``: the (run, host) pairs of the remote runs followed, named
+    as going on on their hosts (:func:`quit_text`).
+
+    The question stays open while the runs go on. ``current`` (the runs now, as a QuitPlan) is read again on each
+    signal of ``updates`` (the run store's ``changed`` / ``ended``): a run that ends meanwhile leaves the text, and
+    Leave it training / Stop early and quit go when no run of this machine trains any more, so the question names
+    the runs the Runs list shows as training. The caller acts on the runs as they are at the answer."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Runs are still active", "", parent=parent)
+    leave = box.addButton("Leave it training", QMessageBox.ButtonRole.AcceptRole)
+    stop = box.addButton("Stop early and quit", QMessageBox.ButtonRole.DestructiveRole)
+    cancel = box.addButton("", QMessageBox.ButtonRole.DestructiveRole)
     keep = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(keep)
-    box.exec()
+
+    def show(running: list[str], queued: list[str], remote: list[tuple[str, str]]) -> None:
+        text, info = quit_text(running, queued, list(remote))
+        box.setText(text)
+        box.setInformativeText(info)
+        leave.setHidden(not running)
+        stop.setHidden(not running)
+        cancel.setText("Cancel run and quit" if running or queued else "Quit")
+
+    def refresh(*_args) -> None:
+        plan = current()
+        show(plan.running, plan.queued, plan.remote)
+
+    show(running, queued, remote)
+    signals = list(updates) if current is not None else []
+    for signal in signals:
+        signal.connect(refresh)
+    try:
+        box.exec()
+    finally:
+        for signal in signals:
+            signal.disconnect(refresh)
     clicked = box.clickedButton()
-    return {id(leave): LEAVE, id(stop): STOP, id(cancel): CANCEL}.get(id(clicked)) if clicked is not None else None
+    answers = {id(leave): LEAVE, id(stop): STOP, id(cancel): CANCEL}
+    return answers.get(id(clicked)) if clicked is not None and not clicked.isHidden() else None
 
 
 terminate_external = terminate_worker   # a run this window did not start (explorer.core.runs.workers.terminate_worker)

@@ -457,12 +457,14 @@ class MainWindow(HelpActions, QMainWindow):
         """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay; the
         remote runs followed are named as going on on their hosts (quitting.QuitPlan decides what each answer does)."""
         if self._quit_choice is None:
-            plan = QuitPlan.of(self.manager.active(), self.manager.queued(), self.remote.followed())
-            choice = ask_quit(self, plan.running, plan.queued, remote=plan.remote) if plan.asks else ""
+            plan = self.quit_plan()
+            choice = ask_quit(self, plan.running, plan.queued, remote=plan.remote, current=self.quit_plan,
+                              updates=(self.store_events.changed, self.store_events.ended)) if plan.asks else ""
             if choice is None:
                 event.ignore()
                 return
             self._quit_choice = choice
+            plan = self.quit_plan()      # the runs at the answer: one may have ended while the question was open
             for run_id in plan.queued:   # offered again at the next start (never_started_offer)
                 self.manager.cancel(run_id, at_quit=True)
             if plan.stopped(choice):     # close again when the last one has saved and ended
@@ -483,6 +485,10 @@ class MainWindow(HelpActions, QMainWindow):
         self.settings.sync()
         self.reading.poll.stop()
         event.accept()
+
+    def quit_plan(self) -> QuitPlan:
+        """The runs quitting acts on now: this machine's active and queued runs, the remote runs followed."""
+        return QuitPlan.of(self.manager.active(), self.manager.queued(), self.remote.followed())
 
     def _close_when_idle(self, *_args) -> None:
         if not self.manager.working():

@@ -39,9 +39,10 @@ class QuitPlan:
         return bool(self.running or self.queued or self.remote)
 
     def cancels_all(self, choice: str) -> bool:
-        """Whether ``choice`` ends every run of this machine now (CANCEL); the queued ones are cancelled whatever
-        the choice (they would never start)."""
-        return choice == CANCEL
+        """Whether ``choice`` ends every run of this machine now (CANCEL while one is active: "Quit" with none, after
+        they ended while the question was open, leaves the workers that reported their end to exit as a quit
+        without the question does); the queued ones are cancelled whatever the choice (they would never start)."""
+        return choice == CANCEL and bool(self.running or self.queued)
 
     def stopped(self, choice: str) -> list[str]:
         """The runs told to stop early (STOP: the window closes once they have saved and ended)."""
