@@ -442,6 +442,42 @@ def test_a_remote_run_that_ends_while_the_quit_question_is_open_is_no_longer_nam
     assert not shell.isVisible()
 
 
+class _SilentClient:
+    """An InspectClient stand-in that never answers (the Compare window waits for its result)."""
+
+    def request(self, op, data, on_done=None, on_error=None, on_progress=None):
+        return 1
+
+    def cancel(self, rid):
+        pass
+
+
+@pytest.mark.parametrize("how", ["Close button", "Escape"])
+def test_ctrl_q_right_after_the_compare_window_closes_quits(shell, qtbot, how):
+    """Closing the two-classifier Compare window gives the keys back to the main window: Ctrl+Q pressed next quits
+    (it was ignored once, the keyboard focus left in no window)."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is shell)
+    compare = ClassifierCompareWindow([{"source": "a", "name": "a", "task": "single"},
+                                       {"source": "b", "name": "b", "task": "single"}], client=_SilentClient(),
+                                      parent=shell)
+    compare.show()
+    qtbot.waitExposed(compare)
+    if how == "Escape":
+        qtbot.keyClick(compare, Qt.Key.Key_Escape)
+    else:
+        qtbot.mouseClick(compare.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close),
+                         Qt.MouseButton.LeftButton)
+    assert not compare.isVisible()
+    QApplication.processEvents()
+    assert QApplication.activeWindow() is shell
+    qtbot.keyClick(QApplication.focusWidget() or shell, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    assert not shell.isVisible()
+
+
 def test_quit_plan_acts_on_the_runs_of_this_machine_only():
     from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP, QuitPlan
 

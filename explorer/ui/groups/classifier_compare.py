@@ -166,3 +166,13 @@ class ClassifierCompareWindow(QDialog):
     def closeEvent(self, event) -> None:   # noqa: N802 (Qt)
         self.job.cancel()
         super().closeEvent(event)
+
+    def hideEvent(self, event) -> None:   # noqa: N802 (Qt)
+        """Closed (Close, Escape, the title bar's x): the window it was opened from is made active again, so the
+        keys go back to it at once; left to the platform, the hidden window could stay the active one and the main
+        window's shortcuts (Ctrl+Q) were ignored until it was clicked. Minimizing (a spontaneous hide) changes
+        nothing."""
+        super().hideEvent(event)
+        owner = self.parentWidget()
+        if not event.spontaneous() and owner is not None and owner.window().isVisible():
+            owner.window().activateWindow()
