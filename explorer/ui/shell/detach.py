@@ -72,8 +72,9 @@ def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: lis
 
     def show(running: list[str], queued: list[str], remote: list[tuple[str, str]]) -> None:
         text, info = quit_text(running, queued, list(remote))
-        box.setText(text)
-        box.setInformativeText(info)
+        if (text, info) != (box.text(), box.informativeText()):   # a step event changes nothing here
+            box.setText(text)
+            box.setInformativeText(info)
         leave.setHidden(not running)
         stop.setHidden(not running)
         cancel.setText("Cancel run and quit" if running or queued else "Quit")
