@@ -45,7 +45,8 @@ from explorer.core.runs import status as run_status
 from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.dock import RunsPanel
-from explorer.ui.shell.window_geometry import follow_window_width, open_window, restore_window, saved_window
+from explorer.ui.shell.window_geometry import follow_window_width, open_window
+from explorer.ui.shell.window_memory import remember_session, restore_session
 from explorer.ui.shell.settings import AppSettings, set_current_settings
 from explorer.ui.shell.file_dialogs import open_folder
 from explorer.ui.shell.tooltips import rich_tooltip
@@ -438,18 +439,7 @@ class MainWindow(HelpActions, QMainWindow):
 
     # ---- settings / close ----------------------------------------------------------------
     def _restore(self) -> None:
-        restore_window(self, self.settings.geometry(), self.settings.window_state(), self.settings.window_screen())
-        last, self.settings_note = self.settings.saved_form()
-        if last:
-            known = dict(last, output_dir=last.get("output_dir") or str(self.runs_dir), run_id="")
-            try:
-                self.launcher.set_config(TrainConfig.from_dict(known), self.settings.saved_edited())
-            except Exception as exc:  # noqa: BLE001 - a saved value no editor accepts: start from the defaults
-                self.settings_note = (f"the saved launcher form in {self.settings.file_name()} was unreadable "
-                                      f"({exc}); using the defaults")
-                self.launcher.set_config(TrainConfig(output_dir=str(self.runs_dir)))
-        notes = list(getattr(self.settings, "notes", []))   # e.g. a saved runs folder that is now a file
-        self.settings_note = "; ".join(notes + ([self.settings_note] if self.settings_note else []))
+        self.settings_note = restore_session(self)
         if self.settings_note:
             self.show_message(self.settings_note[0].upper() + self.settings_note[1:], 15000)
 
@@ -480,9 +470,7 @@ class MainWindow(HelpActions, QMainWindow):
         if not self.detached:   # workers that reported a result may still be saving / exiting
             self.manager.wait_for_workers(5000)
         self.remote.close()   # remote runs keep training on their hosts and are followed again next start
-        self.settings.set_window(self.saveGeometry(), self.saveState(), *saved_window(self))
-        self.settings.set_last_config(self.launcher.config().to_dict(), self.launcher.form.edited)
-        self.settings.sync()
+        remember_session(self)
         self.reading.poll.stop()
         event.accept()
 
