@@ -16,7 +16,8 @@ difference in dev F1 measures the recipe, not the moment. The minutes of one cor
 machine: compare a side-by-side figure only with another side-by-side figure.
 
 Prints each run's curve (minutes, step, windows, exact_match, f1), the end figures and the variant's F1 minus the
-reference's at the end and at every step both runs snapshotted; asserts nothing. ``--results`` records one entry in
+reference's at the end and after every count of training windows both runs snapshotted at (``--save-every`` steps
+of each run's batch); asserts nothing. ``--results`` records one entry in
 benchmarks/results/time_to_f1.json.
 """
 
@@ -66,7 +67,8 @@ def run_both(args, loads: list[float]) -> dict[str, list[dict]]:
 
 
 def compare(curves: dict[str, list[dict]]) -> tuple[dict, dict]:
-    """The figures (each side's end and per-step F1 / EM) and the variant-minus-reference differences in F1 points.
+    """The figures (each side's end and per-snapshot F1 / EM) and the variant-minus-reference differences in F1
+    points, at the end and after the same number of training windows.
 
     Raises:
         SystemExit: a side with no evaluated snapshot."""
@@ -81,11 +83,11 @@ def compare(curves: dict[str, list[dict]]) -> tuple[dict, dict]:
         for row in rows[:-1]:
             figures[f"{name}: dev F1 after {row['seconds'] / 60:.1f} min (step {row['step']})"] = row["f1"]
     ratios["dev F1 at the end: variant - reference (points)"] = var[-1]["f1"] - ref[-1]["f1"]
-    ref_by_step = {r["step"]: r for r in ref}
-    for row in var:
-        if row["step"] in ref_by_step and row is not var[-1]:
-            ratios[f"dev F1 at step {row['step']}: variant - reference (points)"] = \
-                row["f1"] - ref_by_step[row["step"]]["f1"]
+    ref_by_windows = {r["windows"]: r for r in ref[:-1]}   # the same training windows seen (batch sizes may differ)
+    for row in var[:-1]:
+        if row["windows"] in ref_by_windows:
+            ratios[f"dev F1 after {row['windows']:,} windows: variant - reference (points)"] = \
+                row["f1"] - ref_by_windows[row["windows"]]["f1"]
     return figures, ratios
 
 

@@ -121,7 +121,7 @@ def test_a_results_file_of_another_shape_is_refused(tmp_path):
         benchmarks.read_results(bad)
 
 
-def test_the_side_by_side_time_to_f1_compares_the_variant_with_the_reference_at_shared_steps_and_the_end():
+def test_the_side_by_side_time_to_f1_compares_the_variant_with_the_reference_after_equal_windows_and_at_the_end():
     sys.path.insert(0, str(benchmarks.REPO_ROOT / "scripts"))
     import time_to_f1_ab
 
@@ -132,9 +132,13 @@ def test_the_side_by_side_time_to_f1_compares_the_variant_with_the_reference_at_
               "variant": [row(200, 12.1, 60.96), row(400, 25.1, 68.15), row(479, 30.0, 67.38)]}
     figures, diffs = time_to_f1_ab.compare(curves)
     assert diffs["dev F1 at the end: variant - reference (points)"] == pytest.approx(67.38 - 68.21)
-    assert diffs["dev F1 at step 200: variant - reference (points)"] == pytest.approx(60.96 - 60.57)
-    assert diffs["dev F1 at step 400: variant - reference (points)"] == pytest.approx(68.15 - 68.01)
+    assert diffs["dev F1 after 3,200 windows: variant - reference (points)"] == pytest.approx(60.96 - 60.57)
+    assert diffs["dev F1 after 6,400 windows: variant - reference (points)"] == pytest.approx(68.15 - 68.01)
     assert len(diffs) == 3   # the ends' different steps are compared once, as the end
+    half = {"reference": curves["reference"], "variant": [dict(r, windows=r["step"] * 8) for r in curves["variant"]]}
+    _figures, diffs = time_to_f1_ab.compare(half)   # batch 8 against 16: step 400 of one is step 200 of the other
+    assert diffs["dev F1 after 3,200 windows: variant - reference (points)"] == pytest.approx(68.15 - 60.57)
+    assert len(diffs) == 2
     assert figures["variant: steps"] == 479 and figures["reference: dev F1 after 11.6 min (step 200)"] == 60.57
     with pytest.raises(SystemExit, match="no evaluated snapshot"):
         time_to_f1_ab.compare({"reference": curves["reference"], "variant": []})
