@@ -106,7 +106,8 @@ def test_a_squad_v2_run_is_listed_by_its_f1_at_tau_zero_with_the_best_f1_that_pi
     assert cells.text(state, col) == "55.68% F1"
     assert cells.sort_key(state, col) == 55.68
     tip = cells.tooltip(state, col)
-    assert tip.startswith("F1 (%) 55.68 @70")
+    assert tip.startswith("F1 (%) 55.68 @70 (τ = 0)")
+    assert state.best_text().startswith("F1 (%) 55.68 @70 (τ = 0)")   # Curves' legend: not read as the best_f1 plot
     assert "picked by best F1 (%) 58.54 at this step" in tip and "same dev questions" in tip
     assert "τ on dev set" in tip and "τ = 0" in tip
 

@@ -311,7 +311,8 @@ class RunState(TimeLeft):
         return self._baseline[1]
 
     def best_text(self) -> str:
-        """'F1 (%) 66.70 @120 · all no-answer 34.29' ('' before a saved evaluation): after the dot the trivial
+        """'F1 (%) 66.70 @120 · all no-answer 34.29' ('' before a saved evaluation; 'F1 (%) 55.68 @70 (τ = 0) · ...'
+        for a SQuAD 2.0 run, listed by its F1 at τ = 0, not by the best_f1 that picked it): after the dot the trivial
         predictor's score on the same dev data, under its own name ("majority class", "all no-answer"), so it is
         never taken for the bag-of-words baseline of the "vs BoW" column. The Runs list's cell is the
         short best_cell_text; this is its tooltip and the Curves' summary."""
@@ -322,6 +323,8 @@ class RunState(TimeLeft):
             return ""
         label = metric_label(best[0], self.task)
         text = f"{label} {best[1]:.2f} @{best[2]}"
+        if self.picked_by() is not None:   # listed by another figure than the one that picked the checkpoint: which
+            text += " (τ = 0)"             # (Curves' legend sits beside the plot of the dev-tuned best_f1)
         base = self.baseline()
         if base is not None and best[0] in base.metrics:
             text += f" · {base.name} {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
