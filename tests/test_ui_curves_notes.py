@@ -135,7 +135,7 @@ def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_r
 
     flat = RunState.from_events("flat", _regression_events("flat", [(50, FLAT), (100, FLAT[::-1])]))
     learned = RunState.from_events("learned", _regression_events("learned", [(50, FLAT), (100, LEARNED)]))
-    assert flat.one_class_note().text == ("predicts worse than the mean score would for every dev row (best dev Pearson "
+    assert flat.one_class_note().text == ("predicts worse than always predicting the mean score (best dev Pearson "
                                           "0.068, Spearman -0.086; MSE 8.06 against 2.92 of always predicting the dev "
                                           "mean; R² -1.76): try a larger learning rate, e.g. 1e-4 (this run: 2e-5), or "
                                           "more epochs")
@@ -148,18 +148,18 @@ def test_a_regression_no_better_than_the_mean_is_said_so_in_the_curves_and_the_r
     live = RunState.from_events("live", _regression_events("live", [(10, FLAT), (20, FLAT)], ended=False))
     live.status = "running"
     assert live.one_class_note().text.startswith("so far (the evaluation at step 20; 80 of 100 steps to go) predicts "
-                                                   "worse than the mean score would")
+                                                   "worse than always predicting the mean score")
     from explorer.core.metrics.baselines import mean_score_note
 
     assert mean_score_note({"accuracy": 0.5}).text == ""   # no regression head
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
     tip = cells.tooltip(flat, COLUMNS.index("Best dev"))
-    assert "note: the run predicts worse than the mean score would for every dev row" in tip
+    assert "note: the run predicts worse than always predicting the mean score" in tip
     curves = shown_curves_panel(qtbot, 1000, 600)
     curves.set_runs([learned, flat])
     curves.redraw_now()
     qtbot.waitUntil(lambda: curves.run_notes.isVisible())
-    assert "flat predicts worse than the mean score" in curves.run_notes.text()
+    assert "flat predicts worse than always predicting the mean score" in curves.run_notes.text()
     assert "learned" not in curves.run_notes.text()
 
 
@@ -175,13 +175,13 @@ def test_bert_explorer_runs_says_a_regression_is_no_better_than_the_mean(tmp_pat
     events = _regression_events("stsb", [(50, FLAT), (100, FLAT[::-1])])
     events_file(folder).write_text("\n".join(json.dumps(e) for e in events) + "\n")
     assert main(["runs", str(tmp_path)]) == 0
-    assert "note: stsb predicts worse than the mean score would for every dev row (best dev Pearson 0.068" in \
+    assert "note: stsb predicts worse than always predicting the mean score (best dev Pearson 0.068" in \
         capsys.readouterr().err
 
 
 STSB_GOLD = [0.2, 0.8, 1.6, 2.4, 3.0, 3.6, 4.2, 4.8]         # variance 2.32: the mean predictor's MSE
 AROUND_1_4 = [1.32, 1.53, 1.08, 1.74, 1.20, 1.26, 1.41, 1.59]   # Pearson 0.169, MSE 3.66: R² -0.58
-BELOW_MEAN = ("predicts worse than the mean score would for every dev row (best dev Pearson 0.169: MSE 3.66 against "
+BELOW_MEAN = ("predicts worse than always predicting the mean score (best dev Pearson 0.169: MSE 3.66 against "
               "2.32 of always predicting the dev mean; R² -0.58)")
 
 
@@ -216,7 +216,7 @@ def test_a_regression_whose_mse_is_worse_than_the_means_is_said_so_wherever_its_
     assert f"note: the run {BELOW_MEAN}" in cells.tooltip(stsb, col)
     assert ended_message("stsb", run_status.FINISHED, stsb) == f"stsb: {run_status.FINISHED} — {note.text}"
     group = group_class_note([note, note], "restarts", learning_rate=2e-5)
-    assert group.kind == LEARNED_NOTHING and group.text.startswith("both seeds predict worse than the mean score")
+    assert group.kind == LEARNED_NOTHING and group.text.startswith("both seeds predict worse than always predicting the mean score")
 
     learned = [0.6, 1.0, 1.7, 2.3, 2.9, 3.4, 3.9, 4.4]   # R² above 0
     good = RunState.from_events("good", _around_1_4_events("good", [(50, AROUND_1_4), (100, learned)]))
@@ -245,7 +245,7 @@ def test_a_regression_evaluated_before_r2_was_recorded_is_judged_by_its_correlat
             (event.get("metrics") or {}).pop(key, None)
     assert RunState.from_events("old", old).one_class_note().text == ""
     flat = {"pearson": 0.068, "spearman": -0.086, "mse": 6.2}
-    assert mean_score_note(flat).what == ("predicts no better than the mean score for every dev row (best dev "
+    assert mean_score_note(flat).what == ("predicts no better than always predicting the mean score (best dev "
                                           "Pearson 0.068, Spearman -0.086)")
     undefined_r2 = {"pearson": 0.169, "spearman": 0.19, "mse": 3.67, "mse_of_mean": 0.0, "r2": None}   # constant gold
     assert mean_score_note(undefined_r2).text == ""
@@ -261,17 +261,17 @@ def test_a_flat_regression_whose_mse_is_above_the_means_is_said_to_predict_worse
     flat = {"pearson": -0.008, "spearman": -0.006, "mse": 7.39, "mse_of_mean": 2.25, "r2": 1 - 7.39 / 2.25}
     note = mean_score_note(flat, 2e-5)
     assert note.kind == "no better than the mean"
-    assert note.what == ("predicts worse than the mean score would for every dev row (best dev Pearson -0.008, "
+    assert note.what == ("predicts worse than always predicting the mean score (best dev Pearson -0.008, "
                          "Spearman -0.006; MSE 7.39 against 2.25 of always predicting the dev mean; R² -2.28)")
     assert note.text == f"{note.what}: try a larger learning rate, e.g. 1e-4 (this run: 2e-5), or more epochs"
     about_zero = dict(flat, mse=2.26, r2=1 - 2.26 / 2.25)
     assert mean_score_note(about_zero).what == (
-        "predicts no better than the mean score would for every dev row (best dev Pearson -0.008, Spearman -0.006; "
+        "predicts no better than always predicting the mean score (best dev Pearson -0.008, Spearman -0.006; "
         "MSE 2.26 against 2.25 of always predicting the dev mean; R² -0.0044)")
     above_zero = dict(flat, mse=2.24, r2=1 - 2.24 / 2.25)
     unknown = {k: v for k, v in flat.items() if k not in ("r2", "mse_of_mean")}
     for metrics in (above_zero, unknown):
-        assert mean_score_note(metrics).what == ("predicts no better than the mean score for every dev row (best dev "
+        assert mean_score_note(metrics).what == ("predicts no better than always predicting the mean score (best dev "
                                                  "Pearson -0.008, Spearman -0.006)")
 
 
@@ -284,7 +284,7 @@ def test_a_regression_that_ranks_the_pairs_but_misses_the_scale_is_not_said_to_p
     ranked = {"pearson": 0.8, "spearman": 0.79, "mse": 2.6, "mse_of_mean": 2.25, "r2": 1 - 2.6 / 2.25}
     assert mean_score_note(ranked).text == ""
     weak = dict(ranked, pearson=0.169, spearman=0.19)
-    assert mean_score_note(weak).what.startswith("predicts worse than the mean score would for every dev row")
+    assert mean_score_note(weak).what.startswith("predicts worse than always predicting the mean score")
 
 
 def test_bert_explorer_runs_says_a_regression_is_worse_than_the_mean(tmp_path, capsys):

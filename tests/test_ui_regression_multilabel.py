@@ -145,12 +145,12 @@ def test_predictions_worse_than_the_mean_are_said_on_the_dev_set_page(qtbot):
     gold = np.array([0.2, 0.8, 1.6, 2.4, 3.0, 3.6, 4.2, 4.8])
     pred = np.array([1.32, 1.53, 1.08, 1.74, 1.20, 1.26, 1.41, 1.59])
     dev.show_report(regression_dev_report(pred, gold, ["a"] * 8, ["b"] * 8), "regression")
-    assert dev.status.text() == ("8 dev examples scored; the model predicts worse than the mean score would for every "
-                                 "dev row (MSE 3.66 against 2.32 of always predicting the dev mean; R² -0.58); train "
+    assert dev.status.text() == ("8 dev examples scored; the model predicts worse than always predicting the mean "
+                                 "score (MSE 3.66 against 2.32 of always predicting the dev mean; R² -0.58); train "
                                  "longer or with a larger learning rate")
     narrow = pred * 0.1 + 1.3   # 1.43-1.45: a narrow band as well
     dev.show_report(regression_dev_report(narrow, gold, ["a"] * 8, ["b"] * 8), "regression")
-    assert dev.status.text().startswith("8 dev examples scored; the model predicts worse than the mean score would")
+    assert dev.status.text().startswith("8 dev examples scored; the model predicts worse than always predicting")
     assert dev.status.text().endswith("the model predicts about the same score for every example; train longer or "
                                       "with a larger learning rate")
     dev.show_report(regression_dev_report(gold * 0.8 + 0.3, gold, ["a"] * 8, ["b"] * 8), "regression")

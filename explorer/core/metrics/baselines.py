@@ -351,7 +351,7 @@ R2_ABOUT_ZERO = 0.01
 
 
 def below_mean_what(metrics: dict, lead: str = "") -> str:
-    """"predicts worse than the mean score would for every dev row (MSE 3.04 against 2.25 of always predicting the
+    """"predicts worse than always predicting the mean score (MSE 3.04 against 2.25 of always predicting the
     dev mean; R² -0.35)" (:func:`below_mean`; "no better than" for an R² within :data:`R2_ABOUT_ZERO` of 0),
     ``lead`` written first inside the brackets ("best dev Pearson 0.163: "); '' when the evaluation beats the mean
     or cannot say."""
@@ -359,18 +359,18 @@ def below_mean_what(metrics: dict, lead: str = "") -> str:
     if not said:
         return ""
     worse = "worse than" if _finite(metrics, "r2") < -R2_ABOUT_ZERO else "no better than"
-    return f"predicts {worse} the mean score would for every dev row ({lead}{said})"
+    return f"predicts {worse} always predicting the mean score ({lead}{said})"
 
 
 def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> ClassNote:
     """A :class:`ClassNote` of kind :data:`MEAN_SCORE`, one line, when a regression evaluation is no better than
-    predicting the mean score for every dev row ('' otherwise), with what to try (:func:`advice_note`; ``kw``:
+    always predicting the mean score ('' otherwise), with what to try (:func:`advice_note`; ``kw``:
     steps, budget_seconds, eval_share):
 
     - both its Pearson and Spearman correlations below :data:`FLAT_CORRELATION` in size: "predicts no better than
-      the mean score for every dev row (best dev Pearson 0.068, Spearman -0.086)"; where its R² is 0 or less the
+      always predicting the mean score (best dev Pearson 0.068, Spearman -0.086)"; where its R² is 0 or less the
       MSE against the mean predictor's and R² are said too (:func:`below_mean_what`), and an R² below
-      -:data:`R2_ABOUT_ZERO` reads "predicts worse than the mean score would for every dev row (best dev Pearson
+      -:data:`R2_ABOUT_ZERO` reads "predicts worse than always predicting the mean score (best dev Pearson
       -0.008, Spearman -0.006; MSE 7.39 against 2.25 of always predicting the dev mean; R² -2.28)";
     - a Pearson correlation below :data:`WEAK_CORRELATION` in size with an MSE no better than the mean predictor's,
       R² 0 or less (:func:`below_mean_what`; an STS-B model predicting about 1.4 for every pair: Pearson 0.163, MSE
@@ -387,7 +387,7 @@ def mean_score_note(metrics: dict, learning_rate: float | None = None, **kw) -> 
     if flat_correlations(metrics):   # the MSE against the mean's where R² says it (below 0: worse than the mean)
         said = f"Pearson {pearson:.3f}" + (f", Spearman {spearman:.3f}" if spearman is not None else "")
         what = (below_mean_what(metrics, f"best dev {said}; ")
-                or f"predicts no better than the mean score for every dev row (best dev {said})")
+                or f"predicts no better than always predicting the mean score (best dev {said})")
     elif abs(pearson) < WEAK_CORRELATION:   # a model that ranks the pairs well and misses the scale learned something
         what = below_mean_what(metrics, f"best dev Pearson {pearson:.3f}: ")
     else:
