@@ -478,21 +478,6 @@ def test_ctrl_q_right_after_the_compare_window_closes_quits(shell, qtbot, how):
     assert not shell.isVisible()
 
 
-def test_ctrl_q_in_an_open_compare_window_quits_the_app(shell, qtbot):
-    """Ctrl+Q quits from every window of the app, as the shortcut list says ("anywhere"): pressed in the Compare
-    window in front, the main window closes (asking first when a run is active), and the app with it."""
-    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
-
-    compare = ClassifierCompareWindow([{"source": "a", "name": "a", "task": "single"},
-                                       {"source": "b", "name": "b", "task": "single"}], client=_SilentClient(),
-                                      parent=shell)
-    compare.show()
-    compare.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is compare)
-    qtbot.keyClick(QApplication.focusWidget() or compare, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
-    assert not shell.isVisible()
-
-
 def test_quit_plan_acts_on_the_runs_of_this_machine_only():
     from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP, QuitPlan
 

@@ -4,7 +4,6 @@ Help (getting started, shortcuts, plots, the current panel's help, about)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from explorer.core.specs.train_config import OPEN_RUN_FOLDER_ACTION
@@ -34,10 +33,7 @@ def build_menus(w) -> None:
     action(f, "&Export selected runs to CSV…", lambda: w.runs.export_csv_selected(), None,
            "Every selected run's scalars in one table (long or wide CSV)")
     f.addSeparator()
-    quit_action = action(f, "&Quit", w.close, "Ctrl+Q")
-    # from every window of the app (a Compare or calibration window in front too), as desktop apps quit: closing the
-    # main window ends the app, the windows it opened with it
-    quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+    action(f, "&Quit", w.close, "Ctrl+Q")
     r = w.menuBar().addMenu("&Run")
     action(r, "&Launch", w.launcher.launch, None, "Launch the form's run (Ctrl+Return in the Launch tab)")
     action(r, "Queue paper &grid", lambda: w.launcher.queue_grid())
